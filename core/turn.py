@@ -1,0 +1,354 @@
+"""One player's turn with a roll: playing it whole, step by step, or from typed notation.
+
+A :class:`Turn` knows every legal play of its roll (from :mod:`core.movegen`) and lets the
+player reach one of them one step at a time, with undo. Only steps that still lead to a legal
+play are offered or accepted, so a half-played turn can never get stuck.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from itertools import permutations
+
+from .errors import AmbiguousPlayError, IllegalPlayError
+from .movegen import Play, Step, _Generator, legal_plays
+from .notation import Leg, format_steps, parse_legs, point_name
+from .position import BAR, HEAD, OFF, Position
+from .variants import Variant
+
+DoneStep = tuple[Step, int]
+
+
+class Turn:
+    """The play of one roll by the player on roll of ``position``."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        position: Position,
+        dice: tuple[int, int],
+        first_turn: bool = False,
+    ) -> None:
+        self.variant = variant
+        self.start = position
+        self.dice = dice
+        self.first_turn = first_turn
+        self.plays: list[Play] = legal_plays(variant, position, dice, first_turn)
+        self.best = len(self.plays[0].steps) if self.plays else 0
+        self.finals = {play.after: play for play in self.plays}
+        head_limit = 15
+        if variant.head_rule:
+            head_limit = max(
+                (sum(s.source == HEAD for s in p.steps) for p in self.plays), default=1
+            )
+            head_limit = max(head_limit, 1)
+        self._gen = _Generator(variant, position)
+        self._gen.reset(head_limit)
+        self.done: list[DoneStep] = []
+        self._memo: dict[tuple[Position, tuple[int, ...]], bool] = {}
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def all_dice(self) -> tuple[int, ...]:
+        a, b = self.dice
+        return (a, a, a, a) if a == b else (a, b)
+
+    @property
+    def remaining_dice(self) -> list[int]:
+        """The dice not used yet, largest first."""
+        left = Counter(self.all_dice)
+        left.subtract(die for _, die in self.done)
+        return sorted(left.elements(), reverse=True)
+
+    @property
+    def position(self) -> Position:
+        """The board as it stands after the steps made so far."""
+        return Position(tuple(self._gen.own), tuple(self._gen.opp))
+
+    @property
+    def can_move(self) -> bool:
+        """False when the roll cannot be played at all (the turn passes)."""
+        return bool(self.plays)
+
+    @property
+    def complete(self) -> bool:
+        """True when the steps made form a whole legal play."""
+        return len(self.done) == self.best and self.position in self.finals
+
+    @property
+    def forced(self) -> Play | None:
+        """The only legal play, when there is exactly one (it is then made for the player)."""
+        return self.plays[0] if len(self.plays) == 1 else None
+
+    def play(self) -> Play:
+        """The legal play the steps made so far amount to (the turn must be complete)."""
+        if not self.complete:
+            raise IllegalPlayError("The move is not finished yet", "play_unfinished")
+        play = self.finals[self.position]
+        # Keep the steps as the player made them (the notation shows their hits).
+        return Play(tuple(s for s, _ in self.done), play.after, tuple(d for _, d in self.done))
+
+    def notation(self) -> str:
+        """The steps made so far in canonical notation."""
+        return format_steps((s for s, _ in self.done), self.all_dice)
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def legal_steps(self) -> list[DoneStep]:
+        """Every (step, die) that can be made now and still leads to a legal play."""
+        gen = self._gen
+        out: list[DoneStep] = []
+        remaining = self.remaining_dice
+        seen: set[Step] = set()
+        for die in sorted(set(remaining), reverse=True):
+            rest = list(remaining)
+            rest.remove(die)
+            for step in list(gen.steps(die)):
+                if step in seen:
+                    continue
+                gen.push(step)
+                ok = self._can_finish(rest, len(self.done) + 1)
+                gen.pop(step)
+                if ok:
+                    seen.add(step)
+                    out.append((step, die))
+        return out
+
+    def targets(self, source: int) -> list[DoneStep]:
+        """The legal steps of the checker on ``source`` (for buttons and highlights)."""
+        return [(s, d) for s, d in self.legal_steps() if s.source == source]
+
+    def step(self, step: Step | tuple[int, int], die: int | None = None) -> DoneStep:
+        """Make one step (``(source, dest)`` is enough); raises if it leads nowhere legal."""
+        source, dest = step[0], step[1]
+        for legal, legal_die in self.legal_steps():
+            if legal.source == source and legal.dest == dest and die in (None, legal_die):
+                self._push(legal, legal_die)
+                return legal, legal_die
+        raise self._explain(Leg((source, dest), (False,)))
+
+    def undo(self) -> DoneStep | None:
+        """Take back the last step of this turn, if any."""
+        if not self.done:
+            return None
+        step, die = self.done.pop()
+        self._gen.pop(step)
+        return step, die
+
+    def reset(self) -> None:
+        """Take back every step of this turn."""
+        while self.done:
+            self.undo()
+
+    def apply_play(self, play: Play) -> None:
+        """Make a whole legal play from :attr:`plays` (e.g. one chosen by the computer)."""
+        if play.after not in self.finals:
+            raise IllegalPlayError("That is not a legal play", "illegal_play")
+        self.reset()
+        for step, die in zip(play.steps, play.dice, strict=True):
+            self._push(step, die)
+
+    def _push(self, step: Step, die: int) -> None:
+        self._gen.push(step)
+        self.done.append((step, die))
+
+    # -- typed notation ------------------------------------------------------------------
+
+    def apply_text(self, text: str) -> list[DoneStep]:
+        """Make the move written in ``text`` (whole or part of the turn) and return its steps.
+
+        Raises :class:`NotationError`, :class:`IllegalPlayError` (with the reason as its
+        code) or :class:`AmbiguousPlayError` (with the possible readings).
+        """
+        legs = parse_legs(text)
+        steps = self.resolve(legs)
+        for step, die in steps:
+            self._push(step, die)
+        return steps
+
+    def resolve(self, legs: Sequence[Leg]) -> list[DoneStep]:
+        """The steps that ``legs`` mean from the current state, without making them."""
+        if len(legs) > len(self.remaining_dice):
+            raise IllegalPlayError(
+                f"That is more moves than the dice left allow ({len(self.remaining_dice)})",
+                "too_many_moves",
+                dice=len(self.remaining_dice),
+            )
+        found: list[list[DoneStep]] = []
+        for order in set(permutations(legs)):
+            self._match(list(order), [], found)
+        if not found and any(any(leg.hits) for leg in legs):
+            # A '*' where no blot stands is a slip of the pen, not a different move.
+            plain = [Leg(leg.points, (False,) * len(leg.hits)) for leg in legs]
+            for order in set(permutations(plain)):
+                self._match(list(order), [], found)
+        if not found:
+            raise self._explain_legs(legs)
+        fewest = min(len(c) for c in found)
+        found = [c for c in found if len(c) == fewest]
+        # Same board reached with different dice: prefer exact distances, then keep the
+        # larger dice for later.
+        found.sort(key=lambda c: (sum(s.distance != d for s, d in c), sorted(d for _, d in c)))
+        by_board: dict[Position, list[DoneStep]] = {}
+        for cand in found:
+            for s, _ in cand:
+                self._gen.push(s)
+            board = self.position
+            for s, _ in reversed(cand):
+                self._gen.pop(s)
+            by_board.setdefault(board, cand)
+        if len(by_board) > 1:
+            options = [format_steps((s for s, _ in c), self.all_dice) for c in by_board.values()]
+            raise AmbiguousPlayError(
+                "That move can be read in more than one way: " + " or ".join(options),
+                "ambiguous_play",
+                options=options,
+            )
+        return next(iter(by_board.values()))
+
+    def _match(self, legs: list[Leg], acc: list[DoneStep], found: list[list[DoneStep]]) -> None:
+        if not legs:
+            if self._can_finish(self._rest_after(acc), len(self.done) + len(acc)):
+                found.append(list(acc))
+            return
+        leg = legs[0]
+        self._walk(leg, leg.source, 1, acc, legs[1:], found)
+
+    def _walk(
+        self,
+        leg: Leg,
+        at: int,
+        stop_index: int,
+        acc: list[DoneStep],
+        later: list[Leg],
+        found: list[list[DoneStep]],
+    ) -> None:
+        """Move the checker of ``leg`` from ``at`` towards its written stops, die by die."""
+        gen = self._gen
+        target = leg.points[stop_index]
+        for die in sorted(set(self._rest_after(acc)), reverse=True):
+            for step in list(gen.steps(die)):
+                if step.source != at:
+                    continue
+                if step.dest < target or (step.dest == OFF and target != OFF):
+                    continue
+                reached = step.dest == target
+                if reached and leg.hits[stop_index - 1] and not step.hit:
+                    continue
+                gen.push(step)
+                acc.append((step, die))
+                if not reached:
+                    self._walk(leg, step.dest, stop_index, acc, later, found)
+                elif stop_index + 1 < len(leg.points):
+                    self._walk(leg, step.dest, stop_index + 1, acc, later, found)
+                else:
+                    self._match(later, acc, found)
+                acc.pop()
+                gen.pop(step)
+
+    def _rest_after(self, acc: Sequence[DoneStep]) -> list[int]:
+        rest = self.remaining_dice
+        for _, die in acc:
+            rest.remove(die)
+        return rest
+
+    def _can_finish(self, rest: list[int], made: int) -> bool:
+        """Can the current boards, with dice ``rest`` left, still end in a legal play?"""
+        key = (self.position, tuple(sorted(rest)))
+        if key in self._memo:
+            return self._memo[key]
+        gen = self._gen
+        result = False
+        moved = False
+        for die in sorted(set(rest), reverse=True):
+            left = list(rest)
+            left.remove(die)
+            for step in list(gen.steps(die)):
+                moved = True
+                gen.push(step)
+                result = self._can_finish(left, made + 1)
+                gen.pop(step)
+                if result:
+                    break
+            if result:
+                break
+        if not moved:
+            result = made == self.best and self.position in self.finals
+        self._memo[key] = result
+        return result
+
+    # -- explanations --------------------------------------------------------------------
+
+    def _explain_legs(self, legs: Sequence[Leg]) -> IllegalPlayError:
+        for leg in legs:
+            error = self._explain(leg)
+            if error.code != "must_use_dice":
+                return error
+        return self._explain(legs[0]) if legs else IllegalPlayError("Illegal move")
+
+    def _explain(self, leg: Leg) -> IllegalPlayError:
+        """Why the checker move ``leg`` cannot be made now: the first rule it breaks."""
+        gen = self._gen
+        own, opp = gen.own, gen.opp
+        source, dest = leg.source, leg.dest
+        where = point_name(source)
+        dice = self.remaining_dice
+        if not dice:
+            return IllegalPlayError("All the dice have been played", "no_dice_left")
+        if own[BAR] and source != BAR:
+            return IllegalPlayError(
+                "You have a checker on the bar: enter it first", "must_enter_first"
+            )
+        if not own[source]:
+            return IllegalPlayError(f"You have no checker on {where}", "no_checker", point=where)
+        distance = source - dest
+        sums = {sum(dice[:k]) for k in range(1, len(dice) + 1)} | set(dice)
+        if dest == OFF:
+            if gen.outside:
+                return IllegalPlayError(
+                    "You can bear off only when all your checkers are in your home board",
+                    "bear_off_not_home",
+                )
+            if max(dice) < distance and distance not in sums:
+                return IllegalPlayError(
+                    f"No die lets that checker bear off from {where}", "no_die", point=where
+                )
+        elif distance not in sums:
+            return IllegalPlayError(
+                f"No die of {'-'.join(map(str, self.dice))} moves {distance} pips",
+                "no_die",
+                distance=distance,
+            )
+        if dest != OFF:
+            n = opp[self.variant.opposite[dest]]
+            if n >= 2 or (n == 1 and not self.variant.hitting):
+                return IllegalPlayError(
+                    f"Point {dest} is closed: your opponent holds it", "blocked", point=dest
+                )
+        if source == HEAD and self.variant.head_rule and gen.head_left >= gen.head_limit:
+            return IllegalPlayError("Only one checker may leave the head each turn", "head_rule")
+        gen.block_refused = False
+        reachable = [s for d in set(dice) for s in gen.steps(d) if s.source == source]
+        if gen.block_refused and not reachable:
+            return IllegalPlayError(
+                "That would build a wall of six points that no opposing checker has passed",
+                "six_block",
+            )
+        if dest == OFF and not reachable:
+            return IllegalPlayError(
+                "Bear off from your highest points first, or move inside your home board",
+                "bear_off_higher_first",
+            )
+        if not reachable:
+            return IllegalPlayError("That checker can't move there", "illegal_play")
+        if len(set(dice)) == 2 and self.best - len(self.done) == 1:
+            return IllegalPlayError(
+                "Only one die can be played, so you must play the larger one",
+                "must_play_larger",
+            )
+        return IllegalPlayError(
+            "That move would leave dice unplayed: you must use as much of the roll as you can",
+            "must_use_dice",
+        )
