@@ -222,7 +222,10 @@ class _Generator:
         if used < self.best:
             return
         if used > self.best:
+            # Shorter plays are illegal now; one of them may have reached this very board
+            # (3/off before 3/2/off with 3-1), so forget them rather than keep their steps.
             self.best = used
+            self.found.clear()
         if key not in self.found:
             self.found[key] = Play(
                 tuple(self.path),

@@ -81,8 +81,9 @@ def parse_legs(text: str) -> list[Leg]:
     if len(cleaned) > 200:
         raise NotationError("That move is too long to be a move", "notation_too_long")
     cleaned = re.sub(r"[,;]", " ", cleaned)
-    cleaned = re.sub(r"\s*([/*(])\s*", r"\1", cleaned)
-    cleaned = re.sub(r"\s*\)", ")", cleaned)
+    cleaned = re.sub(r"\s*/\s*", "/", cleaned)
+    cleaned = re.sub(r"\s+(?=[*(])", "", cleaned)
+    cleaned = re.sub(r"\(\s*(\d+)\s*\)", r"(\1)", cleaned)
     legs: list[Leg] = []
     for token in cleaned.split():
         match = _TOKEN.match(token)

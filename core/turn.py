@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from itertools import permutations
 
 from .errors import AmbiguousPlayError, IllegalPlayError
 from .movegen import Play, Step, _Generator, legal_plays
@@ -177,17 +176,22 @@ class Turn:
                 dice=len(self.remaining_dice),
             )
         found: list[list[DoneStep]] = []
-        for order in set(permutations(legs)):
-            self._match(list(order), [], found)
+        self._match(legs, [(leg.source, 1) for leg in legs], [], found)
         if not found and any(any(leg.hits) for leg in legs):
             # A '*' where no blot stands is a slip of the pen, not a different move.
             plain = [Leg(leg.points, (False,) * len(leg.hits)) for leg in legs]
-            for order in set(permutations(plain)):
-                self._match(list(order), [], found)
+            self._match(plain, [(leg.source, 1) for leg in plain], [], found)
         if not found:
             raise self._explain_legs(legs)
-        fewest = min(len(c) for c in found)
-        found = [c for c in found if len(c) == fewest]
+        # Read a leg as gnubg does: one die where one die will do, and no hit on a stop
+        # the writer left out (``13/6`` passes a blot on 12; ``13/12*/6`` hits it).
+        written = {p for leg in legs for p in leg.points[1:]}
+
+        def hidden_hits(cand: list[DoneStep]) -> int:
+            return sum(1 for s, _ in cand if s.hit and s.dest not in written)
+
+        fewest = min((len(c), hidden_hits(c)) for c in found)
+        found = [c for c in found if (len(c), hidden_hits(c)) == fewest]
         # Same board reached with different dice: prefer exact distances, then keep the
         # larger dice for later.
         found.sort(key=lambda c: (sum(s.distance != d for s, d in c), sorted(d for _, d in c)))
@@ -208,45 +212,47 @@ class Turn:
             )
         return next(iter(by_board.values()))
 
-    def _match(self, legs: list[Leg], acc: list[DoneStep], found: list[list[DoneStep]]) -> None:
-        if not legs:
+    def _match(
+        self,
+        legs: Sequence[Leg],
+        progress: list[tuple[int, int]],
+        acc: list[DoneStep],
+        found: list[list[DoneStep]],
+    ) -> None:
+        """Advance the legs' checkers die by die, in any interleaving (two checkers on the
+        bar must both enter before either moves on), recording each way that ends well.
+
+        ``progress[i]`` is where leg ``i``'s checker stands and the index of its next
+        written stop (``len(points)`` once the leg is done).
+        """
+        if all(stop == len(leg.points) for leg, (_, stop) in zip(legs, progress, strict=True)):
             if self._can_finish(self._rest_after(acc), len(self.done) + len(acc)):
                 found.append(list(acc))
             return
-        leg = legs[0]
-        self._walk(leg, leg.source, 1, acc, legs[1:], found)
-
-    def _walk(
-        self,
-        leg: Leg,
-        at: int,
-        stop_index: int,
-        acc: list[DoneStep],
-        later: list[Leg],
-        found: list[list[DoneStep]],
-    ) -> None:
-        """Move the checker of ``leg`` from ``at`` towards its written stops, die by die."""
         gen = self._gen
-        target = leg.points[stop_index]
-        for die in sorted(set(self._rest_after(acc)), reverse=True):
-            for step in list(gen.steps(die)):
-                if step.source != at:
-                    continue
-                if step.dest < target or (step.dest == OFF and target != OFF):
-                    continue
-                reached = step.dest == target
-                if reached and leg.hits[stop_index - 1] and not step.hit:
-                    continue
-                gen.push(step)
-                acc.append((step, die))
-                if not reached:
-                    self._walk(leg, step.dest, stop_index, acc, later, found)
-                elif stop_index + 1 < len(leg.points):
-                    self._walk(leg, step.dest, stop_index + 1, acc, later, found)
-                else:
-                    self._match(later, acc, found)
-                acc.pop()
-                gen.pop(step)
+        tried: set[tuple[Leg, tuple[int, int]]] = set()
+        for i, leg in enumerate(legs):
+            at, stop = progress[i]
+            if stop == len(leg.points) or (leg, progress[i]) in tried:
+                continue
+            tried.add((leg, progress[i]))
+            target = leg.points[stop]
+            for die in sorted(set(self._rest_after(acc)), reverse=True):
+                for step in list(gen.steps(die)):
+                    if step.source != at:
+                        continue
+                    if step.dest < target or (step.dest == OFF and target != OFF):
+                        continue
+                    reached = step.dest == target
+                    if reached and leg.hits[stop - 1] and not step.hit:
+                        continue
+                    gen.push(step)
+                    acc.append((step, die))
+                    progress[i] = (step.dest, stop + 1 if reached else stop)
+                    self._match(legs, progress, acc, found)
+                    progress[i] = (at, stop)
+                    acc.pop()
+                    gen.pop(step)
 
     def _rest_after(self, acc: Sequence[DoneStep]) -> list[int]:
         rest = self.remaining_dice
