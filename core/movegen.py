@@ -180,9 +180,14 @@ class _Generator:
                 hit = self._landing(dest)
                 if hit is None:
                     continue
-                if self.block_rule and not own[dest] and self._forms_block(dest):
-                    self.block_refused = True
-                    continue
+                if self.block_rule and not own[dest]:
+                    # Judge the board after the step: its source may leave the run.
+                    own[source] -= 1
+                    blocked = self._forms_block(dest)
+                    own[source] += 1
+                    if blocked:
+                        self.block_refused = True
+                        continue
                 yield Step(source, dest, hit)
             elif self._may_bear_off(source, dest):
                 yield Step(source, OFF, False)
