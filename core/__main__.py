@@ -24,7 +24,9 @@ from .variants import VARIANTS, Variant, variant_by_name
 
 
 def _plays(variant: Variant, pid: str, dice: Sequence[int], first_turn: bool) -> list[Any]:
-    if len(dice) != 2 or not all(isinstance(d, int) and 1 <= d <= 6 for d in dice):
+    if len(dice) != 2 or not all(
+        isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice
+    ):
         raise ValueError("dice must be two numbers from 1 to 6")
     position = position_from_id(pid)
     variant.validate(position)

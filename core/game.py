@@ -274,8 +274,11 @@ class Game:
         """Accept the opponent's resignation: the game ends at its level times the cube."""
         offer = self._expect_resign_answer(seat)
         self.history.append({"type": "resign_accept", "seat": seat})
-        points = LEVEL_VALUE[offer[1]] * self.cube_value
-        return self._finish(Result(seat, offer[1], points, "resign"))
+        kind = offer[1]
+        if self.jacoby and self.cube_value == 1:
+            kind = ResultKind.SINGLE  # M-3: gammons count only once the cube has turned
+        points = LEVEL_VALUE[kind] * self.cube_value
+        return self._finish(Result(seat, kind, points, "resign"))
 
     def decline_resign(self, seat: int) -> None:
         """Decline the resignation: play goes on."""

@@ -56,8 +56,10 @@ class Match:
         """Start the next game (the current one must be over)."""
         if self.over:
             raise GameOverError("The match is over")
-        if self.game is not None and not self.game.over:
-            raise IllegalActionError("The current game is not finished", "game_running")
+        if self.game is not None:
+            if not self.game.over:
+                raise IllegalActionError("The current game is not finished", "game_running")
+            self.record_game()  # a no-op when the caller has recorded it already
         previous = self.results[-1] if self.results else None
         opening = "roll"
         starter = None
@@ -111,7 +113,9 @@ class Match:
     def match_id_info(self) -> MatchIdInfo:
         game = self.game
         if game is None:
-            return MatchIdInfo(match_length=self.length, score=self._int_score(), game_state=0)
+            return MatchIdInfo(
+                match_length=self.length, score=self._int_score(), game_state=0, jacoby=self.jacoby
+            )
         state = GAME_PLAYING
         if game.over:
             reason = game.result.reason if game.result else ""
@@ -149,6 +153,10 @@ class Match:
             "results": [r.to_dict() for r in self.results],
             "crawford_played": self.crawford_played,
             "game": self.game.to_dict() if self.game else None,
+            # Whether the current game's result is already in the score (record_game).
+            "game_recorded": bool(
+                self.game is not None and self.results and self.results[-1] is self.game.result
+            ),
         }
 
     @classmethod
@@ -163,4 +171,7 @@ class Match:
         )
         if data.get("game"):
             match.game = Game.from_dict(data["game"])
+            if data.get("game_recorded") and match.results:
+                # Keep record_game idempotent: it recognises the recorded result by identity.
+                match.results[-1] = match.game.result
         return match

@@ -2,7 +2,8 @@
 
 In the spirit of python-chess's variants: the fixed differences are class attributes
 (landing and hitting, the head and block rules, the cube, scoring) and a variant's options
-(``block_needs_home``, ``draw``, ``jacoby``) are instance attributes. Everything else reads
+(``block_needs_home``, ``draw``) are instance attributes. Contest settings such as
+the Jacoby rule belong to the match, not the game's rules. Everything else reads
 these attributes instead of testing the variant's name.
 """
 
@@ -56,6 +57,8 @@ class Variant:
             if not self.hitting and side[BAR]:
                 raise InvalidPositionError(f"{self.title} has no bar")
         mover, opponent = position
+        if mover[OFF] == CHECKERS and opponent[OFF] == CHECKERS:
+            raise InvalidPositionError("both sides can't have borne off everything")
         for point in range(1, 25):
             if mover[point] and opponent[self.opposite[point]]:
                 raise InvalidPositionError(f"point {point} holds checkers of both colours")
@@ -78,13 +81,6 @@ class Tavla(Variant):
     opposite: ClassVar[tuple[int, ...]] = _opposite_table({p: 25 - p for p in range(1, 25)})
     start_points: ClassVar[dict[int, int]] = {24: 2, 13: 5, 8: 3, 6: 5}
 
-    #: M-3: in money play, gammons count only once the cube has been turned.
-    jacoby: bool = False
-
-    @property
-    def options(self) -> dict[str, bool]:
-        return {"jacoby": self.jacoby}
-
 
 @dataclass(frozen=True)
 class Turkish(Tavla):
@@ -95,10 +91,6 @@ class Turkish(Tavla):
     cube: ClassVar[bool] = False
     backgammons: ClassVar[bool] = False
     next_game_opening: ClassVar[str] = "winner_rolls"
-
-    @property
-    def options(self) -> dict[str, bool]:
-        return {}
 
 
 @dataclass(frozen=True)

