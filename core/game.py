@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from .cube import MAX_CUBE, Cube
 from .dice import DiceSource
 from .errors import GameOverError, IllegalActionError, IllegalPlayError, NotYourTurnError
 from .movegen import Play, Step
@@ -22,8 +23,6 @@ from .notation import format_steps
 from .position import BAR, CHECKERS, OFF, Position, Side
 from .turn import DoneStep, Turn
 from .variants import Variant, variant_by_name
-
-MAX_CUBE = 64
 
 
 class Phase(StrEnum):
@@ -177,6 +176,11 @@ class Game:
         """The legal plays of the roll being played (empty outside phase MOVE)."""
         return self._turn.plays if self._turn else []
 
+    @property
+    def cube(self) -> Cube:
+        """The cube as a value object."""
+        return Cube(self.cube_value, self.cube_owner)
+
     def may_double(self, seat: int) -> bool:
         """T-8 and M-2: may ``seat`` double now?"""
         return (
@@ -184,8 +188,7 @@ class Game:
             and not self.crawford
             and self.phase is Phase.ROLL
             and seat == self.turn
-            and self.cube_owner in (None, seat)
-            and self.cube_value < MAX_CUBE
+            and self.cube.may_double(seat)
             and not self.last_roll
         )
 
@@ -215,8 +218,7 @@ class Game:
     def take(self, seat: int) -> None:
         """Accept the double: the cube doubles and belongs to the taker."""
         self._expect(seat, Phase.DOUBLED)
-        self.cube_value *= 2
-        self.cube_owner = seat
+        self.cube_value, self.cube_owner = self.cube.taken(seat)
         self.phase = Phase.ROLL
         self.history.append({"type": "take", "seat": seat, "value": self.cube_value})
 
@@ -275,7 +277,7 @@ class Game:
         offer = self._expect_resign_answer(seat)
         self.history.append({"type": "resign_accept", "seat": seat})
         kind = offer[1]
-        if self.jacoby and self.cube_value == 1:
+        if self.jacoby and not self.cube.turned:
             kind = ResultKind.SINGLE  # M-3: gammons count only once the cube has turned
         points = LEVEL_VALUE[kind] * self.cube_value
         return self._finish(Result(seat, kind, points, "resign"))
@@ -388,7 +390,7 @@ class Game:
             in_winner_home = any(loser_side[self.variant.opposite[p]] for p in range(1, 7))
             if self.variant.backgammons and (loser_side[BAR] or in_winner_home):
                 kind = ResultKind.BACKGAMMON
-        if self.jacoby and self.cube_value == 1:
+        if self.jacoby and not self.cube.turned:
             kind = ResultKind.SINGLE
         return Result(winner, kind, LEVEL_VALUE[kind] * self.cube_value, "bear_off")
 
