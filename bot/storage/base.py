@@ -1,0 +1,249 @@
+"""What the game service needs from storage: records and one transactional interface.
+
+Only storage modules speak SQL (design.md). The service works with these records and with
+:class:`Transaction`, which wraps one database transaction (``BEGIN IMMEDIATE`` on SQLite):
+the service loads a game, checks the version its action was made against, applies the action
+through core, saves the game with its events, and commits, or nothing happens at all.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+
+class StorageError(RuntimeError):
+    """The database failed or is unavailable; the action can be tried again."""
+
+
+class StaleVersionError(StorageError):
+    """The game changed since the action was made (an old button, a double press)."""
+
+
+class GameStatus(StrEnum):
+    CHALLENGE = "challenge"  # waiting for an opponent to accept
+    ACTIVE = "active"
+    FINISHED = "finished"
+    DECLINED = "declined"
+    EXPIRED = "expired"  # a challenge nobody accepted in time
+    ABORTED = "aborted"  # ended by agreement, unrated
+
+
+OPEN_STATUSES = (GameStatus.CHALLENGE, GameStatus.ACTIVE)
+
+
+@dataclass
+class User:
+    """A person on one platform (the same person on two platforms is two users)."""
+
+    id: int
+    platform: str
+    platform_id: str
+    name: str
+    lang: str | None = None  # chosen with /lang; None = follow the platform's language
+    platform_lang: str | None = None  # the language the platform reports
+    is_bot: bool = False  # the computer player
+
+
+@dataclass
+class Chat:
+    """A chat (Telegram) or channel/server (Discord) where games are played."""
+
+    platform: str
+    chat_id: str
+    lang: str | None = None
+    title: str | None = None
+
+    @property
+    def scope(self) -> str:
+        """The leaderboard scope of this chat."""
+        return f"{self.platform}:{self.chat_id}"
+
+
+@dataclass
+class GameRecord:
+    """One contest (a single game or a match) with its whole state."""
+
+    platform: str
+    chat_id: str
+    variant: str
+    status: GameStatus
+    #: User ids of seats 0 and 1; seat 1 is None while a challenge is open to anyone.
+    seats: list[int | None]
+    challenger: int
+    #: core.match.Match.to_dict() (None while a challenge waits).
+    match: dict[str, Any] | None = None
+    #: core.dice.SeededDice.to_dict(): the secret seed and the next nonce.
+    dice: dict[str, Any] = field(default_factory=dict)
+    commitment: str = ""
+    #: Challenge and game settings: length, variant options, fast, computer level, scope…
+    settings: dict[str, Any] = field(default_factory=dict)
+    #: Where the board is shown, platform-specific (e.g. {"chat_id": …, "message_id": …}).
+    message: dict[str, Any] | None = None
+    deadline: float | None = None  # epoch seconds; the player to act loses the right after
+    reminded: bool = False
+    rated: bool = False
+    created: float = 0.0
+    updated: float = 0.0
+    version: int = 0
+    id: int | None = None
+
+
+@dataclass
+class Event:
+    """One entry of a game's append-only log."""
+
+    game_id: int
+    seq: int
+    ts: float
+    type: str
+    data: dict[str, Any]
+
+
+@dataclass
+class RatingRow:
+    """A player's FIBS rating in one scope ("global" or a chat's scope) and game kind."""
+
+    user_id: int
+    scope: str
+    kind: str
+    rating: float = 1500.0
+    experience: int = 0
+    games: int = 0
+
+
+@dataclass
+class ResultRow:
+    """A finished contest, for statistics."""
+
+    game_id: int
+    scope: str
+    kind: str
+    winner_id: int | None  # None for a draw
+    loser_id: int | None
+    length: int
+    winner_points: float
+    loser_points: float
+    gammons: int  # games of the contest won with a gammon (mars) by the winner
+    backgammons: int
+    rated: bool
+    finished: float
+
+
+class Transaction(Protocol):
+    """Operations inside one database transaction."""
+
+    async def get_game(self, game_id: int) -> GameRecord | None: ...
+
+    async def insert_game(self, record: GameRecord) -> GameRecord:
+        """Store a new game; sets ``id`` and ``version`` = 1."""
+        ...
+
+    async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
+        """Write the game if its stored version is ``expected_version``; bumps the version.
+
+        Raises :class:`StaleVersionError` otherwise.
+        """
+        ...
+
+    async def add_events(self, game_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Append events (type, data) to the game's log with the next sequence numbers."""
+        ...
+
+    async def get_rating(self, user_id: int, scope: str, kind: str) -> RatingRow:
+        """The rating row, or a fresh one (1500, experience 0) if the player has none."""
+        ...
+
+    async def put_rating(self, row: RatingRow, ts: float) -> None:
+        """Store the row and append it to the rating history."""
+        ...
+
+    async def add_result(self, row: ResultRow) -> None: ...
+
+    async def count_rated_between(self, user_a: int, user_b: int, kind: str, since: float) -> int:
+        """How many rated contests these two finished against each other since ``since``."""
+        ...
+
+
+class Storage(Protocol):
+    """The database. Every method not inside :meth:`transaction` is its own transaction."""
+
+    async def open(self) -> None:
+        """Connect and apply the numbered migrations not yet applied."""
+        ...
+
+    async def close(self) -> None: ...
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """``async with storage.transaction() as tx:`` commits on success, rolls back on error."""
+        ...
+
+    async def get_or_create_user(
+        self, platform: str, platform_id: str, name: str, platform_lang: str | None = None
+    ) -> User:
+        """The user, created on first sight; the name and platform language are refreshed."""
+        ...
+
+    async def computer_user(self, platform: str) -> User:
+        """The computer player's user on a platform."""
+        ...
+
+    async def get_user(self, user_id: int) -> User | None: ...
+
+    async def find_user(self, platform: str, name_or_id: str) -> User | None:
+        """A user by platform id or by name/username seen before (for ``/tavla @ali``)."""
+        ...
+
+    async def set_user_lang(self, user_id: int, lang: str | None) -> None: ...
+
+    async def get_chat(self, platform: str, chat_id: str, title: str | None = None) -> Chat:
+        """The chat, created on first sight."""
+        ...
+
+    async def set_chat_lang(self, platform: str, chat_id: str, lang: str | None) -> None: ...
+
+    async def get_game(self, game_id: int) -> GameRecord | None: ...
+
+    async def games_in_chat(
+        self, platform: str, chat_id: str, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
+    ) -> list[GameRecord]: ...
+
+    async def games_of_user(
+        self, user_id: int, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
+    ) -> list[GameRecord]: ...
+
+    async def due_games(self, now: float) -> list[GameRecord]:
+        """Open games whose deadline has passed or whose reminder is due (deadline set)."""
+        ...
+
+    async def events(self, game_id: int) -> list[Event]: ...
+
+    async def top(self, scope: str, kind: str, limit: int = 10) -> list[tuple[User, RatingRow]]:
+        """The best ratings of a scope and kind, highest first."""
+        ...
+
+    async def rating_history(
+        self, user_id: int, scope: str, kind: str
+    ) -> list[tuple[float, float]]:
+        """(timestamp, rating) after each rated contest, oldest first."""
+        ...
+
+    async def results_of_user(self, user_id: int, kind: str | None = None) -> list[ResultRow]: ...
+
+
+__all__ = [
+    "OPEN_STATUSES",
+    "Chat",
+    "Event",
+    "GameRecord",
+    "GameStatus",
+    "RatingRow",
+    "ResultRow",
+    "StaleVersionError",
+    "Storage",
+    "StorageError",
+    "Transaction",
+    "User",
+]
