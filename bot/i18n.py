@@ -1,0 +1,82 @@
+"""Translations: Turkish, English and Russian, from gettext catalogs read with Babel.
+
+The service never builds user-facing strings itself: it returns :class:`Text` objects (an
+English message id and its arguments) and the adapter renders them in the reader's language
+with :func:`translate`. The catalogs are ``bot/locales/<lang>/LC_MESSAGES/messages.po``;
+they are compiled in memory at start-up with Babel, so no compiled file is kept in the tree.
+Message ids are marked with :func:`t` so that ``pybabel extract -k t`` finds them.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+LANGUAGES = ("tr", "en", "ru")
+DEFAULT_LANGUAGE = "en"
+LOCALE_DIR = Path(__file__).with_name("locales")
+LANGUAGE_NAMES = {"tr": "Türkçe", "en": "English", "ru": "Русский"}
+
+
+@dataclass(frozen=True)
+class Text:
+    """A message to show: its English id and its arguments (which may be Texts too)."""
+
+    msgid: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        return hash((self.msgid, tuple(sorted((k, str(v)) for k, v in self.args.items()))))
+
+
+def t(msgid: str, **args: Any) -> Text:
+    """Mark ``msgid`` for translation and bind its arguments."""
+    return Text(msgid, args)
+
+
+def normalize_language(code: str | None) -> str | None:
+    """Our language for a platform's code (``tr-TR`` → ``tr``), or None if we lack it."""
+    if not code:
+        return None
+    base = code.replace("_", "-").split("-")[0].lower()
+    return base if base in LANGUAGES else None
+
+
+@cache
+def catalog(lang: str) -> NullTranslations:
+    """The compiled catalog of ``lang`` (English needs none: ids are English)."""
+    path = LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
+    if lang == DEFAULT_LANGUAGE or not path.exists():
+        return NullTranslations()
+    with path.open("rb") as fh:
+        po = read_po(fh, locale=lang)
+    buffer = io.BytesIO()
+    write_mo(buffer, po)
+    buffer.seek(0)
+    return Translations(fp=buffer)
+
+
+def translate(text: Text | str, lang: str | None) -> str:
+    """``text`` in ``lang`` with its arguments filled in (nested Texts translated too)."""
+    if isinstance(text, str):
+        return text
+    lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+    template = catalog(lang).gettext(text.msgid)
+    args = {k: translate(v, lang) if isinstance(v, Text) else v for k, v in text.args.items()}
+    try:
+        return template.format(**args)
+    except (KeyError, IndexError, ValueError):
+        # A broken translation must not hide the message: fall back to English.
+        return text.msgid.format(**args)
+
+
+def translate_lines(lines: list[Text | str], lang: str | None) -> str:
+    """Several messages, one per line."""
+    return "\n".join(translate(line, lang) for line in lines)

@@ -1,0 +1,95 @@
+"""Compact action ids carried by buttons: ``<game id>:<version>:<code>``.
+
+Telegram allows 64 bytes of callback data; these stay far below. The version is the game's
+version when the button was drawn, so a press on an old board is recognised as stale.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+MAX_ACTION_BYTES = 64
+
+ROLL = "r"
+DOUBLE = "d"
+TAKE = "t"
+DROP = "p"
+SELECT = "s"  # s<point>
+MOVE = "m"  # m<source>-<dest>
+BACK = "b"
+UNDO = "u"
+CONFIRM = "c"
+ACCEPT = "a"
+DECLINE = "x"
+RESIGN = "g"  # g<level 1..3>
+RESIGN_ACCEPT = "ga"
+RESIGN_DECLINE = "gd"
+REMATCH = "re"
+ABORT = "ab"
+CLAIM = "cl"
+
+
+class Action(NamedTuple):
+    game_id: int
+    version: int
+    code: str
+    arg: str = ""
+
+
+def encode(game_id: int, version: int, code: str, arg: str | int = "") -> str:
+    """The action id of a button."""
+    data = f"{game_id}:{version}:{code}{arg}"
+    if len(data.encode()) > MAX_ACTION_BYTES:
+        raise ValueError("action id too long")
+    return data
+
+
+_CODES = sorted(
+    [
+        ROLL,
+        DOUBLE,
+        TAKE,
+        DROP,
+        SELECT,
+        MOVE,
+        BACK,
+        UNDO,
+        CONFIRM,
+        ACCEPT,
+        DECLINE,
+        RESIGN,
+        RESIGN_ACCEPT,
+        RESIGN_DECLINE,
+        REMATCH,
+        ABORT,
+        CLAIM,
+    ],
+    key=len,
+    reverse=True,
+)
+
+
+def decode(data: str) -> Action | None:
+    """The action of an id, or None if it is not one of ours (forged or garbled)."""
+    if not data or len(data) > MAX_ACTION_BYTES:
+        return None
+    parts = data.split(":")
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    rest = parts[2]
+    for code in _CODES:
+        if rest.startswith(code):
+            arg = rest[len(code) :]
+            if code in (SELECT, RESIGN) and not arg.isdigit():
+                continue
+            if code == MOVE and not _is_step(arg):
+                return None
+            if code not in (SELECT, MOVE, RESIGN) and arg:
+                continue
+            return Action(int(parts[0]), int(parts[1]), code, arg)
+    return None
+
+
+def _is_step(arg: str) -> bool:
+    a, _, b = arg.partition("-")
+    return a.isdigit() and b.isdigit() and int(a) <= 25 and int(b) <= 24

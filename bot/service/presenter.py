@@ -1,0 +1,280 @@
+"""How a game looks: the board view, the caption and the buttons for its current state.
+
+Nothing here decides a rule: legal steps and cube rights come from core.
+"""
+
+from __future__ import annotations
+
+from bot.i18n import Text, t
+from core.dice import dice_name_tr
+from core.game import Game, Phase, ResultKind
+from core.match import Match
+from core.notation import point_name
+from core.position import BAR
+from renderers.view import BLACK, WHITE, BoardView
+
+from . import actions as A
+from .views import Button
+
+VARIANT_NAMES = {
+    "tavla": t("Tavla"),
+    "turkish": t("Turkish tavla"),
+    "uzun": t("Uzun Tavla"),
+}
+
+KIND_NAMES = {
+    ResultKind.SINGLE: t("a single game"),
+    ResultKind.GAMMON: t("a gammon (mars)"),
+    ResultKind.BACKGAMMON: t("a backgammon"),
+    ResultKind.DRAW: t("a draw"),
+}
+
+
+def seat_color(game: Game, seat: int) -> str:
+    """The colour a seat plays (White is the seat that starts in Uzun Tavla)."""
+    return WHITE if seat == game.white else BLACK
+
+
+def board_view(
+    match: Match,
+    names: list[str],
+    *,
+    viewer: int | None = None,
+    selected: int | None = None,
+    theme: str = "classic",
+) -> BoardView:
+    """The picture of the match's current game, seen by ``viewer`` (default: the seat to act)."""
+    game = match.game
+    assert game is not None
+    seat = game.turn if viewer is None else viewer
+    turn = game.current_turn
+    dice: tuple[int, ...] = ()
+    used: tuple[bool, ...] = ()
+    if game.dice:
+        dice = game.dice
+        if turn is not None:
+            all_dice = list(turn.all_dice)
+            flags = [False] * len(all_dice)
+            for _, die in turn.done:
+                for i, d in enumerate(all_dice):
+                    if d == die and not flags[i]:
+                        flags[i] = True
+                        break
+            used = tuple(flags)
+            dice = tuple(all_dice) if len(all_dice) == 4 else dice
+    highlights: tuple[int, ...] = ()
+    if selected is not None and turn is not None and seat == game.turn:
+        highlights = tuple(step.dest for step, _ in turn.targets(selected))
+    last_steps, last_color = _last_play(game)
+    colors = {seat_color(game, s): s for s in (0, 1)}
+    cube_owner = None
+    if game.cube_owner is not None:
+        cube_owner = seat_color(game, game.cube_owner)
+    return BoardView.from_position(
+        game.variant,
+        game.position(seat),
+        mover_color=seat_color(game, seat),
+        to_move=None if game.over else seat_color(game, game.awaiting),
+        dice=dice,
+        dice_used=used,
+        dice_color=seat_color(game, game.turn) if dice else None,
+        cube_value=game.cube_value if game.variant.cube else None,
+        cube_owner=cube_owner,
+        names={c: names[s] for c, s in colors.items()},
+        score={c: int(match.score[s]) for c, s in colors.items()},
+        match_length=match.length,
+        crawford=game.crawford,
+        last_play=last_steps,
+        last_play_color=last_color,
+        highlights=highlights,
+        selected=selected,
+        theme=theme,
+    )
+
+
+def _last_play(game: Game) -> tuple[tuple, str | None]:
+    for event in reversed(game.history):
+        if event["type"] == "play":
+            steps = tuple((s[0], s[1], bool(s[2])) for s in event["steps"])
+            return steps, seat_color(game, event["seat"])
+        if event["type"] == "start":
+            break
+    return (), None
+
+
+def last_play_line(game: Game, names: list[str]) -> Text | None:
+    """``Ali played 6-5: 24/13`` for the latest play or pass of the game."""
+    roll = None
+    for event in reversed(game.history):
+        if event["type"] in ("play", "pass"):
+            seat = event["seat"]
+            for earlier in reversed(game.history[: game.history.index(event)]):
+                if earlier["type"] == "roll" and earlier["seat"] == seat:
+                    roll = earlier["dice"]
+                    break
+            rolled = f"{roll[0]}-{roll[1]}" if roll else ""
+            if event["type"] == "pass":
+                return t("{name} rolled {dice} and cannot move.", name=names[seat], dice=rolled)
+            if event.get("forced"):
+                return t(
+                    "{name} rolled {dice}: the only move, {play}, was made.",
+                    name=names[seat],
+                    dice=rolled,
+                    play=event["play"],
+                )
+            return t(
+                "{name} played {dice}: {play}", name=names[seat], dice=rolled, play=event["play"]
+            )
+        if event["type"] == "start":
+            return None
+    return None
+
+
+def caption(match: Match, names: list[str], variant_name: str) -> list[Text | str]:
+    """The lines under the board: players, score, last play, roll, pips, who acts."""
+    game = match.game
+    assert game is not None
+    white, black = game.white, 1 - game.white
+    lines: list[Text | str] = []
+    title = VARIANT_NAMES.get(variant_name, t(variant_name))
+    if match.money:
+        contest: Text = t("money play")
+    elif match.length == 1:
+        contest = t("one game")
+    else:
+        contest = t("match to {n}", n=match.length)
+    lines.append(
+        t(
+            "⚪ {white} {ws} – {bs} {black} ⚫ · {title}, {contest}",
+            white=names[white],
+            black=names[black],
+            ws=_score(match.score[white]),
+            bs=_score(match.score[black]),
+            title=title,
+            contest=contest,
+        )
+    )
+    if game.crawford:
+        lines.append(t("Crawford game: no doubling."))
+    last = last_play_line(game, names)
+    if last is not None:
+        lines.append(last)
+    pips = game.pips()
+    lines.append(t("Pips: ⚪ {w} · ⚫ {b}", w=pips[white], b=pips[black]))
+    lines.append(action_line(game, names))
+    return lines
+
+
+def _score(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def action_line(game: Game, names: list[str]) -> Text:
+    """What the game waits for, and from whom."""
+    if game.over:
+        result = game.result
+        assert result is not None
+        if result.winner is None:
+            return t("The game is a draw.")
+        return t(
+            "{name} wins {kind}: {points} point(s).",
+            name=names[result.winner],
+            kind=KIND_NAMES[result.kind],
+            points=result.points,
+        )
+    who = names[game.awaiting]
+    if game.resign_offer:
+        seat, kind = game.resign_offer
+        return t(
+            "{name} offers to resign {kind}. {other}, accept or decline?",
+            name=names[seat],
+            kind=KIND_NAMES[kind],
+            other=names[1 - seat],
+        )
+    if game.phase is Phase.DOUBLED:
+        return t(
+            "{name} doubles to {value}. {other}, take or pass?",
+            name=names[game.turn],
+            value=game.cube_value * 2,
+            other=who,
+        )
+    if game.phase is Phase.ROLL:
+        if game.last_roll:
+            return t("{name}, your last roll: bear off everything for a draw.", name=who)
+        return t("{name} to roll.", name=who)
+    assert game.dice is not None
+    a, b = game.dice
+    turn = game.current_turn
+    left = turn.remaining_dice if turn else []
+    return t(
+        "{name} to play {a}-{b} ({tr}). Dice left: {left}",
+        name=who,
+        a=a,
+        b=b,
+        tr=dice_name_tr(a, b),
+        left=" ".join(map(str, left)) or "—",
+    )
+
+
+def game_buttons(
+    game_id: int, version: int, game: Game, selected: int | None = None
+) -> list[list[Button]]:
+    """Buttons for the seat the game waits for; only legal choices are offered."""
+    enc = A.encode
+    rows: list[list[Button]] = []
+    if game.over:
+        return [[Button(t("Rematch"), enc(game_id, version, A.REMATCH))]]
+    if game.resign_offer:
+        return [
+            [
+                Button(t("Accept resignation"), enc(game_id, version, A.RESIGN_ACCEPT)),
+                Button(t("Play on"), enc(game_id, version, A.RESIGN_DECLINE)),
+            ]
+        ]
+    if game.phase is Phase.DOUBLED:
+        return [
+            [
+                Button(t("Take"), enc(game_id, version, A.TAKE)),
+                Button(t("Pass"), enc(game_id, version, A.DROP)),
+            ]
+        ]
+    if game.phase is Phase.ROLL:
+        row = [Button(t("🎲 Roll"), enc(game_id, version, A.ROLL))]
+        if game.may_double(game.turn):
+            row.append(
+                Button(t("Double to {n}", n=game.cube_value * 2), enc(game_id, version, A.DOUBLE))
+            )
+        return [row]
+    turn = game.current_turn
+    assert turn is not None
+    steps = turn.legal_steps()
+    if selected is not None and any(s.source == selected for s, _ in steps):
+        targets = sorted({s.dest for s, _ in steps if s.source == selected}, reverse=True)
+        rows.append(
+            [
+                Button(
+                    f"{point_name(selected)} → {point_name(d)}",
+                    enc(game_id, version, A.MOVE, f"{selected}-{d}"),
+                )
+                for d in targets
+            ]
+        )
+        rows.append([Button(t("◀ Back"), enc(game_id, version, A.BACK))])
+    elif steps:
+        sources = sorted({s.source for s, _ in steps}, reverse=True)
+        labels = [(p, "bar" if p == BAR else str(p)) for p in sources]
+        for i in range(0, len(labels), 6):
+            rows.append(
+                [
+                    Button(label, enc(game_id, version, A.SELECT, p))
+                    for p, label in labels[i : i + 6]
+                ]
+            )
+    tail: list[Button] = []
+    if turn.done:
+        tail.append(Button(t("↩ Undo"), enc(game_id, version, A.UNDO)))
+    if turn.complete:
+        tail.append(Button(t("✅ Confirm"), enc(game_id, version, A.CONFIRM)))
+    if tail:
+        rows.append(tail)
+    return rows

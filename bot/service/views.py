@@ -1,0 +1,44 @@
+"""What the service answers: platform-neutral replies that adapters turn into messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.i18n import Text
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button: its label and the compact action id sent back when it is pressed."""
+
+    label: Text | str
+    action: str
+
+
+@dataclass
+class View:
+    """One reply.
+
+    ``lines`` are shown as the message text (or the picture's caption). A *board* view
+    (``game_id`` set, ``image`` given) replaces the game's board message where the
+    platform can edit it (``edit``). A *notice* is a short answer shown only to the person
+    who acted (a callback answer on Telegram, an ephemeral message on Discord).
+    ``lang`` is the language to render in. ``chat`` addresses views made without an
+    incoming message (reminders, timeouts): (platform, chat id).
+    """
+
+    lines: list[Text | str]
+    lang: str = "en"
+    image: bytes | None = None
+    buttons: list[list[Button]] = field(default_factory=list)
+    game_id: int | None = None
+    edit: bool = False
+    notice: bool = False
+    alert: bool = False
+    document: tuple[str, bytes] | None = None
+    chat: tuple[str, str] | None = None
+    #: The game's board message as the adapter stored it (see GameService.bind_message).
+    message: dict[str, Any] | None = None
+    #: The text board, for adapters without pictures (the console) and as a fallback.
+    text_board: str | None = None

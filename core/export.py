@@ -1,0 +1,92 @@
+"""Match export in GNU Backgammon's ``.mat`` (Jellyfish) text format.
+
+The input is the games' event histories as core records them (:attr:`core.game.Game.history`,
+each event tagged with its game number under ``"game"``): opening rolls, rolls, plays,
+passes, cube actions, resignations and the end. The output imports into GNU Backgammon with
+*File → Import → .mat*. Seat 0 is written in the left column, seat 1 in the right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+COLUMN = 28
+
+
+def export_games(
+    names: Sequence[str],
+    length: int,
+    games: Iterable[list[dict[str, Any]]],
+) -> str:
+    """The ``.mat`` text of a contest: ``games`` holds each game's events in order."""
+    out = [f" {length} point match" if length else " 0 point match", ""]
+    score = [0.0, 0.0]
+    for number, events in enumerate(games, 1):
+        out.append(f" Game {number}")
+        left = f" {names[0]} : {int(score[0])}"
+        out.append(f"{left:<{COLUMN + 6}}{names[1]} : {int(score[1])}")
+        out.extend(_game_lines(events, score, length))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _game_lines(events: list[dict[str, Any]], score: list[float], length: int) -> list[str]:
+    actions: list[tuple[int, str]] = []
+    pending: dict[int, str] = {}
+    for event in events:
+        kind = event.get("type")
+        seat = event.get("seat")
+        if kind == "roll":
+            a, b = event["dice"]
+            pending[seat] = f"{a}{b}:"
+        elif kind in ("play", "pass"):
+            text = pending.pop(seat, "")
+            if kind == "play":
+                text = f"{text} {event['play']}"
+            actions.append((seat, text))
+        elif kind == "double":
+            actions.append((seat, f" Doubles => {event['value']}"))
+        elif kind == "take":
+            actions.append((seat, " Takes"))
+        elif kind == "drop":
+            actions.append((seat, " Drops"))
+        elif kind == "end" and event.get("winner") is not None:
+            winner = event["winner"]
+            points = event["points"]
+            score[winner] += points
+            won = " and the match" if length and score[winner] >= length else ""
+            actions.append((winner, f" Wins {points} point{'s' if points != 1 else ''}{won}"))
+        elif kind == "end":
+            score[0] += 0.5
+            score[1] += 0.5
+    return _layout(actions)
+
+
+def _layout(actions: list[tuple[int, str]]) -> list[str]:
+    """Two columns, one line per exchange: seat 0's action, then seat 1's."""
+    lines: list[str] = []
+    row: list[str | None] = [None, None]
+
+    def flush() -> None:
+        left = row[0] or ""
+        right = row[1] or ""
+        lines.append(f"{len(lines) + 1:3d}) {left:<{COLUMN}}{right}".rstrip())
+        row[0] = row[1] = None
+
+    for seat, text in actions:
+        text = text.strip()
+        if row[seat] is not None or (seat == 0 and row[1] is not None):
+            flush()
+        row[seat] = text
+    if row[0] is not None or row[1] is not None:
+        flush()
+    return lines
+
+
+def split_games(events: Iterable[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Group events tagged with ``"game"`` numbers into one list per game, in order."""
+    games: dict[int, list[dict[str, Any]]] = {}
+    for event in events:
+        games.setdefault(int(event.get("game", 0)), []).append(event)
+    return [games[k] for k in sorted(games)]
