@@ -1,0 +1,115 @@
+"""The text board, in the style of GNU Backgammon's: for the console and as a fallback.
+
+White's checkers are ``O`` and Black's ``X``. The board is seen from the viewer's side, as
+the picture is (their points 1..24 run from bottom right round to top right); a stack taller
+than five shows its count in its fifth row, as gnubg does. Everything else is written to the
+right: names, pips, score and checkers borne off beside each player's edge of the board, and
+the cube, the dice and the match in the middle.
+"""
+
+from __future__ import annotations
+
+from core.position import BAR, OFF
+
+from .view import WHITE, BoardView
+
+SYMBOL = {WHITE: "O", "black": "X"}
+ROWS = 5
+
+
+def _cell(text: str) -> str:
+    return f"{text:>2} "
+
+
+def _column(color: str | None, count: int, row: int) -> str:
+    """What row ``row`` (0 at the board's edge) of a stack shows."""
+    if not count or color is None or row >= min(count, ROWS):
+        return _cell("")
+    if row == ROWS - 1 and count > ROWS:
+        return _cell(str(count))
+    return _cell(SYMBOL[color])
+
+
+def _dice_text(view: BoardView) -> str:
+    dice = view.all_dice
+    if not dice:
+        return ""
+    shown = "-".join(str(d) for d in view.dice)
+    used = [str(d) for i, d in enumerate(dice) if view.die_used(i)]
+    return f"Dice {shown}" + (f" (used {' '.join(used)})" if used else "")
+
+
+def _player_lines(view: BoardView, color: str) -> tuple[str, str]:
+    name = f"{SYMBOL[color]}  {view.name(color)} ({color})"
+    if view.to_move == color:
+        name += f"  <- {view.label('to_move')}"
+    side = view.side(color)
+    facts = [f"{view.label('pips')} {view.pips()[color]}", f"{view.label('off')} {side[OFF]}"]
+    if view.match_length or view.score:
+        facts.append(f"score {view.score.get(color, 0)}")
+    if side[BAR]:
+        facts.append(f"bar {side[BAR]}")
+    return name, "  ".join(facts)
+
+
+def render_text(view: BoardView) -> str:
+    """The board of ``view`` as lines of text (no trailing newline)."""
+    board = view.points()
+    top_points = (*range(13, 19), *range(19, 25))
+    bottom_points = (*range(12, 6, -1), *range(6, 0, -1))
+    bars = {True: view.side(view.viewer)[BAR], False: view.side(view.opponent)[BAR]}
+
+    def numbers(points: tuple[int, ...]) -> str:
+        cells = [_cell(str(p)) for p in points]
+        return " " + "".join(cells[:6]) + "     " + "".join(cells[6:])
+
+    def row(points: tuple[int, ...], r: int, upper: bool) -> str:
+        cells = [_column(*board[p], r) for p in points]
+        bar_color = view.viewer if upper else view.opponent
+        bar = _column(bar_color, bars[upper], r)
+        return "|" + "".join(cells[:6]) + "|" + bar + "|" + "".join(cells[6:]) + "|"
+
+    frame = "+" + "-" * 18 + "+---+" + "-" * 18 + "+"
+    lines = [numbers(top_points), frame]
+    # The upper half grows down from the frame; the bar's upper half holds the viewer's.
+    lines += [row(top_points, r, upper=True) for r in range(ROWS)]
+    lines.append("|" + " " * 18 + "|BAR|" + " " * 18 + "|")
+    lines += [row(bottom_points, r, upper=False) for r in reversed(range(ROWS))]
+    lines += [frame, numbers(bottom_points)]
+
+    notes: dict[int, str] = {}
+    top_name, top_facts = _player_lines(view, view.opponent)
+    bottom_name, bottom_facts = _player_lines(view, view.viewer)
+    notes[0], notes[1] = top_name, top_facts
+    notes[13], notes[14] = bottom_facts, bottom_name
+    if view.last_play and view.last_play_color:
+        played = view.last_play_text()
+        notes[2 if view.last_play_color == view.opponent else 12] = f"played {played}"
+    middle = []
+    if view.cube_value is not None:
+        owner = view.name(view.cube_owner) if view.cube_owner else "centred"
+        middle.append(f"Cube {view.cube_value} ({owner})")
+    if view.dice:
+        middle.append(_dice_text(view))
+    notes[7] = "   ".join(middle)
+    match = []
+    if view.match_length:
+        match.append(view.label("match_to", n=view.match_length))
+    if view.crawford:
+        match.append(view.label("crawford"))
+    if match:
+        notes[6] = ", ".join(match)
+    if not view.variant.hitting:
+        heads = ", ".join(
+            f"{SYMBOL[c]} at {view.to_viewer(c, 24)}" for c in (view.viewer, view.opponent)
+        )
+        notes[8] = f"Heads: {heads}"
+    if view.highlights:
+        notes[10] = "Can reach: " + " ".join("off" if p == OFF else str(p) for p in view.highlights)
+    out = [line + (f"    {notes[i]}" if notes.get(i) else "") for i, line in enumerate(lines)]
+    if view.caption:
+        out.append(view.caption)
+    return "\n".join(line.rstrip() for line in out)
+
+
+__all__ = ["render_text"]
