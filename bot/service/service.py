@@ -157,7 +157,7 @@ class GameService:
             "stats": self._stats,
             "export": self._export,
             "dice": self._dice,
-            "lang": self._lang,
+            "lang": self._set_lang,
             "board": self._show_board,
         }
         handler = handlers.get(name.lower())
@@ -1079,9 +1079,9 @@ class GameService:
             ]
         return [View(list(lines), lang=self._lang(user, chat))]
 
-    async def _lang(
+    async def _set_lang(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
-    ) -> list[View]:  # type: ignore[override]
+    ) -> list[View]:
         code = normalize_language(args.strip())
         if code is None:
             choices = ", ".join(f"{c} ({n})" for c, n in LANGUAGE_NAMES.items())

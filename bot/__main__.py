@@ -1,0 +1,55 @@
+"""``python -m bot``: run every adapter whose token is set, or the console when none is."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+
+from bot.config import Config
+from bot.service.service import GameService
+from bot.storage.factory import storage_from_url
+
+log = logging.getLogger("bot")
+
+
+async def run(config: Config) -> None:
+    """Open storage, start the adapters, and run until they stop."""
+    storage = storage_from_url(config.database_url)
+    await storage.open()
+    service = GameService(storage)
+    try:
+        runners = []
+        if config.telegram_token:
+            from bot.telegram import run_telegram
+
+            runners.append(run_telegram(config, service))
+        if config.discord_token:
+            log.warning("DISCORD_TOKEN is set, but the Discord adapter is not built yet.")
+        if runners:
+            await asyncio.gather(*runners)
+        else:
+            from bot.console import ConsoleAdapter
+
+            await ConsoleAdapter(service, board_dir=config.board_dir).run()
+    finally:
+        await storage.close()
+
+
+def main() -> int:
+    config = Config.from_env()
+    logging.basicConfig(
+        level=config.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    # httpx logs every request URL, and Telegram's URLs contain the bot token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run(config))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""Configuration from the environment and an optional ``.env`` file (see ``.env.example``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the bot reads from its environment."""
+
+    telegram_token: str | None
+    telegram_base_url: str
+    telegram_base_file_url: str
+    telegram_webhook_url: str | None
+    telegram_webhook_listen: str
+    telegram_webhook_port: int
+    discord_token: str | None
+    discord_guild_id: int | None
+    database_url: str | None
+    board_dir: Path
+    log_level: str
+
+    @classmethod
+    def from_env(cls, env_file: str | None = ".env") -> Config:
+        """Read the environment, after loading ``env_file`` (it never overrides the env)."""
+        if env_file and Path(env_file).exists():
+            load_dotenv(env_file, override=False)
+        get = os.environ.get
+        guild = get("DISCORD_GUILD_ID") or None
+        return cls(
+            telegram_token=get("TELEGRAM_TOKEN") or None,
+            telegram_base_url=get("TELEGRAM_BASE_URL") or "https://api.telegram.org/bot",
+            telegram_base_file_url=get("TELEGRAM_BASE_FILE_URL")
+            or "https://api.telegram.org/file/bot",
+            telegram_webhook_url=get("TELEGRAM_WEBHOOK_URL") or None,
+            telegram_webhook_listen=get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0",
+            telegram_webhook_port=int(get("TELEGRAM_WEBHOOK_PORT") or 8443),
+            discord_token=get("DISCORD_TOKEN") or None,
+            discord_guild_id=int(guild) if guild else None,
+            database_url=get("DATABASE_URL") or None,
+            board_dir=Path(get("BOARD_DIR") or "data/boards"),
+            log_level=get("LOG_LEVEL") or "INFO",
+        )
+
+    def __repr__(self) -> str:
+        # Tokens are secrets: never print them, not even in a debug log.
+        shown = {k: v for k, v in self.__dict__.items() if "token" not in k}
+        return f"Config({shown}, telegram_token={'set' if self.telegram_token else None}, discord_token={'set' if self.discord_token else None})"

@@ -1,0 +1,138 @@
+"""The console adapter: play in a terminal, with no chat platform and no token.
+
+It is a chat of its own through the same game service as Telegram and Discord. You play the
+computer (``/bot``) or both sides on one keyboard (``/tavla``, ``/uzun``): the console always
+acts as the player the game waits for. Boards are printed as text and their pictures written
+to a folder. Buttons are listed with numbers: type the number to press one; type a move such
+as ``13/8 6/5`` to play it; ``/help`` lists the commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from bot.i18n import translate, translate_lines
+from bot.service.service import Actor, GameService, Place
+from bot.service.views import Button, View
+from bot.storage.base import GameStatus
+from core.match import Match
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "console"
+PLAYERS = (Actor(PLATFORM, "1", "You"), Actor(PLATFORM, "2", "Friend"))
+PLACE = Place(PLATFORM, "local", private=True, title="Console")
+
+
+class ConsoleAdapter:
+    """Reads lines, calls the service, prints its views."""
+
+    def __init__(
+        self,
+        service: GameService,
+        *,
+        board_dir: Path,
+        out: TextIO = sys.stdout,
+        lang: str = "en",
+    ) -> None:
+        self.service = service
+        self.board_dir = board_dir
+        self.out = out
+        self.lang = lang
+        self.buttons: list[Button] = []
+        self.game_id: int | None = None
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def actor(self) -> Actor:
+        """The local player the current game waits for (hot-seat), else the first one."""
+        if self.game_id is not None:
+            record = await self.service.storage.get_game(self.game_id)
+            if record and record.status is GameStatus.ACTIVE and record.match:
+                match = Match.from_dict(record.match)
+                if match.game is not None:
+                    user_id = record.seats[match.game.awaiting]
+                    for player in PLAYERS:
+                        user = await self.service.storage.get_or_create_user(
+                            PLATFORM, player.user_id, player.name
+                        )
+                        if user.id == user_id:
+                            return player
+        return PLAYERS[0]
+
+    async def handle(self, line: str) -> None:
+        """One line typed by the player."""
+        line = line.strip()
+        if not line:
+            return
+        actor = await self.actor()
+        if line.isdigit() and self.buttons:
+            index = int(line) - 1
+            if not 0 <= index < len(self.buttons):
+                self.say(f"Choose 1 to {len(self.buttons)}.")
+                return
+            views = await self.service.press(actor, PLACE, self.buttons[index].action)
+        elif line.startswith("/"):
+            name, _, args = line[1:].partition(" ")
+            views = await self.service.command(actor, PLACE, name, args)
+            if name in ("tavla", "uzun", "nardy") and views and not views[0].notice:
+                # Hot-seat: the second local player accepts at once.
+                accept = views[-1].buttons[0][0].action if views[-1].buttons else None
+                self.show(views)
+                if accept:
+                    views = await self.service.press(PLAYERS[1], PLACE, accept)
+        else:
+            views = await self.service.text(actor, PLACE, line, reply_to_game=self.game_id)
+            if not views:
+                self.say("Nothing to do with that. Type /help.")
+        self.show(views)
+
+    def show(self, views: list[View]) -> None:
+        for view in views:
+            lang = view.lang or self.lang
+            if view.text_board:
+                self.say("")
+                self.say(view.text_board)
+            self.say(translate_lines(view.lines, lang))
+            if view.image and view.game_id is not None:
+                self.board_dir.mkdir(parents=True, exist_ok=True)
+                path = self.board_dir / f"game-{view.game_id}.png"
+                path.write_bytes(view.image)
+                self.say(f"(picture: {path})")
+            if view.document:
+                name, data = view.document
+                self.board_dir.mkdir(parents=True, exist_ok=True)
+                path = self.board_dir / name
+                path.write_bytes(data)
+                self.say(f"(file: {path})")
+            if view.game_id is not None and not view.notice:
+                self.game_id = view.game_id
+            if view.buttons:
+                self.buttons = [b for row in view.buttons for b in row]
+                options = "  ".join(
+                    f"[{i}] {translate(b.label, lang)}" for i, b in enumerate(self.buttons, 1)
+                )
+                self.say(options)
+
+    async def run(self, read_line: Callable[[], str] | None = None) -> None:
+        """The loop: read a line, answer, until end of input or /quit."""
+        self.say("Tavla — console. /bot plays the computer, /tavla or /uzun plays both sides.")
+        self.say("Type a number to press a button, a move such as 13/8 6/5, /help, or /quit.")
+        reader = read_line or (lambda: sys.stdin.readline())
+        while True:
+            line = await asyncio.to_thread(reader)
+            if not line or line.strip() in ("/quit", "/exit"):
+                return
+            try:
+                await self.handle(line)
+                for view in await self.service.tick():
+                    self.show([view])
+            except Exception:  # the console must never die on one bad line
+                log.exception("console: line %r failed", line)
+                self.say("Something went wrong with that; the game is safe. Try again.")

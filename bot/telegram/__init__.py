@@ -1,0 +1,392 @@
+"""The Telegram adapter (python-telegram-bot v22): updates in, service views out.
+
+Small async handlers in the style of python-telegram-bot's examples: every button press is
+answered, one error handler logs with the exception and apologises to the user. No game state
+lives here (no ``user_data``, no conversation state): each update goes to the game service,
+which loads the game from the database, and each view it returns becomes a message, an edit of
+the board, or the answer to a button press.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from telegram import (
+    BotCommand,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputMediaPhoto,
+    InputTextMessageContent,
+    Message,
+    MessageEntity,
+    Update,
+)
+from telegram.error import BadRequest, TelegramError
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    InlineQueryHandler,
+    MessageHandler,
+    filters,
+)
+
+from bot.config import Config
+from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
+from bot.service.service import Actor, GameService, Place
+from bot.service.views import View
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "telegram"
+CAPTION_LIMIT = 1024
+TICK_SECONDS = 30.0
+
+COMMANDS: dict[str, Text] = {
+    "tavla": t("Challenge to tavla (backgammon)"),
+    "uzun": t("Challenge to Uzun Tavla (long nardy)"),
+    "nardy": t("Challenge to long nardy"),
+    "bot": t("Play the computer"),
+    "move": t("Type a move, e.g. /move 13/8 6/5"),
+    "board": t("Show your game's board again"),
+    "resign": t("Resign the game"),
+    "abort": t("Call the game off by agreement"),
+    "claim": t("Claim a game your opponent let run out of time"),
+    "top": t("This chat's leaderboard"),
+    "stats": t("Your statistics and rating"),
+    "export": t("The game for GNU Backgammon"),
+    "dice": t("Check the fairness of the dice"),
+    "lang": t("Language: tr, en, ru"),
+    "rules": t("The rules"),
+    "help": t("All commands"),
+}
+
+
+def actor_of(user: Any) -> Actor:
+    """The service's actor for a Telegram user."""
+    return Actor(
+        PLATFORM,
+        str(user.id),
+        user.full_name or user.username or str(user.id),
+        user.username,
+        user.language_code,
+    )
+
+
+def place_of(chat: Any) -> Place:
+    """The service's place for a Telegram chat."""
+    return Place(PLATFORM, str(chat.id), private=chat.type == "private", title=chat.title)
+
+
+def keyboard(view: View) -> InlineKeyboardMarkup | None:
+    """The view's buttons as an inline keyboard."""
+    if not view.buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(translate(b.label, view.lang), callback_data=b.action)
+                for b in row
+            ]
+            for row in view.buttons
+        ]
+    )
+
+
+def _text(view: View, limit: int = 4096) -> str:
+    text = translate_lines(view.lines, view.lang)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class TelegramAdapter:
+    """Sends a service's views to Telegram; one per application."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    # -- handlers --------------------------------------------------------------------------
+
+    async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None or message.text is None or update.effective_user is None:
+            return
+        head, _, args = message.text.partition(" ")
+        name = head[1:].split("@", 1)[0]
+        mentions = [
+            actor_of(entity.user)
+            for entity in message.entities
+            if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None
+        ]
+        game_id = await self._replied_game(message)
+        views = await self.service.command(
+            actor_of(update.effective_user),
+            place_of(message.chat),
+            name,
+            args.strip(),
+            mentions=mentions,
+            reply_to_game=game_id,
+        )
+        await self.send(views, context, chat_id=message.chat_id, reply_to=message)
+
+    async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None or message.text is None or update.effective_user is None:
+            return
+        game_id = await self._replied_game(message)
+        views = await self.service.text(
+            actor_of(update.effective_user),
+            place_of(message.chat),
+            message.text,
+            reply_to_game=game_id,
+        )
+        await self.send(views, context, chat_id=message.chat_id, reply_to=message)
+
+    async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None or query.message is None:
+            if query is not None:
+                await query.answer()
+            return
+        chat = query.message.chat
+        views = await self.service.press(
+            actor_of(query.from_user), place_of(chat), query.data or ""
+        )
+        notices = [v for v in views if v.notice]
+        # Answer the press first: the spinner on the button stops at once.
+        if notices:
+            notice = notices[0]
+            await query.answer(_text(notice, 200), show_alert=notice.alert)
+        else:
+            await query.answer()
+        rest = [v for v in views if not v.notice]
+        await self.send(rest, context, chat_id=chat.id, pressed=query.message)
+
+    async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.inline_query
+        if query is None:
+            return
+        lang = normalize_language(query.from_user.language_code) or "en"
+        username = context.bot.username
+        results = []
+        for key, title in (("tavla", t("Tavla")), ("uzun", t("Uzun Tavla"))):
+            text = translate(t("Let's play {game}! Tap below to start.", game=title), lang)
+            buttons = InlineKeyboardMarkup(
+                [
+                    [
+                        InlineKeyboardButton(
+                            translate(t("Play with me"), lang),
+                            url=f"https://t.me/{username}?start={key}",
+                        ),
+                        InlineKeyboardButton(
+                            translate(t("Play in a group"), lang),
+                            url=f"https://t.me/{username}?startgroup={key}",
+                        ),
+                    ]
+                ]
+            )
+            results.append(
+                InlineQueryResultArticle(
+                    id=key,
+                    title=translate(t("Challenge to {game}", game=title), lang),
+                    input_message_content=InputTextMessageContent(text),
+                    reply_markup=buttons,
+                )
+            )
+        await query.answer(results, cache_time=300)
+
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Log every failure with its exception; tell the user, never show a traceback."""
+        log.error("update failed", exc_info=context.error)
+        if not isinstance(update, Update):
+            return
+        lang = "en"
+        if update.effective_user is not None:
+            lang = normalize_language(update.effective_user.language_code) or "en"
+        text = translate(
+            t("Sorry, something went wrong. Your game is safe; please try again."), lang
+        )
+        with contextlib.suppress(TelegramError):
+            if update.callback_query is not None:
+                await update.callback_query.answer(text, show_alert=True)
+            elif update.effective_chat is not None:
+                await context.bot.send_message(update.effective_chat.id, text)
+
+    async def _replied_game(self, message: Message) -> int | None:
+        replied = message.reply_to_message
+        if replied is None or replied.from_user is None or not replied.from_user.is_bot:
+            return None
+        return await self.service.game_of_message(
+            PLATFORM, {"chat_id": replied.chat_id, "message_id": replied.message_id}
+        )
+
+    # -- views to messages -------------------------------------------------------------------
+
+    async def send(
+        self,
+        views: list[View],
+        context: ContextTypes.DEFAULT_TYPE | Any,
+        *,
+        chat_id: int | str,
+        reply_to: Message | None = None,
+        pressed: Message | None = None,
+    ) -> None:
+        """Deliver views in order to ``chat_id``."""
+        bot = context.bot
+        for view in views:
+            markup = keyboard(view)
+            if view.document is not None:
+                name, data = view.document
+                await bot.send_document(
+                    chat_id, data, filename=name, caption=_text(view, CAPTION_LIMIT)
+                )
+                continue
+            target = self._edit_target(view, pressed)
+            if view.edit and target is not None and await self._edit(bot, view, target, markup):
+                continue
+            if view.image is not None:
+                sent = await bot.send_photo(
+                    chat_id, view.image, caption=_text(view, CAPTION_LIMIT), reply_markup=markup
+                )
+            else:
+                reply_id = reply_to.message_id if reply_to is not None and view.notice else None
+                sent = await bot.send_message(
+                    chat_id, _text(view), reply_markup=markup, reply_to_message_id=reply_id
+                )
+            if view.game_id is not None and (markup is not None or view.image is not None):
+                await self.service.bind_message(
+                    view.game_id,
+                    {
+                        "chat_id": sent.chat_id,
+                        "message_id": sent.message_id,
+                        "photo": bool(sent.photo),
+                    },
+                )
+
+    @staticmethod
+    def _edit_target(view: View, pressed: Message | None) -> dict[str, Any] | None:
+        if pressed is not None and view.game_id is not None:
+            return {
+                "chat_id": pressed.chat_id,
+                "message_id": pressed.message_id,
+                "photo": bool(pressed.photo),
+            }
+        if view.message:
+            return {**view.message, "photo": view.message.get("photo", True)}
+        return None
+
+    async def _edit(
+        self, bot: Any, view: View, target: dict[str, Any], markup: InlineKeyboardMarkup | None
+    ) -> bool:
+        """Edit the board in place; False when it can't be edited (then a new one is sent)."""
+        chat_id, message_id = target["chat_id"], target["message_id"]
+        try:
+            if view.image is not None and target.get("photo"):
+                await bot.edit_message_media(
+                    InputMediaPhoto(view.image, caption=_text(view, CAPTION_LIMIT)),
+                    chat_id=chat_id,
+                    message_id=message_id,
+                    reply_markup=markup,
+                )
+            elif view.image is None:
+                await bot.edit_message_text(
+                    _text(view), chat_id=chat_id, message_id=message_id, reply_markup=markup
+                )
+            else:
+                return False
+        except BadRequest as exc:
+            if "not modified" in str(exc).lower():
+                return True
+            log.info("could not edit message %s: %s", message_id, exc)
+            return False
+        return True
+
+    # -- background --------------------------------------------------------------------------
+
+    async def tick(self, bot: Any) -> None:
+        """Send what the service's deadlines produced."""
+        for view in await self.service.tick():
+            if view.chat is None:
+                continue
+            try:
+                await self.send([view], _BotContext(bot), chat_id=view.chat[1])
+            except TelegramError:
+                log.warning("could not deliver a deadline message", exc_info=True)
+
+
+class _BotContext:
+    """The bit of a handler context :meth:`TelegramAdapter.send` uses, for background work."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+
+async def set_commands(app: Application) -> None:
+    """Register the command menu in every language (English as the default)."""
+    for lang in LANGUAGES:
+        commands = [
+            BotCommand(name, translate(desc, lang)[:256]) for name, desc in COMMANDS.items()
+        ]
+        code = None if lang == "en" else lang
+        await app.bot.set_my_commands(commands, language_code=code)
+
+
+def build_application(
+    config: Config, service: GameService, *, max_retries: int = 5
+) -> tuple[Application, TelegramAdapter]:
+    """The python-telegram-bot application with every handler, not yet started."""
+    adapter = TelegramAdapter(service)
+    app = (
+        ApplicationBuilder()
+        .token(config.telegram_token or "")
+        .base_url(config.telegram_base_url)
+        .base_file_url(config.telegram_base_file_url)
+        .rate_limiter(AIORateLimiter(max_retries=max_retries))
+        .concurrent_updates(True)
+        .build()
+    )
+    app.add_handler(CommandHandler([*COMMANDS, "start"], adapter.on_command))
+    app.add_handler(CallbackQueryHandler(adapter.on_press))
+    app.add_handler(InlineQueryHandler(adapter.on_inline))
+    app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, adapter.on_text))
+    app.add_error_handler(adapter.on_error)
+    return app, adapter
+
+
+async def run_telegram(
+    config: Config, service: GameService, stop: asyncio.Event | None = None
+) -> None:
+    """Run the bot until ``stop`` is set (or forever): polling, or a webhook if configured."""
+    app, adapter = build_application(config, service)
+    stop = stop or asyncio.Event()
+    async with app:
+        await set_commands(app)
+        await app.start()
+        assert app.updater is not None
+        if config.telegram_webhook_url:
+            await app.updater.start_webhook(
+                listen=config.telegram_webhook_listen,
+                port=config.telegram_webhook_port,
+                url_path="telegram",
+                webhook_url=config.telegram_webhook_url,
+            )
+        else:
+            await app.updater.start_polling()
+        try:
+            while not stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), TICK_SECONDS)
+                try:
+                    await adapter.tick(app.bot)
+                except Exception:
+                    # A failed round of reminders must not stop the bot; the next one retries.
+                    log.exception("deadline round failed")
+        finally:
+            await app.updater.stop()
+            await app.stop()

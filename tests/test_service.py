@@ -1,0 +1,353 @@
+"""The game service end to end, without any chat library: whole games through its calls.
+
+A fixed dice seed makes every game reproducible; pictures are switched off except where a
+test looks at them. The clock is a plain number the tests move forward.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.i18n import translate_lines
+from bot.service import actions as A
+from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.views import View
+from bot.storage.base import GameStatus
+from bot.storage.sqlite import SqliteStorage
+from core.dice import SeededDice
+from core.match import Match
+
+ALI = Actor("test", "100", "Ali", "ali", "tr")
+VELI = Actor("test", "200", "Veli", "veli", "en")
+AYSE = Actor("test", "300", "Ayşe", "ayse", "ru")
+GROUP = Place("test", "-1", private=False, title="Kahve")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def env(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "t.db"))
+    await storage.open()
+    clock = Clock()
+    seeds = iter(range(1, 10_000))
+    service = GameService(
+        storage,
+        ServiceSettings(render_images=False),
+        clock=clock,
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+    )
+    yield service, clock
+    await storage.close()
+
+
+def text_of(views: list[View], lang: str = "en") -> str:
+    return "\n".join(translate_lines(v.lines, lang) for v in views)
+
+
+def board(views: list[View]) -> View:
+    boards = [v for v in views if v.game_id is not None and v.buttons and not v.notice]
+    assert boards, text_of(views)
+    return boards[-1]
+
+
+def find(view: View, code: str) -> str | None:
+    for row in view.buttons:
+        for button in row:
+            action = A.decode(button.action)
+            if action and action.code == code:
+                return button.action
+    return None
+
+
+async def challenge(service: GameService, args: str = "", by: Actor = ALI, cmd: str = "tavla"):
+    views = await service.command(by, GROUP, cmd, args)
+    accept = find(views[-1], A.ACCEPT)
+    assert accept, text_of(views)
+    return views, accept
+
+
+async def start_game(service: GameService, args: str = "", cmd: str = "tavla") -> list[View]:
+    _, accept = await challenge(service, args, cmd=cmd)
+    views = await service.press(VELI, GROUP, accept)
+    assert any("SHA-256" in text_of([v]) for v in views)
+    return views
+
+
+async def awaiting_actor(service: GameService, game_id: int) -> Actor:
+    record = await service.storage.get_game(game_id)
+    assert record is not None
+    match = Match.from_dict(record.match)
+    user = await service.storage.get_user(record.seats[match.game.awaiting])
+    return {"100": ALI, "200": VELI, "300": AYSE}[user.platform_id]
+
+
+async def play_out(service: GameService, views: list[View], *, double_every: int = 0) -> list[View]:
+    """Press buttons like a player would until the contest ends; returns the last views."""
+    current = board(views)
+    for n in range(5000):
+        record = await service.storage.get_game(current.game_id)
+        if record.status is not GameStatus.ACTIVE:
+            return views
+        actor = await awaiting_actor(service, current.game_id)
+        code = None
+        for wanted in (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL):
+            if (
+                wanted == A.ROLL
+                and double_every
+                and n % double_every == 0
+                and find(current, A.DOUBLE)
+            ):
+                wanted = A.DOUBLE
+            code = find(current, wanted)
+            if code:
+                break
+        assert code, text_of([current])
+        views = await service.press(actor, GROUP, code)
+        assert not any(v.notice for v in views), text_of(views)
+        current = board(views)
+    raise AssertionError("the game did not end")
+
+
+async def test_whole_tavla_match_with_buttons_and_cube(env):
+    service, _ = env
+    views = await start_game(service, "3")
+    views = await play_out(service, views, double_every=7)
+    record = await service.storage.get_game(board(views).game_id)
+    assert record.status is GameStatus.FINISHED
+    match = Match.from_dict(record.match)
+    assert match.over
+    assert max(match.score) >= 3
+    assert "wins the match" in text_of(views)
+    assert "/dice" in text_of(views)
+
+
+@pytest.mark.parametrize(("cmd", "args"), [("uzun", ""), ("tavla", "turkish"), ("nardy", "3")])
+async def test_whole_games_of_every_variant(env, cmd, args):
+    service, _ = env
+    views = await start_game(service, args, cmd=cmd)
+    views = await play_out(service, views)
+    record = await service.storage.get_game(board(views).game_id)
+    assert record.status is GameStatus.FINISHED
+    expected = {"uzun": "uzun", "nardy": "uzun", "tavla": "turkish"}[cmd]
+    assert record.variant == expected
+
+
+async def test_typed_moves_whole_and_partial(env):
+    service, _ = env
+    views = await start_game(service)
+    game_id = board(views).game_id
+    for _ in range(40):
+        record = await service.storage.get_game(game_id)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        match = Match.from_dict(record.match)
+        game = match.game
+        actor = await awaiting_actor(service, game_id)
+        if game.phase.value == "roll":
+            views = await service.press(actor, GROUP, find(board(views), A.ROLL))
+            continue
+        if game.phase.value != "move":
+            break
+        play = str(game.legal_plays()[0])
+        views = await service.command(actor, GROUP, "move", play)
+        assert not any(v.notice for v in views), text_of(views)
+    events = await service.storage.events(game_id)
+    assert any(e.data.get("type") == "play" for e in events if e.type == "core")
+
+
+async def test_wrong_player_stale_button_and_outsider_are_refused(env):
+    service, _ = env
+    views = await start_game(service)
+    current = board(views)
+    actor = await awaiting_actor(service, current.game_id)
+    other = VELI if actor is ALI else ALI
+    action = current.buttons[0][0].action
+    refused = await service.press(other, GROUP, action)
+    assert refused[0].notice
+    assert "not your turn" in text_of(refused).lower()
+    outsider = await service.press(AYSE, GROUP, action)
+    assert outsider[0].notice
+    assert "not a player" in text_of(outsider).lower()
+    selected = await service.press(actor, GROUP, action)
+    step = find(board(selected), A.MOVE)
+    await service.press(actor, GROUP, step)  # changes the game: a new version
+    stale = await service.press(actor, GROUP, step)
+    assert stale[0].notice
+    assert "out of date" in text_of(stale)
+
+
+async def test_forged_button_is_refused(env):
+    service, _ = env
+    await start_game(service)
+    for data in ("999:1:r", "garbage", "1:1:zz", "1:1:m99-3", "x" * 100):
+        views = await service.press(ALI, GROUP, data)
+        assert views[0].notice, data
+
+
+async def test_challenge_errors(env):
+    service, _ = env
+    views, accept = await challenge(service)
+    own = await service.press(ALI, GROUP, accept)
+    assert "own challenge" in text_of(own)
+    await service.command(VELI, GROUP, "help")  # Veli is known from now on
+    await service.command(AYSE, GROUP, "help")
+    _, addressed = await challenge(service, "@veli 5")
+    wrong = await service.press(AYSE, GROUP, addressed)
+    assert "someone else" in text_of(wrong)
+    unknown = await service.command(ALI, GROUP, "tavla", "@nobody")
+    assert unknown[0].notice
+    bad = await service.command(ALI, GROUP, "tavla", "99")
+    assert bad[0].notice
+    self_ = await service.command(ALI, GROUP, "tavla", "@ali")
+    assert "yourself" in text_of(self_)
+    unknown_cmd = await service.command(ALI, GROUP, "frobnicate")
+    assert "don't know that command" in text_of(unknown_cmd)
+
+
+async def test_illegal_and_unreadable_moves_get_reasons(env):
+    service, _ = env
+    views = await start_game(service)
+    game_id = board(views).game_id
+    actor = await awaiting_actor(service, game_id)
+    record = await service.storage.get_game(game_id)
+    match = Match.from_dict(record.match)
+    if match.game.phase.value == "roll":
+        views = await service.press(actor, GROUP, find(board(views), A.ROLL))
+        actor = await awaiting_actor(service, game_id)
+    nonsense = await service.command(actor, GROUP, "move", "hello")
+    assert nonsense[0].notice
+    assert "from/to" in text_of(nonsense)
+    backwards = await service.command(actor, GROUP, "move", "8/13")
+    assert "higher to lower" in text_of(backwards)
+    empty = await service.command(actor, GROUP, "move", "3/1")
+    assert empty[0].notice  # no checker on 3 at the start
+
+
+async def test_computer_game_runs_to_the_end(env):
+    service, _ = env
+    views = await service.command(ALI, GROUP, "bot", "")
+    assert any("random" in text_of([v]) for v in views)
+    views = await play_out(service, views)
+    record = await service.storage.get_game(board(views).game_id)
+    assert record.status is GameStatus.FINISHED
+    assert not record.rated
+
+
+async def test_rated_match_updates_ratings_top_and_stats(env):
+    service, _ = env
+    views = await start_game(service)
+    views = await play_out(service, views)
+    top = await service.command(ALI, GROUP, "top", "")
+    assert "Ali" in text_of(top)
+    assert "Veli" in text_of(top)
+    stats = await service.command(ALI, GROUP, "stats", "")
+    assert "Played 1" in text_of(stats)
+
+
+async def test_export_and_dice_check(env):
+    service, _ = env
+    views = await start_game(service)
+    running = await service.command(ALI, GROUP, "dice", "")
+    assert "revealed when the game ends" in text_of(running)
+    views = await play_out(service, views)
+    exported = await service.command(ALI, GROUP, "export", "")
+    name, data = exported[0].document
+    assert name.endswith(".mat")
+    assert b"Game 1" in data
+    assert b"Wins" in data
+    checked = await service.command(ALI, GROUP, "dice", "")
+    assert "✅" in text_of(checked)
+
+
+async def test_deadline_reminder_then_claim(env):
+    service, clock = env
+    views = await start_game(service)
+    game_id = board(views).game_id
+    late = await awaiting_actor(service, game_id)
+    waiting = VELI if late is ALI else ALI
+    too_soon = await service.command(waiting, GROUP, "claim", "")
+    assert too_soon[0].notice
+    clock.now += 0.8 * 24 * 3600
+    reminders = await service.tick()
+    assert any("minutes left" in text_of([v]) for v in reminders)
+    clock.now += 0.3 * 24 * 3600
+    offers = await service.tick()
+    assert any("run out of time" in text_of([v]) for v in offers)
+    assert await service.tick() == []  # offered once
+    claimed = await service.command(waiting, GROUP, "claim", "")
+    assert not claimed[0].notice
+    record = await service.storage.get_game(game_id)
+    assert record.status in (GameStatus.ACTIVE, GameStatus.FINISHED)
+    match = Match.from_dict(record.match)
+    assert match.results  # the game was forfeited by the late player
+
+
+async def test_expired_challenge(env):
+    service, clock = env
+    await challenge(service)
+    clock.now += 2 * 3600
+    views = await service.tick()
+    assert any("Nobody accepted" in text_of([v]) for v in views)
+
+
+async def test_simultaneous_presses_apply_once(env):
+    service, _ = env
+    views = await start_game(service)
+    current = board(views)
+    actor = await awaiting_actor(service, current.game_id)
+    selected = await service.press(actor, GROUP, current.buttons[0][0].action)
+    action = find(board(selected), A.MOVE)
+    results = await asyncio.gather(*(service.press(actor, GROUP, action) for _ in range(5)))
+    applied = [r for r in results if not r[0].notice]
+    assert len(applied) == 1
+    record = await service.storage.get_game(current.game_id)
+    Match.from_dict(record.match)  # still a valid game
+
+
+async def test_resign_and_abort(env):
+    service, _ = env
+    views = await start_game(service, "5")
+    game_id = board(views).game_id
+    offered = await service.command(ALI, GROUP, "resign", "gammon")
+    accept = find(board(offered), A.RESIGN_ACCEPT)
+    assert accept
+    await service.press(VELI, GROUP, accept)
+    record = await service.storage.get_game(game_id)
+    assert Match.from_dict(record.match).score[1] == 2
+    asked = await service.command(ALI, GROUP, "abort", "")
+    assert "asks to call off" in text_of(asked)
+    agreed = await service.command(VELI, GROUP, "abort", "")
+    assert "not rated" in text_of(agreed)
+    record = await service.storage.get_game(game_id)
+    assert record.status is GameStatus.ABORTED
+
+
+async def test_language_choice(env):
+    service, _ = env
+    views = await service.command(VELI, Place("test", "200", private=True), "lang", "xx")
+    assert views[0].notice
+    views = await service.command(VELI, Place("test", "200", private=True), "lang", "ru")
+    assert views[0].lang == "ru"
+    helped = await service.command(VELI, Place("test", "200", private=True), "help", "")
+    assert helped[0].lang == "ru"
+
+
+async def test_board_picture_is_png(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "p.db"))
+    await storage.open()
+    service = GameService(storage)
+    _, accept = await challenge(service)
+    views = await service.press(VELI, GROUP, accept)
+    image = board(views).image
+    assert image is not None
+    assert image.startswith(b"\x89PNG")
+    await storage.close()
