@@ -50,11 +50,17 @@ class Leg(NamedTuple):
         return self.points[-1]
 
 
+# Upper-case Turkish casefolds to a dotted i ("ÇIK" -> "çik", "İ" -> "i" + U+0307), a
+# spelling in neither set: the letters without their marks give the plain form both hold.
+_PLAIN_LETTERS = str.maketrans("çşığöü", "csigou", "\u0307")
+
+
 def _point(word: str, text: str) -> int:
     w = word.casefold()
-    if w in BAR_WORDS:
+    plain = w.translate(_PLAIN_LETTERS)
+    if w in BAR_WORDS or plain in BAR_WORDS:
         return BAR
-    if w in OFF_WORDS:
+    if w in OFF_WORDS or plain in OFF_WORDS:
         return OFF
     if not w.isdigit():
         raise NotationError(

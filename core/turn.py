@@ -288,6 +288,25 @@ class Turn:
     # -- explanations --------------------------------------------------------------------
 
     def _explain_legs(self, legs: Sequence[Leg]) -> IllegalPlayError:
+        # Explain each leg after the ones before it that can be made: in ``24/18 24/19``
+        # it is the second head checker that breaks a rule (U-4), not the first.
+        made = 0
+        try:
+            for leg in legs if len(legs) > 1 else ():
+                try:
+                    steps = self.resolve([leg])
+                except IllegalPlayError as error:
+                    if error.code != "must_use_dice":
+                        return error
+                    break
+                except AmbiguousPlayError:
+                    break
+                for step, die in steps:
+                    self._push(step, die)
+                    made += 1
+        finally:
+            for _ in range(made):
+                self.undo()
         for leg in legs:
             error = self._explain(leg)
             if error.code != "must_use_dice":
@@ -335,9 +354,28 @@ class Turn:
                 )
         if source == HEAD and self.variant.head_rule and gen.head_left >= gen.head_limit:
             return IllegalPlayError("Only one checker may leave the head each turn", "head_rule")
-        gen.block_refused = False
-        reachable = [s for d in set(dice) for s in gen.steps(d) if s.source == source]
-        if gen.block_refused and not reachable:
+        # The steps that head for ``dest``: the leg's own die when one die covers it, else
+        # a first stop short of ``dest``. The six-block rule is to blame when the steps
+        # would be there without it.
+        single = dest == OFF or distance in dice
+
+        def heading() -> list[Step]:
+            return [
+                s
+                for d in set(dice)
+                for s in gen.steps(d)
+                if s.source == source and (s.dest == dest if single else s.dest > dest)
+            ]
+
+        reachable = heading()
+        unblocked = reachable
+        if not reachable and gen.block_rule:
+            gen.block_rule = False
+            try:
+                unblocked = heading()
+            finally:
+                gen.block_rule = True
+        if unblocked and not reachable:
             return IllegalPlayError(
                 "That would build a wall of six points that no opposing checker has passed",
                 "six_block",
