@@ -1,0 +1,479 @@
+"""The fake Telegram Bot API (tests/fakes/telegram.py) driven by the real python-telegram-bot."""
+
+import asyncio
+import contextlib
+import socket
+
+import pytest
+from telegram import (
+    Bot,
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputMediaPhoto,
+    InputTextMessageContent,
+    MessageEntity,
+    Update,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Conflict, Forbidden, NetworkError, RetryAfter
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    InlineQueryHandler,
+)
+
+from tests.fakes.telegram import (
+    FakeBotAPI,
+    FakeRequest,
+    FakeTelegram,
+    image_size,
+    parse_html,
+    tiny_png,
+)
+
+# PTB itself reads RetryAfter.retry_after, which warns about its coming type change.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:.*retry_after:telegram.warnings.PTBDeprecationWarning"
+)
+
+TOKEN = "123:ABC"
+BOARD = tiny_png(40, 30, (200, 0, 0))
+ROLLED = tiny_png(40, 30, (0, 0, 200))
+
+
+def keyboard(*buttons: tuple[str, str]) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([[InlineKeyboardButton(t, callback_data=d) for t, d in buttons]])
+
+
+async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    await update.message.reply_photo(
+        BOARD,
+        caption="Your <b>board</b>",
+        parse_mode=ParseMode.HTML,
+        reply_markup=keyboard(("Roll", "roll:1")),
+    )
+
+
+async def roll(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    query = update.callback_query
+    await query.answer("Rolled 6-5")
+    await query.edit_message_media(
+        InputMediaPhoto(ROLLED, caption="6-5"), reply_markup=keyboard(("13/7 13/8", "play:2"))
+    )
+
+
+async def inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    await update.inline_query.answer(
+        [
+            InlineQueryResultArticle(
+                "challenge",
+                "Challenge",
+                InputTextMessageContent("Who plays?"),
+                reply_markup=keyboard(("Accept", "accept:7")),
+            )
+        ],
+        cache_time=0,
+    )
+
+
+def build_app(fake: FakeBotAPI) -> Application:
+    app = (
+        ApplicationBuilder()
+        .token(TOKEN)
+        .base_url(fake.base_url)
+        .base_file_url(fake.base_file_url)
+        .rate_limiter(AIORateLimiter(max_retries=3))
+        .build()
+    )
+    app.add_handler(CommandHandler("start", start))
+    app.add_handler(CallbackQueryHandler(roll))
+    app.add_handler(InlineQueryHandler(inline))
+    app.add_error_handler(record_error)
+    return app
+
+
+async def record_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    context.bot_data.setdefault("errors", []).append(context.error)
+
+
+@contextlib.asynccontextmanager
+async def polling(app: Application):
+    async with app:
+        await app.start()
+        await app.updater.start_polling(poll_interval=0)
+        try:
+            yield app
+        finally:
+            await app.updater.stop()
+            await app.stop()
+
+
+@pytest.fixture
+async def fake():
+    async with FakeBotAPI() as api:
+        yield api
+
+
+@pytest.fixture
+def state():
+    return FakeTelegram()
+
+
+@pytest.fixture
+async def bot(state):
+    """A bare Bot answered in-process by a FakeTelegram (no sockets)."""
+    async with Bot(TOKEN, request=FakeRequest(state), get_updates_request=FakeRequest(state)) as b:
+        yield b
+
+
+# --------------------------------------------------------------------------------------------
+# End to end: a real Application polling the HTTP fake
+
+
+async def test_application_end_to_end(fake):
+    ali = fake.user(1001, "Ali", "ali", "tr")
+    chat = fake.private_chat(ali)
+    async with polling(build_app(fake)):
+        command = await fake.send_text(ali, chat, "/start")
+        [send] = await fake.wait_calls("sendPhoto")
+        board = fake.last_message(chat)
+        query_id = await fake.press(ali, chat, board["message_id"], "roll:1")
+        await fake.wait_calls("editMessageMedia")
+
+    assert command["entities"] == [{"type": "bot_command", "offset": 0, "length": 6}]
+    assert send.params["chat_id"] == chat.id
+    assert send.files == {"photo": BOARD}
+    assert board["message_id"] == command["message_id"] + 1
+    assert board["caption"] == "Your board"
+    assert board["caption_entities"] == [{"type": "bold", "offset": 5, "length": 5}]
+    assert board["reply_markup"] == {
+        "inline_keyboard": [[{"text": "Roll", "callback_data": "roll:1"}]]
+    }
+    assert [size["width"] for size in board["photo"]] == [40]
+
+    assert fake.callback_answers[query_id]["text"] == "Rolled 6-5"
+    edit = fake.last_call("editMessageMedia")
+    assert edit.params["media"]["media"].startswith("attach://")
+    assert edit.files == {edit.params["media"]["media"].removeprefix("attach://"): ROLLED}
+    edited = fake.message(chat, board["message_id"])
+    assert fake.photo_bytes(chat, board["message_id"]) == ROLLED
+    assert edited["caption"] == "6-5"
+    assert edited["reply_markup"]["inline_keyboard"][0][0]["callback_data"] == "play:2"
+    assert "edit_date" in edited
+
+    assert fake.methods() == [
+        "getMe",
+        "deleteWebhook",
+        "sendPhoto",
+        "answerCallbackQuery",
+        "editMessageMedia",
+    ]
+    assert all(call.ok for call in fake.calls_to("getUpdates") if call.status != 409)
+    assert fake.pending_updates == []  # the last getUpdates confirmed both updates
+
+
+async def test_flood_error_on_send_photo_is_retried_by_the_rate_limiter(fake):
+    ali = fake.user(1001, "Ali")
+    chat = fake.private_chat(ali)
+    fake.fail_next("sendPhoto", 429, retry_after=1)
+    async with polling(build_app(fake)):
+        await fake.send_text(ali, chat, "/start")
+        await fake.wait_calls("sendPhoto", timeout=5)
+
+    first, second = fake.calls_to("sendPhoto")
+    assert (first.status, second.status) == (429, 200)
+    assert first.error == "Too Many Requests: retry after 1"
+    assert first.params == second.params
+    assert first.files == second.files == {"photo": BOARD}
+    assert len(fake.messages(chat)) == 1
+    assert fake.photo_bytes(chat) == BOARD
+
+
+async def test_group_command_inline_query_and_inline_message(fake):
+    ali, bob = fake.user(1001, "Ali", "ali"), fake.user(1002, "Bob", "bobby")
+    group = fake.group(-1001, "Tavla club", type="supergroup")
+    async with polling(build_app(fake)) as app:
+        hello = await fake.send_text(bob, group, "hello")
+        await fake.send_text(ali, group, "/start@tavla_test_bot", reply_to=hello["message_id"])
+        await fake.wait_calls("sendPhoto")
+
+        query_id = await fake.inline_query(ali, "challenge")
+        await fake.wait_calls("answerInlineQuery")
+        inline_id = await fake.choose_inline_result(ali, query_id, "challenge")
+        assert fake.inline_messages[inline_id]["text"] == "Who plays?"
+        assert await app.bot.edit_message_text(
+            "Ali vs Bob", inline_message_id=inline_id, reply_markup=keyboard(("Roll", "roll:1"))
+        )
+        press_id = await fake.press_inline(bob, inline_id, "roll:1")
+        await fake.wait_calls("editMessageMedia", ok=False)
+        await fake.wait_for(lambda: app.bot_data.get("errors"))
+
+    board = fake.last_message(group)
+    assert board["chat"] == {"id": -1001, "type": "supergroup", "title": "Tavla club"}
+    assert [m["text"] for m in fake.messages(group, from_bot=False)] == [
+        "hello",
+        "/start@tavla_test_bot",
+    ]
+    answer = fake.inline_answers[query_id]
+    assert answer["results"][0]["id"] == "challenge"
+    assert fake.inline_messages[inline_id]["text"] == "Ali vs Bob"
+    assert fake.callback_answers[press_id]["text"] == "Rolled 6-5"
+    # editMessageMedia cannot upload a file for an inline message, as on Telegram
+    failed = fake.last_call("editMessageMedia")
+    assert failed.status == 400
+    assert "inline message" in failed.error
+    [error] = app.bot_data["errors"]
+    assert isinstance(error, BadRequest)
+
+
+async def test_webhook_delivery(fake):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    ali = fake.user(1001, "Ali")
+    chat = fake.private_chat(ali)
+    app = build_app(fake)
+    async with app:
+        await app.start()
+        await app.updater.start_webhook(
+            listen="127.0.0.1",
+            port=port,
+            url_path="hook",
+            webhook_url=f"http://127.0.0.1:{port}/hook",
+            secret_token="s3cret",
+        )
+        await fake.send_text(ali, chat, "/start")
+        await fake.wait_calls("sendPhoto")
+        await fake.wait_for(lambda: fake.webhook_deliveries)
+        info = await app.bot.get_webhook_info()
+        with pytest.raises(Conflict):
+            await app.bot.get_updates()
+        await app.updater.stop()
+        await app.stop()
+
+    assert fake.webhook["secret_token"] == "s3cret"
+    assert info.url == f"http://127.0.0.1:{port}/hook"
+    assert info.pending_update_count == 0
+    assert [u["message"]["text"] for u in fake.webhook_deliveries] == ["/start"]
+
+
+async def test_network_drop_over_http(fake):
+    fake.private_chat(fake.user(5, "Eve"))
+    async with Bot(TOKEN, base_url=fake.base_url, base_file_url=fake.base_file_url) as bare:
+        fake.fail_next("sendMessage", drop=True)
+        with pytest.raises(NetworkError):
+            await bare.send_message(5, "lost")
+        sent = await bare.send_message(5, "kept")
+        photo = await bare.send_photo(5, BOARD)
+        file = await bare.get_file(photo.photo[-1].file_id)
+        assert await file.download_as_bytearray() == BOARD
+    assert sent.message_id == 1
+    assert [c.status for c in fake.calls_to("sendMessage")] == [0, 200]
+
+
+# --------------------------------------------------------------------------------------------
+# In-process: FakeRequest with a bare Bot
+
+
+async def test_fake_request_sends_and_edits(bot, state):
+    fake = state
+    ali = fake.user(7, "Ali", "ali")
+    chat = fake.private_chat(ali)
+
+    me = await bot.get_me()
+    assert (me.id, me.username, me.supports_inline_queries) == (123, "tavla_test_bot", True)
+
+    text = await bot.send_message(chat.id, "<b>Pul</b> &amp; kapı", parse_mode=ParseMode.HTML)
+    assert text.text == "Pul & kapı"
+    assert text.entities == (MessageEntity(MessageEntity.BOLD, 0, 3),)
+
+    big = tiny_png(1000, 500)
+    photo = await bot.send_photo(chat.id, big, caption="board", reply_markup=keyboard(("A", "a")))
+    assert [(s.width, s.height) for s in photo.photo] == [
+        (90, 45),
+        (320, 160),
+        (800, 400),
+        (1000, 500),
+    ]
+    assert fake.photo_bytes(chat) == big
+    file = await bot.get_file(photo.photo[0].file_id)
+    assert await file.download_as_bytearray() == big
+
+    again = await bot.send_photo(chat.id, photo.photo[-1].file_id)
+    assert again.photo == photo.photo
+
+    caption = await bot.edit_message_caption(
+        chat.id, photo.message_id, caption="new", reply_markup=keyboard(("A", "a"))
+    )
+    assert caption.caption == "new"
+    assert caption.reply_markup == keyboard(("A", "a"))
+    with pytest.raises(BadRequest, match=r"(?i)message is not modified"):
+        await bot.edit_message_caption(
+            chat.id, photo.message_id, caption="new", reply_markup=keyboard(("A", "a"))
+        )
+    no_keyboard = await bot.edit_message_caption(chat.id, photo.message_id, caption="new")
+    assert no_keyboard.reply_markup is None  # an edit without reply_markup drops the keyboard
+
+    media = await bot.edit_message_media(
+        InputMediaPhoto(ROLLED, caption="rolled"), chat.id, photo.message_id
+    )
+    assert image_size(fake.photo_bytes(chat, media.message_id)) == (40, 30)
+    with pytest.raises(BadRequest, match=r"(?i)not modified"):
+        await bot.edit_message_media(
+            InputMediaPhoto(media.photo[-1].file_id, caption="rolled"), chat.id, photo.message_id
+        )
+
+    edited = await bot.edit_message_text("Pul", chat.id, text.message_id)
+    assert (edited.text, edited.entities) == ("Pul", ())
+    markup = await bot.edit_message_reply_markup(
+        chat.id, text.message_id, reply_markup=keyboard(("B", "b"))
+    )
+    assert markup.reply_markup == keyboard(("B", "b"))
+
+    reply = await bot.send_message(chat.id, "reply", reply_to_message_id=text.message_id)
+    assert reply.reply_to_message.message_id == text.message_id
+
+    assert await bot.send_chat_action(chat.id, "upload_photo")
+    assert await bot.delete_message(chat.id, text.message_id)
+    assert fake.deleted == [(chat.id, text.message_id)]
+    with pytest.raises(BadRequest, match=r"(?i)message to delete not found"):
+        await bot.delete_message(chat.id, text.message_id)
+    assert [m["message_id"] for m in fake.messages(chat)] == [2, 3, 4]
+
+
+async def test_fake_request_errors(bot, state):
+    fake = state
+    ali = fake.user(7, "Ali")
+    chat = fake.private_chat(ali)
+    with pytest.raises(BadRequest, match=r"(?i)chat not found"):
+        await bot.send_message(99, "hi")
+    with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+        await bot.send_message(chat.id, "<b>open", parse_mode=ParseMode.HTML)
+    with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+        await bot.send_message(chat.id, "1 < 2", parse_mode=ParseMode.HTML)
+    with pytest.raises(BadRequest, match=r"(?i)BUTTON_DATA_INVALID"):
+        await bot.send_message(chat.id, "x", reply_markup=keyboard(("long", "x" * 65)))
+    with pytest.raises(BadRequest, match=r"(?i)message text is empty"):
+        await bot.send_message(chat.id, " ")
+    with pytest.raises(BadRequest, match=r"(?i)query is too old"):
+        await bot.answer_callback_query("12345")
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
+        await bot.edit_message_text("x", chat.id, 42)
+
+    fake.block(ali)
+    with pytest.raises(Forbidden, match=r"(?i)blocked"):
+        await bot.send_message(chat.id, "hi")
+    fake.unblock(ali)
+
+    fake.fail_next("sendMessage", 429, retry_after=3)
+    with pytest.raises(RetryAfter, match=r"(?i)Retry in 3 seconds"):
+        await bot.send_message(chat.id, "hi")
+    fake.fail_next("sendMessage", 400, description="Bad Request: injected", times=2)
+    for _ in range(2):
+        with pytest.raises(BadRequest, match=r"(?i)injected"):
+            await bot.send_message(chat.id, "hi")
+    fake.fail_next("sendMessage", 502)
+    with pytest.raises(NetworkError, match=r"(?i)Bad Gateway"):
+        await bot.send_message(chat.id, "hi")
+    fake.fail_next("sendMessage", drop=True)
+    with pytest.raises(NetworkError):
+        await bot.send_message(chat.id, "hi")
+    assert (await bot.send_message(chat.id, "at last")).message_id == 1
+    assert [c.status for c in fake.calls_to("sendMessage")][-7:] == [
+        403,
+        429,
+        400,
+        400,
+        502,
+        0,
+        200,
+    ]
+
+
+async def test_get_updates_long_poll_offset_and_conflicts(bot, state):
+    fake = state
+    ali = fake.user(7, "Ali")
+
+    waiting = asyncio.create_task(bot.get_updates(timeout=30))
+    await fake.wait_calls("getUpdates", ok=None)  # the long poll has arrived and waits
+    assert not waiting.done()
+    message = await fake.send_text(ali, None, "/tavla @bobby 5")
+    [update] = await asyncio.wait_for(waiting, 5)  # woken by the update, long before 30 s
+    assert update.message.text == "/tavla @bobby 5"
+    assert [e.type for e in update.message.entities] == ["bot_command", "mention"]
+    assert update.message.message_id == message["message_id"]
+
+    assert len(await bot.get_updates()) == 1  # not confirmed yet
+    assert await bot.get_updates(offset=update.update_id + 1) == ()
+    assert fake.pending_updates == []
+
+    first = asyncio.create_task(bot.get_updates(timeout=30))
+    await fake.wait_calls("getUpdates", 4, ok=None)
+    second = asyncio.create_task(bot.get_updates(timeout=30))
+    with pytest.raises(Conflict, match=r"(?i)terminated by other getUpdates"):
+        await asyncio.wait_for(first, 5)
+    await fake.press(ali, fake.private_chat(ali), 1, "x", check_button=False)
+    [press] = await asyncio.wait_for(second, 5)
+    assert press.callback_query.data == "x"
+
+    assert await bot.set_webhook("https://127.0.0.1:9/hook")
+    with pytest.raises(Conflict, match=r"(?i)webhook is active"):
+        await bot.get_updates()
+    assert await bot.delete_webhook(drop_pending_updates=True)
+    assert await bot.get_updates() == ()
+    await fake.aclose()
+
+
+async def test_commands_per_scope_and_language(bot, state):
+    fake = state
+    english = [BotCommand("tavla", "Challenge someone"), BotCommand("help", "All commands")]
+    turkish = [BotCommand("tavla", "Birine meydan oku")]
+    assert await bot.set_my_commands(english)
+    assert await bot.set_my_commands(turkish, language_code="tr")
+    assert await bot.set_my_commands(english[:1], scope=BotCommandScopeAllGroupChats())
+
+    assert await bot.get_my_commands() == tuple(english)
+    assert await bot.get_my_commands(language_code="tr") == tuple(turkish)
+    assert await bot.get_my_commands(language_code="ru") == ()
+    assert fake.commands(language_code="tr") == [
+        {"command": "tavla", "description": "Birine meydan oku"}
+    ]
+    assert fake.commands(scope={"type": "all_group_chats"})[0]["command"] == "tavla"
+    with pytest.raises(BadRequest, match=r"(?i)BOT_COMMAND_INVALID"):
+        await bot.set_my_commands([BotCommand("Tavla", "capital letters are refused")])
+
+
+async def test_application_in_process_with_fake_request():
+    """A whole Application with FakeRequest: no sockets at all."""
+    fake = FakeTelegram()
+    app = (
+        ApplicationBuilder()
+        .token(TOKEN)
+        .request(FakeRequest(fake))
+        .get_updates_request(FakeRequest(fake))
+        .build()
+    )
+    app.add_handler(CommandHandler("start", start))
+    ali = fake.user(1001, "Ali")
+    async with polling(app):
+        await fake.send_text(ali, None, "/start")
+        await fake.wait_calls("sendPhoto")
+    assert fake.photo_bytes(ali.id) == BOARD
+
+
+def test_html_parsing_counts_utf16():
+    text, entities = parse_html(
+        '🎲 <b>düşeş</b> <a href="tg://user?id=5">Ali</a> <code>13/7</code>'
+    )
+    assert text == "🎲 düşeş Ali 13/7"
+    assert entities[0] == {"type": "bold", "offset": 3, "length": 5}
+    assert entities[1]["type"] == "text_mention"
+    assert entities[1]["user"]["id"] == 5
+    assert entities[2] == {"type": "code", "offset": 13, "length": 4}
