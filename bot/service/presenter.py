@@ -42,8 +42,27 @@ def board_view(
     viewer: int | None = None,
     selected: int | None = None,
     theme: str = "classic",
+    lang: str = "en",
 ) -> BoardView:
-    """The picture of the match's current game, seen by ``viewer`` (default: the seat to act)."""
+    """The picture of the match's current game, seen by ``viewer`` (default: the seat to act).
+
+    The words written on the picture are in ``lang``.
+    """
+    from bot.i18n import LANGUAGES, catalog
+
+    # Translated without formatting: the renderer fills in ``{n}`` itself.
+    words = catalog(lang if lang in LANGUAGES else "en")
+    labels = {
+        key: words.gettext(text.msgid)
+        for key, text in {
+            "pips": t("pips"),
+            "to_move": t("to move"),
+            "match_to": t("Match to {n}"),
+            "money": t("Money game"),
+            "crawford": t("Crawford"),
+            "off": t("off"),
+        }.items()
+    }
     game = match.game
     assert game is not None
     seat = game.turn if viewer is None else viewer
@@ -89,6 +108,7 @@ def board_view(
         highlights=highlights,
         selected=selected,
         theme=theme,
+        labels=labels,
     )
 
 

@@ -202,12 +202,7 @@ class GameService:
 
     async def bind_message(self, game_id: int, message: dict[str, Any]) -> None:
         """Remember where a game's board was posted, so later views can edit it."""
-        async with self.storage.transaction() as tx:
-            record = await tx.get_game(game_id)
-            if record is None or record.message == message:
-                return
-            record.message = message
-            await tx.save_game(record, record.version)
+        await self.storage.set_game_message(game_id, message)
 
     async def game_of_message(self, platform: str, message: dict[str, Any]) -> int | None:
         """The game whose board is ``message`` (for replies to a board)."""

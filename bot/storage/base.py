@@ -206,6 +206,11 @@ class Storage(Protocol):
 
     async def get_game(self, game_id: int) -> GameRecord | None: ...
 
+    async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
+        """Remember where the game's board is shown. This is not a change of the game, so
+        its version stays (the buttons on the board remain valid)."""
+        ...
+
     async def games_in_chat(
         self, platform: str, chat_id: str, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
     ) -> list[GameRecord]: ...

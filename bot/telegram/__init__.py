@@ -338,16 +338,19 @@ async def set_commands(app: Application) -> None:
 
 
 def build_application(
-    config: Config, service: GameService, *, max_retries: int = 5
+    config: Config, service: GameService, *, rate_limiter: AIORateLimiter | None = None
 ) -> tuple[Application, TelegramAdapter]:
-    """The python-telegram-bot application with every handler, not yet started."""
+    """The python-telegram-bot application with every handler, not yet started.
+
+    The default rate limiter keeps to Telegram's flood limits and retries a 429 answer.
+    """
     adapter = TelegramAdapter(service)
     app = (
         ApplicationBuilder()
         .token(config.telegram_token or "")
         .base_url(config.telegram_base_url)
         .base_file_url(config.telegram_base_file_url)
-        .rate_limiter(AIORateLimiter(max_retries=max_retries))
+        .rate_limiter(rate_limiter or AIORateLimiter(max_retries=5))
         .concurrent_updates(True)
         .build()
     )
@@ -360,10 +363,15 @@ def build_application(
 
 
 async def run_telegram(
-    config: Config, service: GameService, stop: asyncio.Event | None = None
+    config: Config,
+    service: GameService,
+    stop: asyncio.Event | None = None,
+    *,
+    rate_limiter: AIORateLimiter | None = None,
+    tick_seconds: float = TICK_SECONDS,
 ) -> None:
     """Run the bot until ``stop`` is set (or forever): polling, or a webhook if configured."""
-    app, adapter = build_application(config, service)
+    app, adapter = build_application(config, service, rate_limiter=rate_limiter)
     stop = stop or asyncio.Event()
     async with app:
         await set_commands(app)
@@ -381,7 +389,7 @@ async def run_telegram(
         try:
             while not stop.is_set():
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), TICK_SECONDS)
+                    await asyncio.wait_for(stop.wait(), tick_seconds)
                 try:
                     await adapter.tick(app.bot)
                 except Exception:

@@ -1,0 +1,72 @@
+"""The storage named by ``DATABASE_URL``.
+
+Accepted forms (design.md):
+
+- unset or empty: the SQLite file ``data/tavla.db`` under the current folder;
+- ``sqlite:///relative/path.db`` (three slashes): a path relative to the current folder;
+- ``sqlite:////absolute/path.db`` (four slashes): an absolute path;
+- ``sqlite://``, ``sqlite://:memory:`` or ``sqlite:///:memory:``: a private in-memory database
+  (tests only: it is gone when the storage is closed).
+
+``postgresql://…`` is recognised but not supported yet. The folder of a SQLite file is created
+when the storage is opened.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote
+
+from bot.storage.base import Storage
+from bot.storage.sqlite import MEMORY, SqliteStorage
+
+DEFAULT_SQLITE_PATH = str(Path("data") / "tavla.db")
+
+_SQLITE_SCHEMES = ("sqlite", "sqlite+aiosqlite")
+_POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+def sqlite_path_from_url(url: str | None) -> str:
+    """The SQLite path (or ``":memory:"``) that ``url`` names; ``ValueError`` if none."""
+    text = (url or "").strip()
+    if not text:
+        return DEFAULT_SQLITE_PATH
+    scheme, separator, rest = text.partition("://")
+    scheme = scheme.lower()
+    if not separator:
+        raise ValueError(
+            f"DATABASE_URL {text!r} is not a URL: use sqlite:///relative/path.db or "
+            "sqlite:////absolute/path.db"
+        )
+    if scheme in _POSTGRES_SCHEMES or scheme.startswith(("postgresql+", "postgres+")):
+        raise ValueError(
+            "PostgreSQL support is not there yet: set DATABASE_URL to a SQLite URL such as "
+            "sqlite:///data/tavla.db (or leave it unset) for now"
+        )
+    if scheme not in _SQLITE_SCHEMES:
+        raise ValueError(
+            f"DATABASE_URL scheme {scheme!r} is not supported: use sqlite:///relative/path.db "
+            "or sqlite:////absolute/path.db"
+        )
+    if "?" in rest or "#" in rest:
+        raise ValueError(f"DATABASE_URL {text!r}: query parameters are not supported")
+    if rest in ("", MEMORY, "/" + MEMORY):
+        return MEMORY
+    if not rest.startswith("/"):
+        raise ValueError(
+            f"DATABASE_URL {text!r} has a host part: a SQLite URL takes three slashes before a "
+            "relative path (sqlite:///data/tavla.db) and four before an absolute one "
+            "(sqlite:////var/lib/tavla/tavla.db)"
+        )
+    path = unquote(rest[1:])
+    if not path or path.endswith("/"):
+        raise ValueError(f"DATABASE_URL {text!r} names no database file")
+    return path
+
+
+def storage_from_url(url: str | None) -> Storage:
+    """A storage (not yet opened) for ``DATABASE_URL``; see the module docstring."""
+    return SqliteStorage(sqlite_path_from_url(url))
+
+
+__all__ = ["DEFAULT_SQLITE_PATH", "sqlite_path_from_url", "storage_from_url"]

@@ -1,0 +1,296 @@
+"""The real python-telegram-bot application against a local fake Bot API server.
+
+Two friends play in a group: challenge, accept, a whole match with buttons and typed moves,
+a double, refused presses, a restart in the middle and a 429 storm. Nothing here touches the
+network: the bot reaches the fake through ``TELEGRAM_BASE_URL`` (``base_url``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from telegram.ext import AIORateLimiter
+
+from bot.config import Config
+from bot.service import actions as A
+from bot.service.service import GameService, ServiceSettings
+from bot.storage.base import GameStatus
+from bot.storage.sqlite import SqliteStorage
+from bot.telegram import run_telegram
+from core.dice import SeededDice
+from core.match import Match
+from tests.fakes.telegram import FakeBotAPI
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+TOKEN = "123:ABC"
+
+
+def config_for(fake: FakeBotAPI) -> Config:
+    return Config(
+        telegram_token=TOKEN,
+        telegram_base_url=fake.base_url,
+        telegram_base_file_url=fake.base_file_url,
+        telegram_webhook_url=None,
+        telegram_webhook_listen="127.0.0.1",
+        telegram_webhook_port=0,
+        discord_token=None,
+        discord_guild_id=None,
+        database_url=None,
+        board_dir=Path("data/boards"),
+        log_level="INFO",
+    )
+
+
+class Bot:
+    """A running bot process: storage, service and the Telegram application."""
+
+    def __init__(self, fake: FakeBotAPI, db: Path, seed: int) -> None:
+        self.fake = fake
+        self.db = db
+        self.seed = seed
+
+    async def start(self) -> None:
+        self.storage = SqliteStorage(str(self.db))
+        await self.storage.open()
+        seeds = iter(range(self.seed, self.seed + 1000))
+        self.service = GameService(
+            self.storage,
+            ServiceSettings(theme="classic"),
+            dice_factory=lambda: SeededDice(bytes([next(seeds) % 256]) * 32),
+        )
+        self.stop_event = asyncio.Event()
+        before = len(self.fake.calls_to("getUpdates"))
+        limiter = AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3)
+        self.task = asyncio.create_task(
+            run_telegram(
+                config_for(self.fake),
+                self.service,
+                self.stop_event,
+                rate_limiter=limiter,
+                tick_seconds=3600,
+            )
+        )
+        await self.fake.wait_for(lambda: len(self.fake.calls_to("getUpdates")) > before, 10)
+
+    async def stop(self) -> None:
+        self.stop_event.set()
+        await asyncio.wait_for(self.task, 20)
+        await self.storage.close()
+
+
+@pytest.fixture
+async def fake():
+    async with FakeBotAPI() as server:
+        yield server
+
+
+@pytest.fixture
+async def bot(fake, tmp_path):
+    running = Bot(fake, tmp_path / "bot.db", seed=7)
+    await running.start()
+    yield running
+    if not running.stop_event.is_set():
+        await running.stop()
+
+
+def buttons(message: dict) -> list[str]:
+    markup = message.get("reply_markup") or {}
+    return [
+        b["callback_data"]
+        for row in markup.get("inline_keyboard", [])
+        for b in row
+        if "callback_data" in b
+    ]
+
+
+def find(message: dict, code: str) -> str | None:
+    for data in buttons(message):
+        action = A.decode(data)
+        if action and action.code == code:
+            return data
+    return None
+
+
+def board_message(fake: FakeBotAPI, chat) -> dict:
+    """The newest bot message with a picture and game buttons (the board)."""
+    for message in reversed(fake.messages(chat)):
+        if message.get("photo") and buttons(message):
+            return message
+    raise AssertionError(fake.summary())
+
+
+async def press(fake: FakeBotAPI, user, chat, message: dict, data: str) -> dict:
+    """Press and wait until the bot answered the press and finished its reaction."""
+    before = len([c for c in fake.calls if c.method != "getUpdates" and c.ok])
+    query = await fake.press(user, chat, message["message_id"], data)
+    await fake.wait_for(lambda: query in fake.callback_answers, 10)
+    answer = fake.callback_answers[query]
+    if not answer.get("text"):
+        await fake.wait_for(
+            lambda: len([c for c in fake.calls if c.method != "getUpdates" and c.ok]) >= before + 2,
+            10,
+        )
+    return answer
+
+
+async def game_record(bot: Bot):
+    games = await bot.storage.games_in_chat(
+        "telegram", str(GROUP_ID), (GameStatus.ACTIVE, GameStatus.FINISHED)
+    )
+    return max(games, key=lambda g: g.id)
+
+
+async def awaiting(bot: Bot, users: dict[str, object]):
+    record = await game_record(bot)
+    match = Match.from_dict(record.match)
+    user = await bot.storage.get_user(record.seats[match.game.awaiting])
+    return users[user.platform_id]
+
+
+GROUP_ID = -100500
+
+
+async def open_game(fake: FakeBotAPI, bot: Bot, args: str = "3"):
+    ali = fake.user(11, "Ali", username="ali", language_code="tr")
+    veli = fake.user(22, "Veli", username="veli", language_code="en")
+    group = fake.group(GROUP_ID, "Kahvehane")
+    await fake.send_text(ali, group, f"/tavla {args}")
+    challenge = await fake.wait_for(
+        lambda: next((m for m in fake.messages(group) if find(m, A.ACCEPT)), None), 10
+    )
+    await press(fake, veli, group, challenge, find(challenge, A.ACCEPT))
+    await fake.wait_for(lambda: any(m.get("photo") for m in fake.messages(group)), 10)
+    return ali, veli, group
+
+
+async def step_once(fake, bot, users, group, *, double: bool = False) -> bool:
+    """One sensible press by the player to act; False once the game is over."""
+    record = await game_record(bot)
+    if record.status is not GameStatus.ACTIVE:
+        return False
+    message = board_message(fake, group)
+    actor = await awaiting(bot, users)
+    for code in (
+        A.TAKE,
+        A.RESIGN_DECLINE,
+        A.CONFIRM,
+        A.MOVE,
+        A.SELECT,
+        A.DOUBLE if double else A.ROLL,
+        A.ROLL,
+    ):
+        data = find(message, code)
+        if data:
+            answer = await press(fake, actor, group, message, data)
+            assert not answer.get("text"), answer
+            return True
+    raise AssertionError(f"no button to press: {buttons(message)}")
+
+
+async def test_a_whole_match_in_a_group(fake, bot):
+    ali, veli, group = await open_game(fake, bot, "3")
+    users = {"11": ali, "22": veli}
+    assert fake.calls_to("setMyCommands")  # the menu is registered
+    languages = {c.params.get("language_code") for c in fake.calls_to("setMyCommands")}
+    assert {"tr", "ru"} <= languages
+    doubled = False
+    for n in range(3000):
+        message = board_message(fake, group)
+        want_double = not doubled and find(message, A.DOUBLE) is not None and n > 10
+        if not await step_once(fake, bot, users, group, double=want_double):
+            break
+        doubled = doubled or want_double
+    record = await game_record(bot)
+    assert record.status is GameStatus.FINISHED
+    assert doubled
+    final = await fake.wait_for(
+        lambda: next((m for m in fake.messages(group) if "🏆" in m.get("text", "")), None), 10
+    )
+    assert "/dice" in final["text"]
+    assert fake.calls_to("editMessageMedia")  # boards are edited in place
+    photo = fake.photo_bytes(group, board_message(fake, group)["message_id"])
+    assert photo.startswith(b"\x89PNG")
+
+
+async def test_typed_moves_stale_and_foreign_presses(fake, bot):
+    ali, veli, group = await open_game(fake, bot, "1")
+    users = {"11": ali, "22": veli}
+    ayse = fake.user(33, "Ayşe", username="ayse", language_code="ru")
+    old = board_message(fake, group)
+    stale_button = old["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    # A third member's press is refused, in her language, and changes nothing.
+    answer = await press(fake, ayse, group, old, stale_button)
+    assert answer.get("show_alert") is not None
+    assert answer["text"]
+    # The player to act types the whole move instead of pressing.
+    record = await game_record(bot)
+    match = Match.from_dict(record.match)
+    actor = await awaiting(bot, users)
+    play = str(match.game.legal_plays()[0])
+    before = record.version
+    await fake.send_text(actor, group, f"/move {play}")
+
+    async def moved():
+        return (await game_record(bot)).version > before
+
+    for _ in range(200):
+        if await moved():
+            break
+        await fake.wait_calls("editMessageMedia", 1, 10)
+    assert await moved()
+    # The old keyboard is stale now.
+    message = board_message(fake, group)
+    other_actor = await awaiting(bot, users)
+    fake.check_buttons = False
+    answer = await press(fake, other_actor, group, message, stale_button)
+    assert "out of date" in answer["text"] or "eski" in answer["text"].lower()
+
+
+async def test_restart_in_the_middle_loses_nothing(fake, tmp_path):
+    first = Bot(fake, tmp_path / "restart.db", seed=3)
+    await first.start()
+    ali, veli, group = await open_game(fake, first, "1")
+    users = {"11": ali, "22": veli}
+    for _ in range(6):
+        await step_once(fake, first, users, group)
+    before = await game_record(first)
+    await first.stop()
+    second = Bot(fake, tmp_path / "restart.db", seed=99)
+    await second.start()
+    after = await game_record(second)
+    assert after.version == before.version
+    assert json.dumps(after.match, sort_keys=True) == json.dumps(before.match, sort_keys=True)
+    for _ in range(3000):
+        if not await step_once(fake, second, users, group):
+            break
+    assert (await game_record(second)).status is GameStatus.FINISHED
+    await second.stop()
+
+
+async def test_a_429_answer_is_retried(fake, bot):
+    ali, veli, group = await open_game(fake, bot, "1")
+    users = {"11": ali, "22": veli}
+    fake.fail_next("editMessageMedia", 429, retry_after=0.2, times=1)
+    fake.fail_next("answerCallbackQuery", 429, retry_after=0.2, times=1)
+    for _ in range(4):
+        await step_once(fake, bot, users, group)
+    statuses = [c.status for c in fake.calls_to("editMessageMedia")]
+    assert 429 in statuses
+    assert statuses[-1] == 200
+
+
+async def test_help_in_private_chat_and_unknown_command(fake, bot):
+    veli = fake.user(22, "Veli", username="veli", language_code="ru")
+    await fake.send_text(veli, None, "/help")
+    reply = await fake.wait_for(lambda: fake.messages(fake.private_chat(veli)) or None, 10)
+    assert "/tavla" in reply[-1]["text"]
+    await fake.send_text(veli, None, "/bot")
+    board = await fake.wait_for(
+        lambda: next((m for m in fake.messages(fake.private_chat(veli)) if m.get("photo")), None),
+        10,
+    )
+    assert board["caption"]
