@@ -73,8 +73,19 @@ def translate(text: Text | str, lang: str | None) -> str:
     try:
         return template.format(**args)
     except (KeyError, IndexError, ValueError):
-        # A broken translation must not hide the message: fall back to English.
-        return text.msgid.format(**args)
+        # A broken translation or a missing argument must not hide the message: fall back
+        # to English, leaving any unknown placeholder as it is written.
+        try:
+            return text.msgid.format_map(_Keep(args))
+        except (IndexError, ValueError):
+            return text.msgid
+
+
+class _Keep(dict):
+    """Arguments for ``format_map`` that leave unknown ``{names}`` in place."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
 
 
 def translate_lines(lines: list[Text | str], lang: str | None) -> str:

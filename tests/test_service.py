@@ -195,7 +195,7 @@ async def test_forged_button_is_refused(env):
 
 async def test_challenge_errors(env):
     service, _ = env
-    views, accept = await challenge(service)
+    _, accept = await challenge(service)
     own = await service.press(ALI, GROUP, accept)
     assert "own challenge" in text_of(own)
     await service.command(VELI, GROUP, "help")  # Veli is known from now on

@@ -884,7 +884,9 @@ class GameService:
         )
         if record.status is GameStatus.FINISHED:
             buttons = [[Button(t("Rematch"), A.encode(record.id, record.version, A.REMATCH))]]
-        view = board_view(match, ctx.names, selected=ctx.selected, theme=self.settings.theme)
+        view = board_view(
+            match, ctx.names, selected=ctx.selected, theme=self.settings.theme, lang=lang
+        )
         image = None
         if self.settings.render_images:
             image = await asyncio.to_thread(render_png, view)

@@ -1,0 +1,216 @@
+"""The translation catalogs: complete, faithful to their placeholders, and up to date.
+
+The English message ids are marked in the source with ``t("…")``; the template
+``bot/locales/messages.pot`` lists them and each language's ``messages.po`` translates them
+(see ``bot/locales/README.md``).
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pytest
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+from bot.i18n import LANGUAGES, LOCALE_DIR, catalog, normalize_language, t, translate
+from core.dice import FixedDice
+from core.match import Match
+from core.variants import variant_by_name
+
+SOURCE_DIR = Path(__file__).resolve().parents[1] / "bot"
+TEMPLATE = LOCALE_DIR / "messages.pot"
+TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
+
+UPDATE_COMMAND = (
+    ".venv/bin/pybabel extract -k t --no-location --sort-output --no-wrap "
+    '--project Tavla --version 0.1.0 --copyright-holder "The Tavla contributors" '
+    "-o bot/locales/messages.pot bot && "
+    ".venv/bin/pybabel update -D messages -i bot/locales/messages.pot -d bot/locales "
+    "--no-wrap --ignore-pot-creation-date"
+)
+HOW_TO_FIX = (
+    f"update the catalogs with\n    {UPDATE_COMMAND}\n"
+    "then translate every new (empty or fuzzy) entry in bot/locales/tr and bot/locales/ru "
+    "(see bot/locales/README.md)"
+)
+
+
+def read(path: Path, locale: str | None = None) -> Catalog:
+    with path.open("rb") as fh:
+        return read_po(fh, locale=locale)
+
+
+def placeholders(text: str) -> set[str]:
+    """The ``{names}`` a str.format template fills in."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+@pytest.fixture(scope="module")
+def template_ids() -> set[str]:
+    return {message.id for message in read(TEMPLATE) if message.id}
+
+
+@pytest.fixture(scope="module")
+def source_ids() -> set[str]:
+    """Every ``t("…")`` id in the source, found the way ``pybabel extract -k t`` finds them."""
+    ids = set()
+    for _filename, _lineno, message, _comments, _context in extract_from_dir(
+        str(SOURCE_DIR), keywords={"t": None}
+    ):
+        if isinstance(message, str) and message:
+            ids.add(message)
+    return ids
+
+
+def test_source_has_messages(source_ids):
+    assert len(source_ids) > 100
+    assert "It is not your turn." in source_ids
+
+
+def test_every_source_message_is_in_the_template(source_ids, template_ids):
+    missing = sorted(source_ids - template_ids)
+    assert not missing, (
+        f"{len(missing)} message id(s) in the source are missing from "
+        f"bot/locales/messages.pot: {missing}\nTo fix, {HOW_TO_FIX}"
+    )
+
+
+def test_template_has_no_stale_messages(source_ids, template_ids):
+    stale = sorted(template_ids - source_ids)
+    assert not stale, (
+        f"bot/locales/messages.pot has id(s) no longer in the source: {stale}\nTo fix, {HOW_TO_FIX}"
+    )
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_message_is_translated(lang, template_ids):
+    po = read(LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", locale=lang)
+    entries = {message.id: message for message in po if message.id}
+    missing = sorted(template_ids - entries.keys())
+    empty = sorted(i for i in template_ids & entries.keys() if not entries[i].string)
+    fuzzy = sorted(i for i in template_ids & entries.keys() if entries[i].fuzzy)
+    problems = {"missing": missing, "untranslated": empty, "fuzzy": fuzzy}
+    problems = {kind: ids for kind, ids in problems.items() if ids}
+    assert not problems, f"{lang}: {problems}\nTo fix, {HOW_TO_FIX}"
+    assert not po.fuzzy, f"{lang}: the catalog header is marked fuzzy"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_translations_keep_their_placeholders(lang):
+    po = read(LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", locale=lang)
+    wrong = {}
+    for message in po:
+        if message.id and message.string:
+            expected, got = placeholders(message.id), placeholders(message.string)
+            if expected != got:
+                wrong[message.id] = (sorted(expected), sorted(got))
+    assert not wrong, f"{lang}: placeholders differ from the English id: {wrong}"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_translations_format_cleanly(lang):
+    """Every translation formats with its id's arguments (no stray braces)."""
+    po = read(LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", locale=lang)
+    for message in po:
+        if message.id and message.string:
+            args = dict.fromkeys(placeholders(message.id), "X")
+            message.string.format(**args)
+
+
+@pytest.mark.parametrize(
+    ("text", "tr", "ru"),
+    [
+        (t("It is not your turn."), "Sıra sende değil.", "Сейчас не ваш ход."),
+        (t("🎲 Roll"), "🎲 Zar at", "🎲 Бросить"),
+        (t("a gammon (mars)"), "mars", "марс"),
+        (t("a backgammon"), "katmerli mars", "кокс"),
+        (t("Uzun Tavla"), "Uzun Tavla", "длинные нарды"),
+        (
+            t("Point {point} is closed: your opponent holds it.", point=7),
+            "7. hane kapalı: orası rakibin.",
+            "Пункт 7 закрыт: он занят соперником.",
+        ),
+        (
+            t("Write a move such as 13/8 6/5."),
+            "13/8 6/5 gibi bir hamle yaz.",
+            "Напишите ход, например 13/8 6/5.",
+        ),
+    ],
+)
+def test_translate(text, tr, ru):
+    assert translate(text, "tr") == tr
+    assert translate(text, "ru") == ru
+    assert translate(text, "en") == text.msgid.format(**text.args)
+
+
+def test_translate_nested_texts():
+    text = t(
+        "{name} wins {kind}: {points} point(s).",
+        name="Ali",
+        kind=t("a gammon (mars)"),
+        points=2,
+    )
+    assert translate(text, "tr") == "Ali kazandı: mars, 2 puan."
+    assert translate(text, "ru") == "Ali побеждает: марс, очков: 2."
+    assert translate(text, "en") == "Ali wins a gammon (mars): 2 point(s)."
+
+
+def test_translate_unknown_language_is_english():
+    assert translate(t("It is not your turn."), "pt") == "It is not your turn."
+    assert translate(t("It is not your turn."), None) == "It is not your turn."
+
+
+@pytest.mark.parametrize(
+    ("code", "lang"),
+    [
+        ("tr-TR", "tr"),
+        ("tr", "tr"),
+        ("ru_RU", "ru"),
+        ("RU", "ru"),
+        ("en-GB", "en"),
+        ("pt", None),
+        ("pt-BR", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_normalize_language(code, lang):
+    assert normalize_language(code) == lang
+
+
+def test_turkish_catalog_speaks_the_players_words():
+    words = catalog("tr")
+    joined = " ".join(
+        words.gettext(m)
+        for m in (
+            "You may land on a point with one opposing checker and hit it to the bar; "
+            "two or more close the point.",
+            "Win with the opponent having borne off none: mars (gammon), 2 points; "
+            "with a checker still in your home or on the bar: 3.",
+            "This game is played without the doubling cube.",
+        )
+    )
+    for word in ("pul", "kapı", "kırabilirsin", "mars", "katmerli mars", "katlama küpü"):
+        assert word in joined
+
+
+@pytest.mark.parametrize(
+    ("lang", "pips", "match_to"),
+    [
+        ("en", "pips", "Match to {n}"),
+        ("tr", "pip", "{n} puanlık maç"),
+        ("ru", "пипсы", "Матч до {n}"),
+    ],
+)
+def test_board_labels_are_translated(lang, pips, match_to):
+    from bot.service.presenter import board_view
+
+    match = Match(variant_by_name("tavla"), 5)
+    match.start_game(FixedDice([6, 3]))
+    view = board_view(match, ["Ali", "Veli"], lang=lang)
+    assert view.labels["pips"] == pips
+    assert view.labels["match_to"] == match_to
+    assert view.label("match_to", n=5) == match_to.format(n=5)
