@@ -44,7 +44,9 @@ class Config:
             discord_guild_id=int(guild) if guild else None,
             database_url=get("DATABASE_URL") or None,
             board_dir=Path(get("BOARD_DIR") or "data/boards"),
-            log_level=get("LOG_LEVEL") or "INFO",
+            # Quiet in the console; informative when serving chats.
+            log_level=get("LOG_LEVEL")
+            or ("INFO" if get("TELEGRAM_TOKEN") or get("DISCORD_TOKEN") else "WARNING"),
         )
 
     def __repr__(self) -> str:

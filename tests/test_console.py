@@ -1,0 +1,98 @@
+"""The console adapter: whole games in a terminal, through the same game service."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.console import ConsoleAdapter
+from bot.i18n import translate
+from bot.service import actions as A
+from bot.service.service import GameService, ServiceSettings
+from bot.storage.base import GameStatus
+from bot.storage.sqlite import SqliteStorage
+from core.dice import SeededDice
+
+PREFERENCE = (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
+
+
+def pick(console: ConsoleAdapter) -> str:
+    """The number of the button a player would press."""
+    codes = [A.decode(b.action) for b in console.buttons]
+    for wanted in PREFERENCE:
+        for i, action in enumerate(codes, 1):
+            if action and action.code == wanted:
+                return str(i)
+    raise AssertionError([translate(b.label, "en") for b in console.buttons])
+
+
+async def play_to_the_end(console: ConsoleAdapter, service: GameService) -> None:
+    for _ in range(3000):
+        record = await service.storage.get_game(console.game_id)
+        if record.status is not GameStatus.ACTIVE:
+            return
+        await console.handle(pick(console))
+    raise AssertionError("the game did not end")
+
+
+async def make(tmp_path: Path, images: bool = False):
+    storage = SqliteStorage(str(tmp_path / "console.db"))
+    await storage.open()
+    seeds = iter(range(1, 999))
+    service = GameService(
+        storage,
+        ServiceSettings(render_images=images),
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+    )
+    out = io.StringIO()
+    console = ConsoleAdapter(service, board_dir=tmp_path / "boards", out=out)
+    return storage, service, console, out
+
+
+async def test_a_whole_game_against_the_computer(tmp_path):
+    storage, service, console, out = await make(tmp_path, images=True)
+    await console.handle("/bot")
+    assert console.game_id is not None
+    await play_to_the_end(console, service)
+    text = out.getvalue()
+    assert "pips" in text  # the text board
+    assert "wins" in text
+    assert (tmp_path / "boards" / f"game-{console.game_id}.png").read_bytes()[:4] == b"\x89PNG"
+    await storage.close()
+
+
+async def test_hot_seat_uzun_and_typed_moves(tmp_path):
+    storage, service, console, out = await make(tmp_path)
+    await console.handle("/uzun")
+    record = await service.storage.get_game(console.game_id)
+    assert record.status is GameStatus.ACTIVE  # the second local player accepted
+    await console.handle("13/8 6/5 nonsense")  # refused politely, nothing breaks
+    assert "Something went wrong" not in out.getvalue()
+    await play_to_the_end(console, service)
+    record = await service.storage.get_game(console.game_id)
+    assert record.status is GameStatus.FINISHED
+    await console.handle("/export")
+    assert list((tmp_path / "boards").glob("*.mat"))
+    await storage.close()
+
+
+def test_python_m_bot_starts_the_console_without_tokens(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_TOKEN", "DISCORD_TOKEN")}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'm.db'}"
+    env["BOARD_DIR"] = str(tmp_path / "boards")
+    result = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        input="/help\n/bot\n1\n/quit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "console" in result.stdout
+    assert "/tavla" in result.stdout
+    assert "Traceback" not in result.stderr
