@@ -294,3 +294,46 @@ async def test_help_in_private_chat_and_unknown_command(fake, bot):
         10,
     )
     assert board["caption"]
+
+
+async def test_inline_mode_offers_challenge_cards(fake, bot):
+    ali = fake.user(11, "Ali", username="ali", language_code="tr")
+    query = await fake.inline_query(ali, "")
+    answer = await fake.wait_for(lambda: fake.inline_answers.get(query), 10)
+    results = answer["results"]
+    if isinstance(results, str):
+        results = json.loads(results)
+    assert {r["id"] for r in results} == {"tavla", "uzun"}
+    urls = [b["url"] for r in results for row in r["reply_markup"]["inline_keyboard"] for b in row]
+    assert any("start=tavla" in u for u in urls)
+
+
+async def test_webhook_mode(fake, tmp_path):
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    storage = SqliteStorage(str(tmp_path / "hook.db"))
+    await storage.open()
+    service = GameService(storage, ServiceSettings(render_images=False))
+    config = config_for(fake)
+    config = Config(
+        **{
+            **config.__dict__,
+            "telegram_webhook_url": f"http://127.0.0.1:{port}/telegram",
+            "telegram_webhook_listen": "127.0.0.1",
+            "telegram_webhook_port": port,
+        }
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_telegram(config, service, stop, tick_seconds=3600))
+    await fake.wait_calls("setWebhook", 1, 10)
+    veli = fake.user(22, "Veli", username="veli", language_code="en")
+    await fake.send_text(veli, None, "/help")
+    reply = await fake.wait_for(lambda: fake.messages(fake.private_chat(veli)) or None, 10)
+    assert "/tavla" in reply[-1]["text"]
+    assert not fake.calls_to("getUpdates")
+    stop.set()
+    await asyncio.wait_for(task, 20)
+    await storage.close()

@@ -1,0 +1,739 @@
+"""SQLite storage: migrations, records, transactions, concurrency and DATABASE_URL parsing."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.storage.base import (
+    Chat,
+    GameRecord,
+    GameStatus,
+    RatingRow,
+    ResultRow,
+    StaleVersionError,
+    Storage,
+    StorageError,
+)
+from bot.storage.factory import DEFAULT_SQLITE_PATH, sqlite_path_from_url, storage_from_url
+from bot.storage.sqlite import (
+    MEMORY,
+    Migration,
+    SqliteStorage,
+    load_migrations,
+    split_statements,
+)
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "tavla.db"
+
+
+@pytest.fixture
+async def storage(db_path: Path):
+    store = SqliteStorage(db_path)
+    await store.open()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def players(storage: SqliteStorage):
+    ali = await storage.get_or_create_user("telegram", "101", "Ali", "tr", username="ali")
+    veli = await storage.get_or_create_user("telegram", "102", "Veli Can", "en")
+    return ali, veli
+
+
+def new_game(ali_id: int, veli_id: int | None, **changes) -> GameRecord:
+    fields = {
+        "platform": "telegram",
+        "chat_id": "-100",
+        "variant": "tavla",
+        "status": GameStatus.ACTIVE,
+        "seats": [ali_id, veli_id],
+        "challenger": ali_id,
+        "match": {"length": 3, "score": [0, 0], "note": "kapı düşeş"},
+        "dice": {"seed": "ab" * 16, "nonce": 0},
+        "commitment": "c0ffee",
+        "settings": {"length": 3, "fast": False},
+        "message": {"chat_id": -100, "message_id": 7},
+        "deadline": 1000.0,
+        "created": 10.0,
+        "updated": 10.0,
+    }
+    fields.update(changes)
+    return GameRecord(**fields)
+
+
+async def insert(storage: SqliteStorage, record: GameRecord) -> GameRecord:
+    async with storage.transaction() as tx:
+        return await tx.insert_game(record)
+
+
+async def raw(storage: SqliteStorage, sql: str, params: tuple = ()) -> list[tuple]:
+    assert storage._conn is not None
+    return [tuple(row) for row in await storage._conn.execute_fetchall(sql, params)]
+
+
+class Boom(Exception):
+    pass
+
+
+# --- migrations and pragmas --------------------------------------------------------------
+
+
+def test_migrations_are_numbered_without_gaps():
+    migrations = load_migrations()
+    assert [m.version for m in migrations] == list(range(1, len(migrations) + 1))
+    assert migrations[0].name == "0001_initial.sql"
+
+
+def test_split_statements_keeps_triggers_whole():
+    script = """
+    -- a comment; with a semicolon
+    CREATE TABLE t (a TEXT DEFAULT 'x;y');
+    CREATE TRIGGER t_no_delete BEFORE DELETE ON t
+    BEGIN
+        SELECT RAISE(ABORT, 'no');
+    END;
+    /* trailing comment */
+    """
+    statements = split_statements(script)
+    assert len(statements) == 2
+    assert statements[0].endswith("DEFAULT 'x;y');")
+    assert statements[1].startswith("CREATE TRIGGER")
+    assert statements[1].endswith("END;")
+    with pytest.raises(ValueError, match="incomplete"):
+        split_statements("CREATE TRIGGER t_x BEFORE DELETE ON t BEGIN SELECT 1;")
+
+
+async def test_migrations_apply_once(db_path: Path):
+    async with SqliteStorage(db_path) as store:
+        first = await raw(store, "SELECT version, name, applied FROM schema_migrations")
+        tables = {row[0] for row in await raw(store, "SELECT name FROM sqlite_master")}
+    assert [(v, n) for v, n, _ in first] == [(1, "0001_initial.sql")]
+    assert {"users", "chats", "games", "events", "ratings", "rating_history", "results"} <= tables
+    async with SqliteStorage(db_path) as store:  # re-open: nothing to do
+        again = await raw(store, "SELECT version, name, applied FROM schema_migrations")
+    assert again == first
+
+
+async def test_pragmas(storage: SqliteStorage):
+    assert (await raw(storage, "PRAGMA journal_mode"))[0][0] == "wal"
+    assert (await raw(storage, "PRAGMA foreign_keys"))[0][0] == 1
+    assert (await raw(storage, "PRAGMA synchronous"))[0][0] == 1  # NORMAL
+    assert (await raw(storage, "PRAGMA busy_timeout"))[0][0] == 5000
+
+
+async def test_new_migrations_apply_in_order_each_in_its_own_transaction(db_path: Path):
+    shipped = load_migrations()
+    second = Migration(
+        2, "0002_extra.sql", "CREATE TABLE extra (a);\nINSERT INTO extra VALUES (1);"
+    )
+    async with SqliteStorage(db_path) as store:
+        pass
+    async with SqliteStorage(db_path, migrations=[*shipped, second]) as store:
+        assert await raw(store, "SELECT version FROM schema_migrations ORDER BY version") == [
+            (1,),
+            (2,),
+        ]
+        assert await raw(store, "SELECT a FROM extra") == [(1,)]
+    broken = Migration(3, "0003_broken.sql", "CREATE TABLE t3 (a);\nSELECT * FROM missing;")
+    store = SqliteStorage(db_path, migrations=[*shipped, second, broken])
+    with pytest.raises(StorageError, match=r"0003_broken\.sql") as caught:
+        await store.open()
+    assert isinstance(caught.value.__cause__, sqlite3.Error)
+    async with SqliteStorage(db_path, migrations=[*shipped, second]) as store:
+        assert await raw(store, "SELECT max(version) FROM schema_migrations") == [(2,)]
+        assert await raw(store, "SELECT name FROM sqlite_master WHERE name = 't3'") == []
+
+
+async def test_unable_to_open_is_a_storage_error(tmp_path: Path):
+    store = SqliteStorage(tmp_path)  # a folder, not a file
+    with pytest.raises(StorageError) as caught:
+        await store.open()
+    assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
+    with pytest.raises(StorageError, match="not open"):
+        await store.get_user(1)
+
+
+# --- users and chats ---------------------------------------------------------------------
+
+
+async def test_users(storage: SqliteStorage, players):
+    ali, veli = players
+    assert ali.id != veli.id
+    assert (ali.platform, ali.platform_id, ali.name, ali.platform_lang) == (
+        "telegram",
+        "101",
+        "Ali",
+        "tr",
+    )
+    assert not ali.is_bot
+    assert ali.lang is None
+    assert await storage.get_user(ali.id) == ali
+    assert await storage.get_user(9999) is None
+
+    renamed = await storage.get_or_create_user("telegram", "101", "Ali Baba", None, username="ali")
+    assert renamed.id == ali.id
+    assert renamed.name == "Ali Baba"
+    assert renamed.platform_lang == "tr"  # None keeps the language known
+    relang = await storage.get_or_create_user("telegram", "101", "Ali Baba", "ru", username="ali")
+    assert relang.platform_lang == "ru"
+
+    # The same platform id on another platform is another person.
+    other = await storage.get_or_create_user("discord", "101", "Ali")
+    assert other.id != ali.id
+
+    await storage.set_user_lang(ali.id, "en")
+    assert (await storage.get_user(ali.id)).lang == "en"
+    await storage.set_user_lang(ali.id, None)
+    assert (await storage.get_user(ali.id)).lang is None
+
+
+async def test_find_user(storage: SqliteStorage, players):
+    ali, veli = players
+    for query in ("@ali", "ali", "@ALI", " Ali ", "101"):
+        assert (await storage.find_user("telegram", query)).id == ali.id, query
+    assert (await storage.find_user("telegram", "veli can")).id == veli.id  # no username: name
+    assert (await storage.find_user("telegram", "@Veli Can")).id == veli.id
+    assert await storage.find_user("telegram", "@nobody") is None
+    assert await storage.find_user("telegram", "@") is None
+    assert await storage.find_user("discord", "@ali") is None
+    # A username given later replaces the name as the handle; the name still finds them.
+    await storage.get_or_create_user("telegram", "102", "Veli Can", username="vc")
+    assert (await storage.find_user("telegram", "@vc")).id == veli.id
+    assert (await storage.find_user("telegram", "Veli Can")).id == veli.id
+    # An exact platform id wins over a name that happens to look like it.
+    numeric = await storage.get_or_create_user("telegram", "103", "102")
+    assert (await storage.find_user("telegram", "102")).id == veli.id
+    assert (await storage.find_user("telegram", "103")).id == numeric.id
+
+
+async def test_computer_user(storage: SqliteStorage):
+    bot = await storage.computer_user("telegram")
+    assert bot.is_bot
+    assert bot.platform_id == "computer"
+    assert bot.name == "Tavla Bot"
+    assert await storage.computer_user("telegram") == bot
+    assert (await storage.computer_user("discord")).id != bot.id
+
+
+async def test_chats(storage: SqliteStorage):
+    chat = await storage.get_chat("telegram", "-100", "Kahvehane")
+    assert chat == Chat("telegram", "-100", None, "Kahvehane")
+    assert chat.scope == "telegram:-100"
+    assert (await storage.get_chat("telegram", "-100")).title == "Kahvehane"  # None keeps it
+    assert (await storage.get_chat("telegram", "-100", "Tavla")).title == "Tavla"
+    await storage.set_chat_lang("telegram", "-100", "tr")
+    assert (await storage.get_chat("telegram", "-100")).lang == "tr"
+    await storage.set_chat_lang("discord", "55", "ru")  # before ever seen
+    assert await storage.get_chat("discord", "55") == Chat("discord", "55", "ru", None)
+
+
+# --- games and events --------------------------------------------------------------------
+
+
+async def test_insert_get_and_save_game(storage: SqliteStorage, players):
+    ali, veli = players
+    record = await insert(storage, new_game(ali.id, veli.id))
+    assert record.id is not None
+    assert record.version == 1
+    stored = await storage.get_game(record.id)
+    assert stored == record
+    assert stored.match["note"] == "kapı düşeş"
+    # JSON is stored readable, not \u-escaped.
+    (text,) = (await raw(storage, "SELECT match FROM games WHERE id = ?", (record.id,)))[0]
+    assert "kapı düşeş" in text
+
+    async with storage.transaction() as tx:
+        game = await tx.get_game(record.id)
+        game.status = GameStatus.FINISHED
+        game.match = None
+        game.message = None
+        game.deadline = None
+        game.reminded = True
+        game.rated = True
+        game.updated = 20.0
+        saved = await tx.save_game(game, expected_version=1)
+    assert saved.version == 2
+    assert await storage.get_game(record.id) == saved
+    assert saved.created == 10.0
+    assert saved.updated == 20.0
+
+    async with storage.transaction() as tx:
+        with pytest.raises(StaleVersionError):
+            await tx.save_game(saved, expected_version=1)
+    assert (await storage.get_game(record.id)).version == 2
+    assert await storage.get_game(12345) is None
+
+
+async def test_set_game_message_keeps_the_version(storage: SqliteStorage, players):
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id, message=None))
+    await storage.set_game_message(game.id, {"chat_id": -100, "message_id": 42})
+    stored = await storage.get_game(game.id)
+    assert stored.message == {"chat_id": -100, "message_id": 42}
+    assert stored.version == 1  # the buttons on the board stay valid
+    await storage.set_game_message(game.id, None)
+    assert (await storage.get_game(game.id)).message is None
+
+
+async def test_insert_fills_zero_timestamps_and_open_challenge(storage: SqliteStorage, players):
+    ali, _ = players
+    record = await insert(
+        storage,
+        new_game(ali.id, None, status=GameStatus.CHALLENGE, match=None, created=0.0, updated=0.0),
+    )
+    stored = await storage.get_game(record.id)
+    assert stored.seats == [ali.id, None]
+    assert stored.match is None
+    assert stored.created > 1e9
+    assert stored.updated == stored.created
+
+
+async def test_failing_transaction_rolls_back_everything(storage: SqliteStorage, players):
+    ali, veli = players
+    kept = await insert(storage, new_game(ali.id, veli.id))
+    fresh = new_game(ali.id, veli.id)
+
+    async def failing() -> None:
+        async with storage.transaction() as tx:
+            await tx.insert_game(fresh)
+            await tx.add_events(fresh.id, [("start", {})])
+            game = await tx.get_game(kept.id)
+            game.status = GameStatus.ABORTED
+            await tx.save_game(game, 1)
+            await tx.add_events(kept.id, [("abort", {})])
+            await tx.put_rating(RatingRow(ali.id, "global", "tavla", 1600.0, 1, 1), ts=5.0)
+            raise Boom
+
+    with pytest.raises(Boom):
+        await failing()
+    assert fresh.id is not None
+    assert await storage.get_game(fresh.id) is None
+    assert await storage.events(fresh.id) == []
+    assert await storage.get_game(kept.id) == kept
+    assert await storage.events(kept.id) == []
+    assert await storage.rating_history(ali.id, "global", "tavla") == []
+    # The connection is usable afterwards.
+    async with storage.transaction() as tx:
+        await tx.add_events(kept.id, [("roll", {"dice": [3, 1]})])
+    assert [e.seq for e in await storage.events(kept.id)] == [1]
+
+
+async def test_events_in_order_and_survive_reopen(db_path: Path):
+    async with SqliteStorage(db_path) as store:
+        ali = await store.get_or_create_user("telegram", "1", "Ali")
+        game = await insert(store, new_game(ali.id, None))
+        async with store.transaction() as tx:
+            await tx.add_events(
+                game.id, [("roll", {"dice": [6, 6]}), ("play", {"play": "24/18(2)"})]
+            )
+            await tx.add_events(game.id, [])
+        async with store.transaction() as tx:
+            await tx.add_events(game.id, [("double", {"cube": 2})], ts=123.0)
+    async with SqliteStorage(db_path) as store:
+        events = await store.events(game.id)
+    assert [(e.seq, e.type) for e in events] == [(1, "roll"), (2, "play"), (3, "double")]
+    assert events[0].data == {"dice": [6, 6]}
+    assert events[0].game_id == game.id
+    assert events[2].ts == 123.0
+
+
+async def test_event_log_is_append_only(storage: SqliteStorage, players):
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id))
+    async with storage.transaction() as tx:
+        await tx.add_events(game.id, [("roll", {"dice": [1, 2]})])
+    assert storage._conn is not None
+    for statement in ("UPDATE events SET type = 'x'", "DELETE FROM events"):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            await storage._conn.execute(statement)
+    source = (Path(__file__).parents[1] / "bot" / "storage" / "sqlite.py").read_text().upper()
+    assert "UPDATE EVENTS" not in source
+    assert "DELETE FROM EVENTS" not in source
+
+
+async def test_games_in_chat_and_of_user(storage: SqliteStorage, players):
+    ali, veli = players
+    deniz = await storage.get_or_create_user("telegram", "104", "Deniz")
+    a = await insert(storage, new_game(ali.id, veli.id))
+    b = await insert(storage, new_game(veli.id, ali.id, status=GameStatus.FINISHED))
+    c = await insert(storage, new_game(deniz.id, None, status=GameStatus.CHALLENGE))
+    d = await insert(storage, new_game(ali.id, deniz.id, chat_id="-200"))
+
+    def ids(games):
+        return [g.id for g in games]
+
+    assert ids(await storage.games_in_chat("telegram", "-100")) == [a.id, c.id]
+    assert ids(await storage.games_in_chat("telegram", "-100", (GameStatus.FINISHED,))) == [b.id]
+    assert ids(await storage.games_in_chat("telegram", "-100", ())) == []
+    assert ids(await storage.games_in_chat("discord", "-100")) == []
+    assert ids(await storage.games_of_user(ali.id)) == [a.id, d.id]
+    assert ids(await storage.games_of_user(veli.id)) == [a.id]
+    assert ids(await storage.games_of_user(veli.id, tuple(GameStatus))) == [a.id, b.id]
+    assert ids(await storage.games_of_user(deniz.id, (GameStatus.CHALLENGE,))) == [c.id]
+
+
+async def test_due_games(storage: SqliteStorage, players):
+    ali, veli = players
+    late = await insert(storage, new_game(ali.id, veli.id, deadline=100.0, reminded=True))
+    soon = await insert(storage, new_game(ali.id, veli.id, deadline=500.0))
+    later = await insert(storage, new_game(ali.id, veli.id, deadline=900.0, reminded=True))
+    await insert(storage, new_game(ali.id, veli.id, deadline=None))
+    await insert(storage, new_game(ali.id, veli.id, deadline=50.0, status=GameStatus.FINISHED))
+    challenge = await insert(
+        storage, new_game(ali.id, None, deadline=200.0, status=GameStatus.CHALLENGE, reminded=True)
+    )
+    due = await storage.due_games(now=300.0)
+    # Past their deadline, or not yet reminded (the caller decides when a reminder is due).
+    assert [g.id for g in due] == [late.id, challenge.id, soon.id]
+    assert later.id not in [g.id for g in await storage.due_games(now=899.0)]
+    assert later.id in [g.id for g in await storage.due_games(now=900.0)]
+
+
+# --- concurrency -------------------------------------------------------------------------
+
+
+async def play_move(storage: SqliteStorage, game_id: int, version: int, move: str) -> None:
+    """What the service does for a button made against ``version``."""
+    async with storage.transaction() as tx:
+        game = await tx.get_game(game_id)
+        if game.version != version:
+            raise StaleVersionError("old button")
+        await asyncio.sleep(0)  # let the other task try to run in between
+        game.settings = {**game.settings, "moves": [*game.settings.get("moves", []), move]}
+        await tx.save_game(game, version)
+        await tx.add_events(game_id, [("play", {"play": move})])
+
+
+async def test_two_tasks_same_game_exactly_one_wins(storage: SqliteStorage, players):
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id, settings={}))
+    outcomes = await asyncio.gather(
+        play_move(storage, game.id, 1, "13/7 8/7"),
+        play_move(storage, game.id, 1, "24/18 13/11"),
+        return_exceptions=True,
+    )
+    assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "StaleVersionError"]
+    stored = await storage.get_game(game.id)
+    assert stored.version == 2
+    assert len(stored.settings["moves"]) == 1
+    events = await storage.events(game.id)
+    assert [e.data["play"] for e in events] == stored.settings["moves"]
+
+
+async def test_stale_save_without_own_check(storage: SqliteStorage, players):
+    """Even without checking, save_game's version condition refuses the second writer."""
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id))
+    copies = [await storage.get_game(game.id) for _ in range(2)]
+
+    async def save(record: GameRecord, status: GameStatus):
+        async with storage.transaction() as tx:
+            record.status = status
+            await tx.save_game(record, record.version)
+
+    outcomes = await asyncio.gather(
+        save(copies[0], GameStatus.FINISHED),
+        save(copies[1], GameStatus.ABORTED),
+        return_exceptions=True,
+    )
+    assert outcomes[0] is None
+    assert isinstance(outcomes[1], StaleVersionError)
+    assert (await storage.get_game(game.id)).status == GameStatus.FINISHED
+
+
+async def test_many_concurrent_transactions_on_different_games(storage: SqliteStorage, players):
+    ali, veli = players
+    games = [await insert(storage, new_game(ali.id, veli.id, settings={})) for _ in range(30)]
+
+    async def three_moves(game_id: int) -> None:
+        for version in (1, 2, 3):
+            await play_move(storage, game_id, version, f"move {version}")
+
+    await asyncio.gather(*(three_moves(g.id) for g in games))
+    for game in games:
+        stored = await storage.get_game(game.id)
+        assert stored.version == 4
+        assert stored.settings["moves"] == ["move 1", "move 2", "move 3"]
+        assert [e.seq for e in await storage.events(game.id)] == [1, 2, 3]
+
+
+async def test_storage_methods_inside_a_transaction_join_it(storage: SqliteStorage, players):
+    ali, _ = players
+
+    async def failing() -> None:
+        async with storage.transaction() as tx:
+            deniz = await storage.get_or_create_user("telegram", "104", "Deniz")
+            assert (await storage.get_user(deniz.id)).name == "Deniz"  # no deadlock
+            bot = await storage.computer_user("telegram")
+            await tx.insert_game(new_game(ali.id, bot.id))
+            raise Boom
+
+    with pytest.raises(Boom):
+        await asyncio.wait_for(failing(), timeout=5)
+    assert await storage.find_user("telegram", "Deniz") is None
+    assert await storage.games_of_user(ali.id) == []
+
+
+async def test_transactions_do_not_nest_and_end(storage: SqliteStorage):
+    async with storage.transaction() as tx:
+        with pytest.raises(RuntimeError, match="nest"):
+            async with storage.transaction():
+                pass
+    with pytest.raises(RuntimeError, match="over"):
+        await tx.get_game(1)
+
+
+async def test_cancelled_transaction_rolls_back(storage: SqliteStorage, players):
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id))
+    entered = asyncio.Event()
+
+    async def slow_move():
+        async with storage.transaction() as tx:
+            record = await tx.get_game(game.id)
+            record.status = GameStatus.ABORTED
+            await tx.save_game(record, 1)
+            entered.set()
+            await asyncio.sleep(10)
+
+    task = asyncio.create_task(slow_move())
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await storage.get_game(game.id) == game
+    await play_move(storage, game.id, 1, "8/5 6/5")
+    assert (await storage.get_game(game.id)).version == 2
+
+
+# --- two workers on one file -------------------------------------------------------------
+
+
+async def test_two_workers_share_the_file(db_path: Path):
+    async with SqliteStorage(db_path) as one, SqliteStorage(db_path) as two:
+        ali = await one.get_or_create_user("telegram", "1", "Ali")
+        veli = await two.get_or_create_user("telegram", "2", "Veli")
+        assert (await two.get_user(ali.id)).name == "Ali"
+        game = await insert(one, new_game(ali.id, veli.id, settings={}))
+        assert await two.get_game(game.id) == game
+
+        # Both workers got the same button press (version 1): one move only.
+        outcomes = await asyncio.gather(
+            play_move(one, game.id, 1, "6/1 6/3"),
+            play_move(two, game.id, 1, "13/8 13/10"),
+            return_exceptions=True,
+        )
+        assert sum(o is None for o in outcomes) == 1
+        assert sum(isinstance(o, StaleVersionError) for o in outcomes) == 1
+        stored = await one.get_game(game.id)
+        assert stored == await two.get_game(game.id)
+        assert stored.version == 2
+        assert len(stored.settings["moves"]) == 1
+
+        # A writer waits (busy timeout) for the other worker's transaction, then sees its
+        # commit and its version check refuses the old version.
+        holding = asyncio.Event()
+
+        async def hold():
+            async with one.transaction() as tx:
+                record = await tx.get_game(game.id)
+                await tx.save_game(record, 2)
+                holding.set()
+                await asyncio.sleep(0.1)
+
+        holder = asyncio.create_task(hold())
+        await holding.wait()
+        with pytest.raises(StaleVersionError):
+            await play_move(two, game.id, 2, "late")
+        await holder
+        assert (await two.get_game(game.id)).version == 3
+
+
+async def test_locked_database_is_a_storage_error(db_path: Path):
+    async with (
+        SqliteStorage(db_path) as one,
+        SqliteStorage(db_path, busy_timeout=0.05) as two,
+    ):
+        ali = await one.get_or_create_user("telegram", "1", "Ali")
+        async with one.transaction():
+            with pytest.raises(StorageError) as caught:
+                await two.set_user_lang(ali.id, "tr")
+            assert not isinstance(caught.value, StaleVersionError)
+            assert "locked" in str(caught.value.__cause__)
+        await two.set_user_lang(ali.id, "tr")  # fine once the other worker is done
+        assert (await one.get_user(ali.id)).lang == "tr"
+
+
+async def test_file_persists_across_close_and_open(db_path: Path):
+    store = SqliteStorage(db_path)
+    await store.open()
+    ali = await store.get_or_create_user("telegram", "1", "Ali")
+    game = await insert(store, new_game(ali.id, None))
+    await store.close()
+    await store.close()  # idempotent
+    await store.open()
+    assert await store.get_game(game.id) == game
+    assert await store.find_user("telegram", "ali") == ali
+    await store.close()
+
+
+# --- ratings and results -----------------------------------------------------------------
+
+
+async def test_ratings_and_history(storage: SqliteStorage, players):
+    ali, _ = players
+    async with storage.transaction() as tx:
+        fresh = await tx.get_rating(ali.id, "global", "tavla")
+        assert fresh == RatingRow(ali.id, "global", "tavla", 1500.0, 0, 0)
+        await tx.put_rating(RatingRow(ali.id, "global", "tavla", 1510.5, 3, 1), ts=100.0)
+        await tx.put_rating(RatingRow(ali.id, "global", "tavla", 1504.25, 6, 2), ts=200.0)
+        await tx.put_rating(RatingRow(ali.id, "telegram:-100", "tavla", 1490.0, 3, 1), ts=200.0)
+        assert await tx.get_rating(ali.id, "global", "tavla") == RatingRow(
+            ali.id, "global", "tavla", 1504.25, 6, 2
+        )
+        assert (await tx.get_rating(ali.id, "global", "uzun")).rating == 1500.0
+    assert await storage.rating_history(ali.id, "global", "tavla") == [
+        (100.0, 1510.5),
+        (200.0, 1504.25),
+    ]
+    assert await storage.rating_history(ali.id, "telegram:-100", "tavla") == [(200.0, 1490.0)]
+
+
+async def test_top(storage: SqliteStorage, players):
+    ali, veli = players
+    deniz = await storage.get_or_create_user("telegram", "104", "Deniz")
+    async with storage.transaction() as tx:
+        await tx.put_rating(RatingRow(ali.id, "global", "tavla", 1550.0, 10, 4), ts=1.0)
+        await tx.put_rating(RatingRow(veli.id, "global", "tavla", 1620.0, 10, 4), ts=1.0)
+        await tx.put_rating(RatingRow(deniz.id, "global", "tavla", 1550.0, 20, 8), ts=1.0)
+        await tx.put_rating(RatingRow(ali.id, "global", "uzun", 1900.0, 10, 4), ts=1.0)
+    top = await storage.top("global", "tavla")
+    assert [(user.name, row.rating) for user, row in top] == [
+        ("Veli Can", 1620.0),
+        ("Deniz", 1550.0),  # same rating: more games first
+        ("Ali", 1550.0),
+    ]
+    assert top[0][1] == RatingRow(veli.id, "global", "tavla", 1620.0, 10, 4)
+    assert [user.id for user, _ in await storage.top("global", "tavla", limit=1)] == [veli.id]
+    assert await storage.top("telegram:-100", "tavla") == []
+
+
+async def test_results_and_count_rated_between(storage: SqliteStorage, players):
+    ali, veli = players
+    deniz = await storage.get_or_create_user("telegram", "104", "Deniz")
+    games = [await insert(storage, new_game(ali.id, veli.id)) for _ in range(5)]
+
+    def result(game, winner, loser, finished, kind="tavla", rated=True, scope="global"):
+        return ResultRow(
+            game.id, scope, kind, winner.id, loser.id, 3, 3.0, 1.0, 1, 0, rated, finished
+        )
+
+    rows = [
+        result(games[0], ali, veli, 100.0),
+        result(games[0], ali, veli, 100.0, scope="telegram:-100"),  # same contest, chat scope
+        result(games[1], veli, ali, 200.0),
+        result(games[2], ali, veli, 300.0, rated=False),
+        result(games[3], ali, veli, 400.0, kind="uzun"),
+        result(games[4], deniz, ali, 500.0),
+    ]
+    async with storage.transaction() as tx:
+        for row in rows:
+            await tx.add_result(row)
+        assert await tx.count_rated_between(ali.id, veli.id, "tavla", since=0.0) == 2
+        assert await tx.count_rated_between(veli.id, ali.id, "tavla", since=0.0) == 2
+        assert await tx.count_rated_between(ali.id, veli.id, "tavla", since=150.0) == 1
+        assert await tx.count_rated_between(ali.id, veli.id, "tavla", since=200.0) == 1
+        assert await tx.count_rated_between(ali.id, veli.id, "tavla", since=201.0) == 0
+        assert await tx.count_rated_between(ali.id, veli.id, "uzun", since=0.0) == 1
+        assert await tx.count_rated_between(ali.id, deniz.id, "tavla", since=0.0) == 1
+        assert await tx.count_rated_between(veli.id, deniz.id, "tavla", since=0.0) == 0
+    assert await storage.results_of_user(ali.id) == rows
+    assert await storage.results_of_user(veli.id, kind="uzun") == [rows[4]]
+    assert await storage.results_of_user(deniz.id) == [rows[5]]
+    with pytest.raises(sqlite3.IntegrityError):  # a contest is recorded once per scope
+        async with storage.transaction() as tx:
+            await tx.add_result(rows[0])
+    assert len(await storage.results_of_user(ali.id)) == len(rows)
+
+
+# --- DATABASE_URL ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        (None, DEFAULT_SQLITE_PATH),
+        ("", DEFAULT_SQLITE_PATH),
+        ("  ", DEFAULT_SQLITE_PATH),
+        ("sqlite:///relative/path.db", "relative/path.db"),
+        ("sqlite:///tavla.db", "tavla.db"),
+        ("sqlite:////absolute/path.db", "/absolute/path.db"),
+        ("SQLITE:////var/lib/tavla/my%20db.db", "/var/lib/tavla/my db.db"),
+        ("sqlite+aiosqlite:///data/x.db", "data/x.db"),
+        ("sqlite://:memory:", MEMORY),
+        ("sqlite:///:memory:", MEMORY),
+        ("sqlite://", MEMORY),
+    ],
+)
+def test_sqlite_urls(url, path):
+    assert sqlite_path_from_url(url) == path
+    storage = storage_from_url(url)
+    assert isinstance(storage, SqliteStorage)
+    assert storage.path == path
+
+
+def test_default_path_is_under_data():
+    assert Path(DEFAULT_SQLITE_PATH) == Path("data/tavla.db")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql://tavla:secret@localhost/tavla", "PostgreSQL support is not there yet"),
+        ("postgres://localhost/tavla", "PostgreSQL support is not there yet"),
+        ("postgresql+asyncpg://localhost/tavla", "PostgreSQL support is not there yet"),
+        ("mysql://localhost/tavla", "not supported"),
+        ("data/tavla.db", "not a URL"),
+        ("sqlite://host/tavla.db", "three slashes"),
+        ("sqlite:///", "no database file"),
+        ("sqlite:///x.db?mode=ro", "query"),
+    ],
+)
+def test_bad_urls(url, message):
+    with pytest.raises(ValueError, match=message):
+        storage_from_url(url)
+
+
+async def test_default_url_creates_the_data_folder(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    storage: Storage = storage_from_url(None)
+    await storage.open()
+    try:
+        ali = await storage.get_or_create_user("console", "me", "Me")
+    finally:
+        await storage.close()
+    assert (tmp_path / "data" / "tavla.db").is_file()
+    store = storage_from_url(f"sqlite:///{'data/tavla.db'}")
+    async with store:
+        assert await store.get_user(ali.id) == ali
+
+
+async def test_absolute_and_memory_urls(tmp_path: Path):
+    path = tmp_path / "deep" / "folder" / "t.db"
+    async with storage_from_url(f"sqlite:///{path}") as store:  # an absolute path: 4 slashes
+        await store.get_chat("telegram", "1")
+    assert path.is_file()
+    async with storage_from_url("sqlite://:memory:") as store:
+        assert await store.get_chat("telegram", "1") == Chat("telegram", "1")
+        async with store.transaction() as tx:
+            assert (await tx.get_rating(1, "global", "tavla")).rating == 1500.0
