@@ -351,3 +351,24 @@ async def test_board_picture_is_png(tmp_path):
     assert image is not None
     assert image.startswith(b"\x89PNG")
     await storage.close()
+
+
+async def test_stats_draws_the_rating_history(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "s.db"))
+    await storage.open()
+    seeds = iter(range(50, 99))
+    service = GameService(
+        storage,
+        ServiceSettings(render_images=False),
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+    )
+    for _ in range(2):
+        views = await start_game(service)
+        await play_out(service, views)
+    service.settings.render_images = True
+    stats = await service.command(ALI, GROUP, "stats", "")
+    assert "Played 2" in text_of(stats)
+    assert stats[0].image.startswith(b"\x89PNG")
+    by_name = await service.command(VELI, GROUP, "stats", "@ali")
+    assert "Ali" in text_of(by_name)
+    await storage.close()
