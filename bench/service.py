@@ -116,7 +116,7 @@ async def run(games: int, actions: int, images: bool, rate: float) -> None:
         seeds = iter(range(10**9))
         service = GameService(
             storage,
-            ServiceSettings(render_images=images),
+            ServiceSettings(burst_actions=10**6, render_images=images),
             dice_factory=lambda: SeededDice((next(seeds) % 2**32).to_bytes(4, "big") * 8),
         )
         latencies: list[float] = []

@@ -44,7 +44,7 @@ async def make(tmp_path: Path, images: bool = False):
     seeds = iter(range(1, 999))
     service = GameService(
         storage,
-        ServiceSettings(render_images=images),
+        ServiceSettings(burst_actions=10**6, render_images=images),
         dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
     )
     out = io.StringIO()

@@ -41,7 +41,7 @@ async def env(tmp_path):
     seeds = iter(range(1, 10_000))
     service = GameService(
         storage,
-        ServiceSettings(render_images=False),
+        ServiceSettings(burst_actions=10**6, render_images=False),
         clock=clock,
         dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
     )
@@ -359,7 +359,7 @@ async def test_stats_draws_the_rating_history(tmp_path):
     seeds = iter(range(50, 99))
     service = GameService(
         storage,
-        ServiceSettings(render_images=False),
+        ServiceSettings(burst_actions=10**6, render_images=False),
         dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
     )
     for _ in range(2):
@@ -372,3 +372,35 @@ async def test_stats_draws_the_rating_history(tmp_path):
     by_name = await service.command(VELI, GROUP, "stats", "@ali")
     assert "Ali" in text_of(by_name)
     await storage.close()
+
+
+async def test_flood_of_presses_is_slowed_down(tmp_path):
+    """Hostile input: one user spamming is told to slow down; others are not affected."""
+    storage = SqliteStorage(str(tmp_path / "f.db"))
+    await storage.open()
+    clock = Clock()
+    service = GameService(
+        storage,
+        ServiceSettings(render_images=False, burst_actions=5, burst_window=5.0),
+        clock=clock,
+    )
+    answers = [await service.command(ALI, GROUP, "help", "") for _ in range(8)]
+    slowed = [a for a in answers if "Not so fast" in text_of(a)]
+    assert len(slowed) == 3
+    assert "Not so fast" not in text_of(await service.command(VELI, GROUP, "help", ""))
+    clock.now += 5
+    assert "Not so fast" not in text_of(await service.command(ALI, GROUP, "help", ""))
+    await storage.close()
+
+
+async def test_tricky_names_are_cleaned(env):
+    """Hostile input: control and direction-override characters never reach a caption."""
+    service, _ = env
+    evil = Actor("test", "666", "Ev\u202eil\u200b\u0000" + "x" * 80 + "\n/admin", "evil")
+    views = await service.command(evil, GROUP, "tavla", "")
+    text = text_of(views)
+    assert "\u202e" not in text
+    assert "\u200b" not in text
+    assert "\n/admin" not in text
+    user = await service.storage.find_user("test", "evil")
+    assert len(user.name) <= 32

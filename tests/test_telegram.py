@@ -59,7 +59,7 @@ class Bot:
         seeds = iter(range(self.seed, self.seed + 1000))
         self.service = GameService(
             self.storage,
-            ServiceSettings(theme="classic"),
+            ServiceSettings(burst_actions=10**6, theme="classic"),
             dice_factory=lambda: SeededDice(bytes([next(seeds) % 256]) * 32),
         )
         self.stop_event = asyncio.Event()
@@ -336,7 +336,7 @@ async def test_webhook_mode(fake, tmp_path):
         port = sock.getsockname()[1]
     storage = SqliteStorage(str(tmp_path / "hook.db"))
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_images=False))
+    service = GameService(storage, ServiceSettings(burst_actions=10**6, render_images=False))
     config = config_for(fake)
     config = Config(
         **{

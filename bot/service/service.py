@@ -40,12 +40,14 @@ from renderers.text import render_text
 from . import actions as A
 from .errors import error_text
 from .export import export_match
+from .limits import RateLimiter, clean_name
 from .presenter import VARIANT_NAMES, board_view, caption, game_buttons
 from .views import Button, View
 
 log = logging.getLogger(__name__)
 
 DAY = 24 * 3600.0
+SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,9 @@ class ServiceSettings:
     theme: str = "classic"
     render_images: bool = True
     max_match_length: int = 25
+    # Per-user flood guard: this many actions, refilled over this many seconds.
+    burst_actions: int = 12
+    burst_window: float = 6.0
 
 
 class UserFacingError(Exception):
@@ -127,6 +132,9 @@ class GameService:
         self.clock = clock
         self.dice_factory = dice_factory
         self.computer = computer or (lambda level: RandomPlayer())
+        self.limiter = RateLimiter(
+            self.settings.burst_actions, self.settings.burst_window, self.clock
+        )
 
     # -- entry points ------------------------------------------------------------------
 
@@ -163,6 +171,8 @@ class GameService:
         handler = handlers.get(name.lower())
         user = await self._user(actor)
         chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        if self._flooding(user):
+            return [self._notice(user, chat, SLOW_DOWN)]
         if handler is None:
             return [self._notice(user, chat, t("I don't know that command. /help lists them."))]
         return await self._guard(
@@ -183,6 +193,8 @@ class GameService:
         """A button press with its action id."""
         user = await self._user(actor)
         chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        if self._flooding(user):
+            return [self._notice(user, chat, SLOW_DOWN)]
         action = A.decode(data)
         if action is None:
             return [self._notice(user, chat, t("That button is not one of mine."))]
@@ -196,6 +208,8 @@ class GameService:
         chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
         if not place.private and reply_to_game is None:
             return []
+        if self._flooding(user):
+            return [self._notice(user, chat, SLOW_DOWN)]
         return await self._guard(
             user, chat, self._move(user, chat, text, reply_to_game, quiet=not place.private)
         )
@@ -229,8 +243,15 @@ class GameService:
 
     async def _user(self, actor: Actor) -> User:
         return await self.storage.get_or_create_user(
-            actor.platform, actor.user_id, actor.name, actor.lang
+            actor.platform,
+            actor.user_id,
+            clean_name(actor.name),
+            actor.lang,
+            username=clean_name(actor.username, "") if actor.username else None,
         )
+
+    def _flooding(self, user: User) -> bool:
+        return not self.limiter.allow(user.id)
 
     def _lang(self, user: User | None, chat: Chat | None = None, *, private: bool = True) -> str:
         """The player's language for private replies, the chat's for group messages."""

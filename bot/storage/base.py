@@ -181,9 +181,18 @@ class Storage(Protocol):
         ...
 
     async def get_or_create_user(
-        self, platform: str, platform_id: str, name: str, platform_lang: str | None = None
+        self,
+        platform: str,
+        platform_id: str,
+        name: str,
+        platform_lang: str | None = None,
+        *,
+        username: str | None = None,
     ) -> User:
-        """The user, created on first sight; the name and platform language are refreshed."""
+        """The user, created on first sight; name, username and platform language refreshed.
+
+        ``username`` (a platform handle such as Telegram's @name) is what ``find_user``
+        looks up first."""
         ...
 
     async def computer_user(self, platform: str) -> User:
