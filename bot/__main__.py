@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 
 from bot.config import Config
+from bot.logs import configure
 from bot.service.service import GameService
 from bot.storage.factory import storage_from_url
 
@@ -39,13 +39,7 @@ async def run(config: Config) -> None:
 
 def main() -> int:
     config = Config.from_env()
-    logging.basicConfig(
-        level=config.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    # httpx logs every request URL, and Telegram's URLs contain the bot token.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    configure(config.log_level, [config.telegram_token, config.discord_token])
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run(config))
     return 0

@@ -357,3 +357,24 @@ async def test_webhook_mode(fake, tmp_path):
     stop.set()
     await asyncio.wait_for(task, 20)
     await storage.close()
+
+
+async def test_the_token_never_reaches_the_logs(fake, bot, caplog):
+    """Secrets never appear in logs, even at DEBUG level."""
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    ali, veli, group = await open_game(fake, bot, "1")
+    await step_once(fake, bot, {"11": ali, "22": veli}, group)
+    assert caplog.records
+    assert not [r for r in caplog.records if TOKEN in r.getMessage()]
+
+
+def test_redacting_filter_hides_secrets():
+    import logging
+
+    from bot.logs import RedactSecrets
+
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "url %s", ("bot123:ABC/x",), None)
+    RedactSecrets(["123:ABC"]).filter(record)
+    assert "123:ABC" not in record.getMessage()

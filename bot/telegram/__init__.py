@@ -40,6 +40,7 @@ from telegram.ext import (
 
 from bot.config import Config
 from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
+from bot.logs import quiet_http_clients
 from bot.service.service import Actor, GameService, Place
 from bot.service.views import View
 
@@ -345,6 +346,7 @@ def build_application(
     The default rate limiter keeps to Telegram's flood limits and retries a 429 answer.
     """
     adapter = TelegramAdapter(service)
+    quiet_http_clients()
     app = (
         ApplicationBuilder()
         .token(config.telegram_token or "")
