@@ -96,3 +96,17 @@ def test_python_m_bot_starts_the_console_without_tokens(tmp_path):
     assert "console" in result.stdout
     assert "/tavla" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+async def test_a_disk_that_cannot_take_pictures_does_not_stop_the_game(tmp_path):
+    """Fault: the picture folder can't be written (a file stands in its way); play goes on."""
+    storage, service, console, out = await make(tmp_path, images=True)
+    blocker = tmp_path / "blocked"
+    blocker.write_text("not a folder")
+    console.board_dir = blocker / "boards"
+    await console.handle("/bot")
+    await play_to_the_end(console, service)
+    assert "could not save the picture" in out.getvalue()
+    record = await service.storage.get_game(console.game_id)
+    assert record.status is GameStatus.FINISHED
+    await storage.close()

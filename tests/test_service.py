@@ -404,3 +404,31 @@ async def test_tricky_names_are_cleaned(env):
     assert "\n/admin" not in text
     user = await service.storage.find_user("test", "evil")
     assert len(user.name) <= 32
+
+
+async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
+    """Fault: another process holds the database's write lock; the player is asked to try
+    again, and the same press works once the lock is gone."""
+    import sqlite3
+
+    path = tmp_path / "locked.db"
+    storage = SqliteStorage(str(path), busy_timeout=0.2)
+    await storage.open()
+    service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**6))
+    views = await start_game(service)
+    current = board(views)
+    actor = await awaiting_actor(service, current.game_id)
+    selected = await service.press(actor, GROUP, current.buttons[0][0].action)
+    step = find(board(selected), A.MOVE)
+    other = sqlite3.connect(path, timeout=0)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        refused = await service.press(actor, GROUP, step)
+        assert refused[0].notice
+        assert "try again" in text_of(refused)
+    finally:
+        other.rollback()
+        other.close()
+    done = await service.press(actor, GROUP, step)
+    assert not done[0].notice
+    await storage.close()

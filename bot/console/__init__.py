@@ -101,16 +101,9 @@ class ConsoleAdapter:
                 self.say(view.text_board)
             self.say(translate_lines(view.lines, lang))
             if view.image and view.game_id is not None:
-                self.board_dir.mkdir(parents=True, exist_ok=True)
-                path = self.board_dir / f"game-{view.game_id}.png"
-                path.write_bytes(view.image)
-                self.say(f"(picture: {path})")
+                self._write(f"game-{view.game_id}.png", view.image, "picture")
             if view.document:
-                name, data = view.document
-                self.board_dir.mkdir(parents=True, exist_ok=True)
-                path = self.board_dir / name
-                path.write_bytes(data)
-                self.say(f"(file: {path})")
+                self._write(*view.document, "file")
             if view.game_id is not None and not view.notice:
                 self.game_id = view.game_id
             if view.buttons:
@@ -119,6 +112,18 @@ class ConsoleAdapter:
                     f"[{i}] {translate(b.label, lang)}" for i, b in enumerate(self.buttons, 1)
                 )
                 self.say(options)
+
+    def _write(self, name: str, data: bytes, what: str) -> None:
+        """Save a picture or file; a full or read-only disk must not stop the game."""
+        path = self.board_dir / name
+        try:
+            self.board_dir.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        except OSError as exc:
+            log.warning("could not write %s: %s", path, exc)
+            self.say(f"(could not save the {what} to {path}: {exc.strerror or exc})")
+            return
+        self.say(f"({what}: {path})")
 
     async def run(self, read_line: Callable[[], str] | None = None) -> None:
         """The loop: read a line, answer, until end of input or /quit."""
