@@ -114,6 +114,8 @@ def parse_legs(text: str) -> list[Leg]:
                 count=count,
             )
         legs.extend([Leg(tuple(points), tuple(hits))] * count)
+    if not legs:  # only separators, such as ","
+        raise NotationError("Write a move such as 13/8 6/5", "notation_empty")
     if len(legs) > 4:
         raise NotationError(
             "A turn has at most four moves (four with a double)", "notation_too_many"
