@@ -378,3 +378,20 @@ def test_redacting_filter_hides_secrets():
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "url %s", ("bot123:ABC/x",), None)
     RedactSecrets(["123:ABC"]).filter(record)
     assert "123:ABC" not in record.getMessage()
+
+
+async def test_network_errors_and_a_429_storm_are_retried(fake, bot):
+    """Faults: dropped connections are retried by the adapter, 429s by the rate limiter."""
+    ali, veli, group = await open_game(fake, bot, "1")
+    users = {"11": ali, "22": veli}
+    fake.fail_next("editMessageMedia", drop=True, times=1)
+    fake.fail_next("answerCallbackQuery", 429, retry_after=0.1, times=2)
+    for _ in range(3):
+        await step_once(fake, bot, users, group)
+    edits = [c.status for c in fake.calls_to("editMessageMedia")]
+    assert 0 in edits  # the dropped one
+    assert edits[-1] == 200
+    answers = [c.status for c in fake.calls_to("answerCallbackQuery")]
+    assert answers.count(429) == 2
+    record = await game_record(bot)
+    assert record.status in (GameStatus.ACTIVE, GameStatus.FINISHED)

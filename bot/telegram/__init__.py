@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any, TypeVar
 
 from telegram import (
     BotCommand,
@@ -25,7 +27,7 @@ from telegram import (
     MessageEntity,
     Update,
 )
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -47,6 +49,9 @@ from bot.service.views import View
 log = logging.getLogger(__name__)
 
 PLATFORM = "telegram"
+NETWORK_ATTEMPTS = 3
+NETWORK_BACKOFF = 0.5  # seconds, times the attempt number
+T = TypeVar("T")
 CAPTION_LIMIT = 1024
 TICK_SECONDS = 30.0
 
@@ -106,6 +111,24 @@ def _text(view: View, limit: int = 4096) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+async def with_retries(call: Callable[[], Awaitable[T]], attempts: int = NETWORK_ATTEMPTS) -> T:
+    """Run a Bot API call, again after a network failure (a 429 is the rate limiter's job).
+
+    A Telegram refusal (BadRequest, Forbidden) is final and raised at once.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return await call()
+        except (BadRequest, Forbidden, RetryAfter):
+            raise
+        except NetworkError:
+            if attempt == attempts:
+                raise
+            log.info("network error talking to Telegram; retry %d of %d", attempt, attempts - 1)
+            await asyncio.sleep(NETWORK_BACKOFF * attempt)
+    raise AssertionError("unreachable")
+
+
 class TelegramAdapter:
     """Sends a service's views to Telegram; one per application."""
 
@@ -163,9 +186,9 @@ class TelegramAdapter:
         # Answer the press first: the spinner on the button stops at once.
         if notices:
             notice = notices[0]
-            await query.answer(_text(notice, 200), show_alert=notice.alert)
+            await with_retries(partial(query.answer, _text(notice, 200), show_alert=notice.alert))
         else:
-            await query.answer()
+            await with_retries(query.answer)
         rest = [v for v in views if not v.notice]
         await self.send(rest, context, chat_id=chat.id, pressed=query.message)
 
@@ -244,21 +267,39 @@ class TelegramAdapter:
             markup = keyboard(view)
             if view.document is not None:
                 name, data = view.document
-                await bot.send_document(
-                    chat_id, data, filename=name, caption=_text(view, CAPTION_LIMIT)
+                await with_retries(
+                    partial(
+                        bot.send_document,
+                        chat_id,
+                        data,
+                        filename=name,
+                        caption=_text(view, CAPTION_LIMIT),
+                    )
                 )
                 continue
             target = self._edit_target(view, pressed)
             if view.edit and target is not None and await self._edit(bot, view, target, markup):
                 continue
             if view.image is not None:
-                sent = await bot.send_photo(
-                    chat_id, view.image, caption=_text(view, CAPTION_LIMIT), reply_markup=markup
+                sent = await with_retries(
+                    partial(
+                        bot.send_photo,
+                        chat_id,
+                        view.image,
+                        caption=_text(view, CAPTION_LIMIT),
+                        reply_markup=markup,
+                    )
                 )
             else:
                 reply_id = reply_to.message_id if reply_to is not None and view.notice else None
-                sent = await bot.send_message(
-                    chat_id, _text(view), reply_markup=markup, reply_to_message_id=reply_id
+                sent = await with_retries(
+                    partial(
+                        bot.send_message,
+                        chat_id,
+                        _text(view),
+                        reply_markup=markup,
+                        reply_to_message_id=reply_id,
+                    )
                 )
             if view.game_id is not None and (markup is not None or view.image is not None):
                 await self.service.bind_message(
@@ -289,15 +330,24 @@ class TelegramAdapter:
         chat_id, message_id = target["chat_id"], target["message_id"]
         try:
             if view.image is not None and target.get("photo"):
-                await bot.edit_message_media(
-                    InputMediaPhoto(view.image, caption=_text(view, CAPTION_LIMIT)),
-                    chat_id=chat_id,
-                    message_id=message_id,
-                    reply_markup=markup,
+                await with_retries(
+                    partial(
+                        bot.edit_message_media,
+                        InputMediaPhoto(view.image, caption=_text(view, CAPTION_LIMIT)),
+                        chat_id=chat_id,
+                        message_id=message_id,
+                        reply_markup=markup,
+                    )
                 )
             elif view.image is None:
-                await bot.edit_message_text(
-                    _text(view), chat_id=chat_id, message_id=message_id, reply_markup=markup
+                await with_retries(
+                    partial(
+                        bot.edit_message_text,
+                        _text(view),
+                        chat_id=chat_id,
+                        message_id=message_id,
+                        reply_markup=markup,
+                    )
                 )
             else:
                 return False
