@@ -1,0 +1,64 @@
+"""A worker process for the two-workers test: presses buttons on shared games.
+
+``python tests/press_worker.py DB ACTIONS`` makes up to ACTIONS state-changing presses on
+the active games of the test chat (whatever the other worker does meanwhile), then prints
+the number of presses the service applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from bot.service import actions as A
+from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.storage.base import GameStatus
+from bot.storage.sqlite import SqliteStorage
+from core.match import Match
+
+PLACE = Place("workers", "room")
+CHANGING = (A.TAKE, A.CONFIRM, A.MOVE, A.DOUBLE, A.ROLL)
+
+
+def buttons(views) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for view in views:
+        for row in view.buttons:
+            for button in row:
+                action = A.decode(button.action)
+                if action:
+                    found.setdefault(action.code, button.action)
+    return found
+
+
+async def main(db: str, actions: int) -> None:
+    storage = SqliteStorage(db, busy_timeout=10.0)
+    await storage.open()
+    service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**9))
+    applied = 0
+    tries = 0
+    while tries < actions:
+        games = await storage.games_in_chat("workers", "room", (GameStatus.ACTIVE,))
+        if not games:
+            break
+        for record in games:
+            match = Match.from_dict(record.match)
+            user = await storage.get_user(record.seats[match.game.awaiting])
+            actor = Actor("workers", user.platform_id, user.name)
+            views = await service.command(actor, PLACE, "board", "")
+            codes = buttons(views)
+            if A.SELECT in codes and not any(c in codes for c in CHANGING):
+                codes = buttons(await service.press(actor, PLACE, codes[A.SELECT]))
+            data = next((codes[c] for c in CHANGING if c in codes), None)
+            if data is None:
+                continue
+            tries += 1
+            views = await service.press(actor, PLACE, data)
+            if not any(v.notice for v in views):
+                applied += 1
+    print("applied", applied, flush=True)
+    await storage.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
