@@ -24,6 +24,10 @@ class Config:
     database_url: str | None
     board_dir: Path
     log_level: str
+    #: Flood limits the bot keeps to: messages per second overall, per minute per group
+    #: (Telegram's own limits by default; 0 turns one off, e.g. against a local fake).
+    telegram_max_rate: float = 30.0
+    telegram_group_rate: float = 20.0
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -40,6 +44,8 @@ class Config:
             telegram_webhook_url=get("TELEGRAM_WEBHOOK_URL") or None,
             telegram_webhook_listen=get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0",
             telegram_webhook_port=int(get("TELEGRAM_WEBHOOK_PORT") or 8443),
+            telegram_max_rate=float(get("TELEGRAM_MAX_RATE") or 30),
+            telegram_group_rate=float(get("TELEGRAM_GROUP_RATE") or 20),
             discord_token=get("DISCORD_TOKEN") or None,
             discord_guild_id=int(guild) if guild else None,
             database_url=get("DATABASE_URL") or None,

@@ -37,6 +37,8 @@ def config_for(fake: FakeBotAPI) -> Config:
         telegram_webhook_url=None,
         telegram_webhook_listen="127.0.0.1",
         telegram_webhook_port=0,
+        telegram_max_rate=30,
+        telegram_group_rate=20,
         discord_token=None,
         discord_guild_id=None,
         database_url=None,

@@ -402,7 +402,14 @@ def build_application(
         .token(config.telegram_token or "")
         .base_url(config.telegram_base_url)
         .base_file_url(config.telegram_base_file_url)
-        .rate_limiter(rate_limiter or AIORateLimiter(max_retries=5))
+        .rate_limiter(
+            rate_limiter
+            or AIORateLimiter(
+                overall_max_rate=config.telegram_max_rate,
+                group_max_rate=config.telegram_group_rate,
+                max_retries=5,
+            )
+        )
         .concurrent_updates(True)
         .build()
     )

@@ -1,0 +1,181 @@
+"""Load: the real bot process fed by a local fake Telegram with many players and games.
+
+The bot runs as it does in production (``python -m bot`` in its own process), pointed at a
+fake Bot API server that this script runs on loopback. Hundreds of groups each hold a game;
+two players per game press the buttons the bot shows (open loop: together they offer
+``--rate`` presses per second). Prints handled presses per second and the latency from a
+press to the bot's finished reply (the press answered and the board edited), for the
+database given by ``--database`` (a SQLite file by default; ``postgresql://…`` works once
+that backend is there). The last line is ``updates_per_s=… p50_ms=… p99_ms=… errors=…``.
+
+Run: ``python bench/load.py [--games 1000] [--rate 100] [--seconds 60] [--database URL]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.service import actions as A  # noqa: E402
+from tests.fakes.telegram import FakeBotAPI  # noqa: E402
+
+TOKEN = "4242:LOAD"
+PREFERENCE = (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL, A.REMATCH)
+ACTING = re.compile(r"^(\S+) to (roll|play)", re.M)
+
+
+def buttons(message: dict) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for row in (message.get("reply_markup") or {}).get("inline_keyboard", []):
+        for button in row:
+            action = A.decode(button.get("callback_data", ""))
+            if action:
+                found.setdefault(action.code, button["callback_data"])
+    return found
+
+
+class Game:
+    """One group with its two players, as the load generator sees it."""
+
+    def __init__(self, fake: FakeBotAPI, n: int) -> None:
+        self.fake = fake
+        self.a = fake.user(100_000 + n, f"A{n}", username=f"a{n}")
+        self.b = fake.user(500_000 + n, f"B{n}", username=f"b{n}")
+        self.chat = fake.group(-(1_000_000 + n), f"Room {n}")
+
+    def board(self) -> dict | None:
+        for message in reversed(self.fake.messages(self.chat)):
+            if message.get("photo") and buttons(message):
+                return message
+        return None
+
+    async def open(self) -> None:
+        await self.fake.send_text(self.a, self.chat, "/tavla")
+        challenge = await self.fake.wait_for(
+            lambda: next(
+                (m for m in self.fake.messages(self.chat) if A.ACCEPT in buttons(m)), None
+            ),
+            120,
+        )
+        await self.fake.press(
+            self.b, self.chat, challenge["message_id"], buttons(challenge)[A.ACCEPT]
+        )
+        await self.fake.wait_for(self.board, 120)
+
+    async def act(self) -> float | None:
+        """One press by the player to act; its latency in seconds (None if refused)."""
+        message = self.board()
+        if message is None:
+            return None
+        codes = buttons(message)
+        data = next((codes[c] for c in PREFERENCE if c in codes), None)
+        if data is None:
+            return None
+        acting = ACTING.search(message.get("caption", ""))
+        player = self.b if acting and acting.group(1) == self.b.first_name else self.a
+        before = (message.get("caption"), message.get("reply_markup"), message.get("photo"))
+        start = time.perf_counter()
+        query = await self.fake.press(player, self.chat, message["message_id"], data)
+        await self.fake.wait_for(lambda: query in self.fake.callback_answers, 30)
+        if self.fake.callback_answers[query].get("text"):
+            return None  # refused (it would be a bug in this generator or the bot)
+
+        def changed() -> bool:
+            board = self.board()
+            if board is None:
+                return True
+            now = (board.get("caption"), board.get("reply_markup"), board.get("photo"))
+            return board["message_id"] != message["message_id"] or now != before
+
+        await self.fake.wait_for(changed, 30)
+        return time.perf_counter() - start
+
+
+async def drive(game: Game, pause: float, until: float, rng: random.Random, out: list) -> None:
+    while time.perf_counter() < until:
+        await asyncio.sleep(pause * (0.5 + rng.random()))
+        try:
+            latency = await game.act()
+        except TimeoutError:
+            out.append(None)
+            continue
+        out.append(latency)
+
+
+async def run(games: int, rate: float, seconds: float, database: str | None) -> None:
+    folder = tempfile.mkdtemp(prefix="tavla-load-")
+    async with FakeBotAPI() as fake:
+        env = {
+            **os.environ,
+            "TELEGRAM_TOKEN": TOKEN,
+            "TELEGRAM_BASE_URL": fake.base_url,
+            "TELEGRAM_BASE_FILE_URL": fake.base_file_url,
+            "DATABASE_URL": database or f"sqlite:///{folder}/load.db",
+            "TELEGRAM_MAX_RATE": "0",
+            "TELEGRAM_GROUP_RATE": "0",
+            "LOG_LEVEL": "WARNING",
+        }
+        env.pop("DISCORD_TOKEN", None)
+        bot = subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
+        try:
+            await fake.wait_calls("getUpdates", 1, 60)
+            table = [Game(fake, n) for n in range(games)]
+            start = time.perf_counter()
+            for i in range(0, games, 25):
+                await asyncio.gather(*(g.open() for g in table[i : i + 25]))
+            print(f"opened {games} games in {time.perf_counter() - start:.1f} s")
+            results: list[float | None] = []
+            pause = games / rate
+            began = time.perf_counter()
+            until = began + seconds
+            rng = random.Random(20261130)
+            await asyncio.gather(
+                *(drive(g, pause, until, random.Random(rng.random()), results) for g in table)
+            )
+            elapsed = time.perf_counter() - began
+        finally:
+            bot.terminate()
+            bot.wait(timeout=30)
+    done = sorted(r for r in results if r is not None)
+    errors = len(results) - len(done)
+    if not done:
+        print("no press was handled")
+        print(f"updates_per_s=0 p50_ms=0 p99_ms=0 errors={errors}")
+        return
+    p50 = statistics.median(done) * 1000
+    p95 = done[int(0.95 * (len(done) - 1))] * 1000
+    p99 = done[int(0.99 * (len(done) - 1))] * 1000
+    kind = "PostgreSQL" if database and database.startswith("postgres") else "SQLite"
+    print(
+        f"{kind}: {games} games, offered {rate:.0f}/s for {seconds:.0f} s: "
+        f"{len(done)} presses handled, p95 {p95:.0f} ms, {errors} errors"
+    )
+    print(
+        f"updates_per_s={len(done) / elapsed:.1f} p50_ms={p50:.1f} p99_ms={p99:.1f} errors={errors}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--rate", type=float, default=100.0, help="offered presses per second")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--database", help="DATABASE_URL for the bot (default: a SQLite file)")
+    args = parser.parse_args()
+    asyncio.run(run(args.games, args.rate, args.seconds, args.database))
+
+
+if __name__ == "__main__":
+    main()
