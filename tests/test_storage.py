@@ -1,11 +1,21 @@
-"""SQLite storage: migrations, records, transactions, concurrency and DATABASE_URL parsing."""
+"""Storage: migrations, records, transactions, concurrency and DATABASE_URL parsing.
+
+Every test taking ``target`` or ``storage`` runs against both backends: SQLite, and PostgreSQL
+when ``TAVLA_TEST_POSTGRES_URL`` names a test database (each test in a fresh schema, see
+conftest.py); otherwise the PostgreSQL cases are skipped. Tests of SQLite's own features (file
+paths, pragmas, sqlite URLs) use SQLite only.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import re
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.storage.base import (
@@ -18,7 +28,13 @@ from bot.storage.base import (
     Storage,
     StorageError,
 )
-from bot.storage.factory import DEFAULT_SQLITE_PATH, sqlite_path_from_url, storage_from_url
+from bot.storage.factory import (
+    DEFAULT_SQLITE_PATH,
+    postgres_dsn_from_url,
+    sqlite_path_from_url,
+    storage_from_url,
+)
+from bot.storage.postgres import PostgresStorage, load_pg_migrations
 from bot.storage.sqlite import (
     MEMORY,
     Migration,
@@ -35,16 +51,69 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "tavla.db"
 
 
+BACKENDS = ["sqlite", "postgres"]
+
+
+@dataclass
+class Target:
+    """One empty database of a backend; :meth:`make` gives storages (workers) on it."""
+
+    backend: str
+    path: Path | None = None  # SQLite
+    dsn: str | None = None  # PostgreSQL
+    schema: str | None = None
+
+    def make(self, *, migrations: list[Migration] | None = None, timeout: float | None = None):
+        """A new storage (not yet opened); ``timeout`` is the busy/lock timeout in seconds."""
+        if self.backend == "sqlite":
+            assert self.path is not None
+            extra = {} if timeout is None else {"busy_timeout": timeout}
+            return SqliteStorage(self.path, migrations=migrations, **extra)
+        assert self.dsn is not None
+        assert self.schema is not None
+        extra = {} if timeout is None else {"lock_timeout": timeout}
+        return PostgresStorage(
+            self.dsn,
+            server_settings={"search_path": self.schema},
+            migrations=migrations,
+            pool_size=5,
+            **extra,
+        )
+
+    def shipped_migrations(self) -> list[Migration]:
+        return load_migrations() if self.backend == "sqlite" else load_pg_migrations()
+
+    @property
+    def driver_error(self) -> type[Exception]:
+        return sqlite3.Error if self.backend == "sqlite" else asyncpg.PostgresError
+
+    @property
+    def integrity_error(self) -> type[Exception]:
+        return (
+            sqlite3.IntegrityError
+            if self.backend == "sqlite"
+            else asyncpg.IntegrityConstraintViolationError
+        )
+
+
+@pytest.fixture(params=BACKENDS)
+def target(request: pytest.FixtureRequest, db_path: Path) -> Target:
+    if request.param == "sqlite":
+        return Target("sqlite", path=db_path)
+    dsn, schema = request.getfixturevalue("postgres_schema")
+    return Target("postgres", dsn=dsn, schema=schema)
+
+
 @pytest.fixture
-async def storage(db_path: Path):
-    store = SqliteStorage(db_path)
+async def storage(target: Target):
+    store = target.make()
     await store.open()
     yield store
     await store.close()
 
 
 @pytest.fixture
-async def players(storage: SqliteStorage):
+async def players(storage: Storage):
     ali = await storage.get_or_create_user("telegram", "101", "Ali", "tr", username="ali")
     veli = await storage.get_or_create_user("telegram", "102", "Veli Can", "en")
     return ali, veli
@@ -71,14 +140,32 @@ def new_game(ali_id: int, veli_id: int | None, **changes) -> GameRecord:
     return GameRecord(**fields)
 
 
-async def insert(storage: SqliteStorage, record: GameRecord) -> GameRecord:
+async def insert(storage: Storage, record: GameRecord) -> GameRecord:
     async with storage.transaction() as tx:
         return await tx.insert_game(record)
 
 
-async def raw(storage: SqliteStorage, sql: str, params: tuple = ()) -> list[tuple]:
-    assert storage._conn is not None
-    return [tuple(row) for row in await storage._conn.execute_fetchall(sql, params)]
+async def raw(storage: Storage, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows of ``sql`` (``?`` placeholders) run straight on the storage's database."""
+    if isinstance(storage, SqliteStorage):
+        assert storage._conn is not None
+        return [tuple(row) for row in await storage._conn.execute_fetchall(sql, params)]
+    assert isinstance(storage, PostgresStorage)
+    assert storage._pool is not None
+    numbers = itertools.count(1)
+    sql = re.sub(r"\?", lambda _: f"${next(numbers)}", sql)
+    async with storage._pool.acquire() as conn:
+        return [tuple(row) for row in await conn.fetch(sql, *params)]
+
+
+async def table_names(storage: Storage) -> set[str]:
+    if isinstance(storage, SqliteStorage):
+        return {row[0] for row in await raw(storage, "SELECT name FROM sqlite_master")}
+    rows = await raw(
+        storage,
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()",
+    )
+    return {row[0] for row in rows}
 
 
 class Boom(Exception):
@@ -113,45 +200,66 @@ def test_split_statements_keeps_triggers_whole():
         split_statements("CREATE TRIGGER t_x BEFORE DELETE ON t BEGIN SELECT 1;")
 
 
-async def test_migrations_apply_once(db_path: Path):
-    async with SqliteStorage(db_path) as store:
+def test_postgres_migrations_match_the_sqlite_ones():
+    """The same numbers and names: one schema history in two dialects."""
+    assert [(m.version, m.name) for m in load_pg_migrations()] == [
+        (m.version, m.name) for m in load_migrations()
+    ]
+
+
+async def test_migrations_apply_once(target: Target):
+    async with target.make() as store:
         first = await raw(store, "SELECT version, name, applied FROM schema_migrations")
-        tables = {row[0] for row in await raw(store, "SELECT name FROM sqlite_master")}
+        tables = await table_names(store)
     assert [(v, n) for v, n, _ in first] == [(1, "0001_initial.sql")]
     assert {"users", "chats", "games", "events", "ratings", "rating_history", "results"} <= tables
-    async with SqliteStorage(db_path) as store:  # re-open: nothing to do
+    async with target.make() as store:  # re-open: nothing to do
         again = await raw(store, "SELECT version, name, applied FROM schema_migrations")
     assert again == first
 
 
-async def test_pragmas(storage: SqliteStorage):
-    assert (await raw(storage, "PRAGMA journal_mode"))[0][0] == "wal"
-    assert (await raw(storage, "PRAGMA foreign_keys"))[0][0] == 1
-    assert (await raw(storage, "PRAGMA synchronous"))[0][0] == 1  # NORMAL
-    assert (await raw(storage, "PRAGMA busy_timeout"))[0][0] == 5000
+async def test_workers_starting_together_apply_migrations_once(target: Target):
+    stores = [target.make() for _ in range(3)]
+    try:
+        await asyncio.gather(*(store.open() for store in stores))
+        rows = await raw(stores[0], "SELECT version, name FROM schema_migrations")
+        assert rows == [(1, "0001_initial.sql")]
+        ali = await stores[1].get_or_create_user("telegram", "1", "Ali")
+        assert await stores[2].get_user(ali.id) == ali
+    finally:
+        for store in stores:
+            await store.close()
 
 
-async def test_new_migrations_apply_in_order_each_in_its_own_transaction(db_path: Path):
-    shipped = load_migrations()
+async def test_pragmas(db_path: Path):
+    async with SqliteStorage(db_path) as storage:
+        assert (await raw(storage, "PRAGMA journal_mode"))[0][0] == "wal"
+        assert (await raw(storage, "PRAGMA foreign_keys"))[0][0] == 1
+        assert (await raw(storage, "PRAGMA synchronous"))[0][0] == 1  # NORMAL
+        assert (await raw(storage, "PRAGMA busy_timeout"))[0][0] == 5000
+
+
+async def test_new_migrations_apply_in_order_each_in_its_own_transaction(target: Target):
+    shipped = target.shipped_migrations()
     second = Migration(
-        2, "0002_extra.sql", "CREATE TABLE extra (a);\nINSERT INTO extra VALUES (1);"
+        2, "0002_extra.sql", "CREATE TABLE extra (a INTEGER);\nINSERT INTO extra VALUES (1);"
     )
-    async with SqliteStorage(db_path) as store:
+    async with target.make() as store:
         pass
-    async with SqliteStorage(db_path, migrations=[*shipped, second]) as store:
+    async with target.make(migrations=[*shipped, second]) as store:
         assert await raw(store, "SELECT version FROM schema_migrations ORDER BY version") == [
             (1,),
             (2,),
         ]
         assert await raw(store, "SELECT a FROM extra") == [(1,)]
-    broken = Migration(3, "0003_broken.sql", "CREATE TABLE t3 (a);\nSELECT * FROM missing;")
-    store = SqliteStorage(db_path, migrations=[*shipped, second, broken])
+    broken = Migration(3, "0003_broken.sql", "CREATE TABLE t3 (a INTEGER);\nSELECT * FROM missing;")
+    store = target.make(migrations=[*shipped, second, broken])
     with pytest.raises(StorageError, match=r"0003_broken\.sql") as caught:
         await store.open()
-    assert isinstance(caught.value.__cause__, sqlite3.Error)
-    async with SqliteStorage(db_path, migrations=[*shipped, second]) as store:
+    assert isinstance(caught.value.__cause__, target.driver_error)
+    async with target.make(migrations=[*shipped, second]) as store:
         assert await raw(store, "SELECT max(version) FROM schema_migrations") == [(2,)]
-        assert await raw(store, "SELECT name FROM sqlite_master WHERE name = 't3'") == []
+        assert "t3" not in await table_names(store)
 
 
 async def test_unable_to_open_is_a_storage_error(tmp_path: Path):
@@ -163,10 +271,26 @@ async def test_unable_to_open_is_a_storage_error(tmp_path: Path):
         await store.get_user(1)
 
 
+async def test_unreachable_postgres_is_a_storage_error():
+    """No server needed: nothing listens on port 1."""
+    store = PostgresStorage("postgresql://tavla:secret@127.0.0.1:1/tavla", connect_timeout=5)
+    with pytest.raises(StorageError) as caught:
+        await store.open()
+    assert isinstance(caught.value.__cause__, OSError)
+    assert "secret" not in str(caught.value)
+    assert "secret" not in repr(store)
+    with pytest.raises(StorageError, match="not open"):
+        await store.get_user(1)
+    with pytest.raises(StorageError, match="not open"):
+        async with store.transaction():
+            pass
+    await store.close()  # closing what never opened is fine
+
+
 # --- users and chats ---------------------------------------------------------------------
 
 
-async def test_users(storage: SqliteStorage, players):
+async def test_users(storage: Storage, players):
     ali, veli = players
     assert ali.id != veli.id
     assert (ali.platform, ali.platform_id, ali.name, ali.platform_lang) == (
@@ -197,7 +321,7 @@ async def test_users(storage: SqliteStorage, players):
     assert (await storage.get_user(ali.id)).lang is None
 
 
-async def test_find_user(storage: SqliteStorage, players):
+async def test_find_user(storage: Storage, players):
     ali, veli = players
     for query in ("@ali", "ali", "@ALI", " Ali ", "101"):
         assert (await storage.find_user("telegram", query)).id == ali.id, query
@@ -216,7 +340,7 @@ async def test_find_user(storage: SqliteStorage, players):
     assert (await storage.find_user("telegram", "103")).id == numeric.id
 
 
-async def test_computer_user(storage: SqliteStorage):
+async def test_computer_user(storage: Storage):
     bot = await storage.computer_user("telegram")
     assert bot.is_bot
     assert bot.platform_id == "computer"
@@ -225,7 +349,7 @@ async def test_computer_user(storage: SqliteStorage):
     assert (await storage.computer_user("discord")).id != bot.id
 
 
-async def test_chats(storage: SqliteStorage):
+async def test_chats(storage: Storage):
     chat = await storage.get_chat("telegram", "-100", "Kahvehane")
     assert chat == Chat("telegram", "-100", None, "Kahvehane")
     assert chat.scope == "telegram:-100"
@@ -240,7 +364,7 @@ async def test_chats(storage: SqliteStorage):
 # --- games and events --------------------------------------------------------------------
 
 
-async def test_insert_get_and_save_game(storage: SqliteStorage, players):
+async def test_insert_get_and_save_game(storage: Storage, players):
     ali, veli = players
     record = await insert(storage, new_game(ali.id, veli.id))
     assert record.id is not None
@@ -274,7 +398,7 @@ async def test_insert_get_and_save_game(storage: SqliteStorage, players):
     assert await storage.get_game(12345) is None
 
 
-async def test_set_game_message_keeps_the_version(storage: SqliteStorage, players):
+async def test_set_game_message_keeps_the_version(storage: Storage, players):
     ali, veli = players
     game = await insert(storage, new_game(ali.id, veli.id, message=None))
     await storage.set_game_message(game.id, {"chat_id": -100, "message_id": 42})
@@ -285,7 +409,7 @@ async def test_set_game_message_keeps_the_version(storage: SqliteStorage, player
     assert (await storage.get_game(game.id)).message is None
 
 
-async def test_insert_fills_zero_timestamps_and_open_challenge(storage: SqliteStorage, players):
+async def test_insert_fills_zero_timestamps_and_open_challenge(storage: Storage, players):
     ali, _ = players
     record = await insert(
         storage,
@@ -298,7 +422,7 @@ async def test_insert_fills_zero_timestamps_and_open_challenge(storage: SqliteSt
     assert stored.updated == stored.created
 
 
-async def test_failing_transaction_rolls_back_everything(storage: SqliteStorage, players):
+async def test_failing_transaction_rolls_back_everything(storage: Storage, players):
     ali, veli = players
     kept = await insert(storage, new_game(ali.id, veli.id))
     fresh = new_game(ali.id, veli.id)
@@ -328,8 +452,8 @@ async def test_failing_transaction_rolls_back_everything(storage: SqliteStorage,
     assert [e.seq for e in await storage.events(kept.id)] == [1]
 
 
-async def test_events_in_order_and_survive_reopen(db_path: Path):
-    async with SqliteStorage(db_path) as store:
+async def test_events_in_order_and_survive_reopen(target: Target):
+    async with target.make() as store:
         ali = await store.get_or_create_user("telegram", "1", "Ali")
         game = await insert(store, new_game(ali.id, None))
         async with store.transaction() as tx:
@@ -339,7 +463,7 @@ async def test_events_in_order_and_survive_reopen(db_path: Path):
             await tx.add_events(game.id, [])
         async with store.transaction() as tx:
             await tx.add_events(game.id, [("double", {"cube": 2})], ts=123.0)
-    async with SqliteStorage(db_path) as store:
+    async with target.make() as store:
         events = await store.events(game.id)
     assert [(e.seq, e.type) for e in events] == [(1, "roll"), (2, "play"), (3, "double")]
     assert events[0].data == {"dice": [6, 6]}
@@ -347,21 +471,27 @@ async def test_events_in_order_and_survive_reopen(db_path: Path):
     assert events[2].ts == 123.0
 
 
-async def test_event_log_is_append_only(storage: SqliteStorage, players):
+async def test_event_log_is_append_only(target: Target, storage: Storage, players):
     ali, veli = players
     game = await insert(storage, new_game(ali.id, veli.id))
     async with storage.transaction() as tx:
         await tx.add_events(game.id, [("roll", {"dice": [1, 2]})])
-    assert storage._conn is not None
-    for statement in ("UPDATE events SET type = 'x'", "DELETE FROM events"):
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-            await storage._conn.execute(statement)
-    source = (Path(__file__).parents[1] / "bot" / "storage" / "sqlite.py").read_text().upper()
-    assert "UPDATE EVENTS" not in source
-    assert "DELETE FROM EVENTS" not in source
+    statements = ["UPDATE events SET type = 'x'", "DELETE FROM events"]
+    refused: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
+    if target.backend == "postgres":
+        statements.append("TRUNCATE events")
+        refused = (asyncpg.RaiseError,)
+    for statement in statements:
+        with pytest.raises(refused, match="append-only"):
+            await raw(storage, statement)
+    assert [e.type for e in await storage.events(game.id)] == ["roll"]
+    for module in ("sqlite.py", "postgres.py"):
+        source = (Path(__file__).parents[1] / "bot" / "storage" / module).read_text().upper()
+        assert "UPDATE EVENTS" not in source
+        assert "DELETE FROM EVENTS" not in source
 
 
-async def test_games_in_chat_and_of_user(storage: SqliteStorage, players):
+async def test_games_in_chat_and_of_user(storage: Storage, players):
     ali, veli = players
     deniz = await storage.get_or_create_user("telegram", "104", "Deniz")
     a = await insert(storage, new_game(ali.id, veli.id))
@@ -382,7 +512,7 @@ async def test_games_in_chat_and_of_user(storage: SqliteStorage, players):
     assert ids(await storage.games_of_user(deniz.id, (GameStatus.CHALLENGE,))) == [c.id]
 
 
-async def test_due_games(storage: SqliteStorage, players):
+async def test_due_games(storage: Storage, players):
     ali, veli = players
     late = await insert(storage, new_game(ali.id, veli.id, deadline=100.0, reminded=True))
     soon = await insert(storage, new_game(ali.id, veli.id, deadline=500.0))
@@ -402,7 +532,7 @@ async def test_due_games(storage: SqliteStorage, players):
 # --- concurrency -------------------------------------------------------------------------
 
 
-async def play_move(storage: SqliteStorage, game_id: int, version: int, move: str) -> None:
+async def play_move(storage: Storage, game_id: int, version: int, move: str) -> None:
     """What the service does for a button made against ``version``."""
     async with storage.transaction() as tx:
         game = await tx.get_game(game_id)
@@ -414,7 +544,7 @@ async def play_move(storage: SqliteStorage, game_id: int, version: int, move: st
         await tx.add_events(game_id, [("play", {"play": move})])
 
 
-async def test_two_tasks_same_game_exactly_one_wins(storage: SqliteStorage, players):
+async def test_two_tasks_same_game_exactly_one_wins(storage: Storage, players):
     ali, veli = players
     game = await insert(storage, new_game(ali.id, veli.id, settings={}))
     outcomes = await asyncio.gather(
@@ -430,7 +560,7 @@ async def test_two_tasks_same_game_exactly_one_wins(storage: SqliteStorage, play
     assert [e.data["play"] for e in events] == stored.settings["moves"]
 
 
-async def test_stale_save_without_own_check(storage: SqliteStorage, players):
+async def test_stale_save_without_own_check(storage: Storage, players):
     """Even without checking, save_game's version condition refuses the second writer."""
     ali, veli = players
     game = await insert(storage, new_game(ali.id, veli.id))
@@ -451,7 +581,7 @@ async def test_stale_save_without_own_check(storage: SqliteStorage, players):
     assert (await storage.get_game(game.id)).status == GameStatus.FINISHED
 
 
-async def test_many_concurrent_transactions_on_different_games(storage: SqliteStorage, players):
+async def test_many_concurrent_transactions_on_different_games(storage: Storage, players):
     ali, veli = players
     games = [await insert(storage, new_game(ali.id, veli.id, settings={})) for _ in range(30)]
 
@@ -467,7 +597,7 @@ async def test_many_concurrent_transactions_on_different_games(storage: SqliteSt
         assert [e.seq for e in await storage.events(game.id)] == [1, 2, 3]
 
 
-async def test_storage_methods_inside_a_transaction_join_it(storage: SqliteStorage, players):
+async def test_storage_methods_inside_a_transaction_join_it(storage: Storage, players):
     ali, _ = players
 
     async def failing() -> None:
@@ -484,7 +614,7 @@ async def test_storage_methods_inside_a_transaction_join_it(storage: SqliteStora
     assert await storage.games_of_user(ali.id) == []
 
 
-async def test_transactions_do_not_nest_and_end(storage: SqliteStorage):
+async def test_transactions_do_not_nest_and_end(storage: Storage):
     async with storage.transaction() as tx:
         with pytest.raises(RuntimeError, match="nest"):
             async with storage.transaction():
@@ -493,7 +623,7 @@ async def test_transactions_do_not_nest_and_end(storage: SqliteStorage):
         await tx.get_game(1)
 
 
-async def test_cancelled_transaction_rolls_back(storage: SqliteStorage, players):
+async def test_cancelled_transaction_rolls_back(storage: Storage, players):
     ali, veli = players
     game = await insert(storage, new_game(ali.id, veli.id))
     entered = asyncio.Event()
@@ -519,8 +649,8 @@ async def test_cancelled_transaction_rolls_back(storage: SqliteStorage, players)
 # --- two workers on one file -------------------------------------------------------------
 
 
-async def test_two_workers_share_the_file(db_path: Path):
-    async with SqliteStorage(db_path) as one, SqliteStorage(db_path) as two:
+async def test_two_workers_share_the_database(target: Target):
+    async with target.make() as one, target.make() as two:
         ali = await one.get_or_create_user("telegram", "1", "Ali")
         veli = await two.get_or_create_user("telegram", "2", "Veli")
         assert (await two.get_user(ali.id)).name == "Ali"
@@ -559,23 +689,24 @@ async def test_two_workers_share_the_file(db_path: Path):
         assert (await two.get_game(game.id)).version == 3
 
 
-async def test_locked_database_is_a_storage_error(db_path: Path):
-    async with (
-        SqliteStorage(db_path) as one,
-        SqliteStorage(db_path, busy_timeout=0.05) as two,
-    ):
+async def test_locked_database_is_a_storage_error(target: Target):
+    async with target.make() as one, target.make(timeout=0.05) as two:
         ali = await one.get_or_create_user("telegram", "1", "Ali")
         async with one.transaction():
+            await one.set_user_lang(ali.id, "ru")  # part of the transaction: the row is locked
             with pytest.raises(StorageError) as caught:
                 await two.set_user_lang(ali.id, "tr")
             assert not isinstance(caught.value, StaleVersionError)
-            assert "locked" in str(caught.value.__cause__)
+            if target.backend == "sqlite":
+                assert "locked" in str(caught.value.__cause__)
+            else:
+                assert isinstance(caught.value.__cause__, asyncpg.LockNotAvailableError)
         await two.set_user_lang(ali.id, "tr")  # fine once the other worker is done
         assert (await one.get_user(ali.id)).lang == "tr"
 
 
-async def test_file_persists_across_close_and_open(db_path: Path):
-    store = SqliteStorage(db_path)
+async def test_data_persists_across_close_and_open(target: Target):
+    store = target.make()
     await store.open()
     ali = await store.get_or_create_user("telegram", "1", "Ali")
     game = await insert(store, new_game(ali.id, None))
@@ -590,7 +721,7 @@ async def test_file_persists_across_close_and_open(db_path: Path):
 # --- ratings and results -----------------------------------------------------------------
 
 
-async def test_ratings_and_history(storage: SqliteStorage, players):
+async def test_ratings_and_history(storage: Storage, players):
     ali, _ = players
     async with storage.transaction() as tx:
         fresh = await tx.get_rating(ali.id, "global", "tavla")
@@ -609,7 +740,7 @@ async def test_ratings_and_history(storage: SqliteStorage, players):
     assert await storage.rating_history(ali.id, "telegram:-100", "tavla") == [(200.0, 1490.0)]
 
 
-async def test_top(storage: SqliteStorage, players):
+async def test_top(storage: Storage, players):
     ali, veli = players
     deniz = await storage.get_or_create_user("telegram", "104", "Deniz")
     async with storage.transaction() as tx:
@@ -628,7 +759,7 @@ async def test_top(storage: SqliteStorage, players):
     assert await storage.top("telegram:-100", "tavla") == []
 
 
-async def test_results_and_count_rated_between(storage: SqliteStorage, players):
+async def test_results_and_count_rated_between(target: Target, storage: Storage, players):
     ali, veli = players
     deniz = await storage.get_or_create_user("telegram", "104", "Deniz")
     games = [await insert(storage, new_game(ali.id, veli.id)) for _ in range(5)]
@@ -660,7 +791,7 @@ async def test_results_and_count_rated_between(storage: SqliteStorage, players):
     assert await storage.results_of_user(ali.id) == rows
     assert await storage.results_of_user(veli.id, kind="uzun") == [rows[4]]
     assert await storage.results_of_user(deniz.id) == [rows[5]]
-    with pytest.raises(sqlite3.IntegrityError):  # a contest is recorded once per scope
+    with pytest.raises(target.integrity_error):  # a contest is recorded once per scope
         async with storage.transaction() as tx:
             await tx.add_result(rows[0])
     assert len(await storage.results_of_user(ali.id)) == len(rows)
@@ -699,9 +830,8 @@ def test_default_path_is_under_data():
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("postgresql://tavla:secret@localhost/tavla", "PostgreSQL support is not there yet"),
-        ("postgres://localhost/tavla", "PostgreSQL support is not there yet"),
-        ("postgresql+asyncpg://localhost/tavla", "PostgreSQL support is not there yet"),
+        ("postgresql+psycopg://localhost/tavla", "not supported"),
+        ("postgresql://", "names no PostgreSQL server"),
         ("mysql://localhost/tavla", "not supported"),
         ("data/tavla.db", "not a URL"),
         ("sqlite://host/tavla.db", "three slashes"),
@@ -712,6 +842,28 @@ def test_default_path_is_under_data():
 def test_bad_urls(url, message):
     with pytest.raises(ValueError, match=message):
         storage_from_url(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "dsn"),
+    [
+        (
+            "postgresql://tavla:secret@db.example:5433/tavla",
+            "postgresql://tavla:secret@db.example:5433/tavla",
+        ),
+        ("postgres://localhost/tavla", "postgresql://localhost/tavla"),
+        ("POSTGRESQL+asyncpg://localhost/tavla", "postgresql://localhost/tavla"),
+        (" postgresql:///tavla?sslmode=disable ", "postgresql:///tavla?sslmode=disable"),
+    ],
+)
+def test_postgres_urls(url, dsn):
+    assert postgres_dsn_from_url(url) == dsn
+    storage = storage_from_url(url)
+    assert isinstance(storage, PostgresStorage)
+    assert storage.dsn == dsn
+    assert "secret" not in repr(storage)
+    with pytest.raises(ValueError, match="PostgreSQL database, not a SQLite file"):
+        sqlite_path_from_url(url)
 
 
 async def test_default_url_creates_the_data_folder(tmp_path: Path, monkeypatch):

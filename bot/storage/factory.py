@@ -8,8 +8,11 @@ Accepted forms (design.md):
 - ``sqlite://``, ``sqlite://:memory:`` or ``sqlite:///:memory:``: a private in-memory database
   (tests only: it is gone when the storage is closed).
 
-``postgresql://…`` is recognised but not supported yet. The folder of a SQLite file is created
-when the storage is opened.
+- ``postgresql://user:password@host:port/database`` (also ``postgres://`` and
+  ``postgresql+asyncpg://``): a PostgreSQL database through asyncpg, for several worker
+  processes; query parameters are passed to asyncpg (e.g. ``?sslmode=require``).
+
+The folder of a SQLite file is created when the storage is opened.
 """
 
 from __future__ import annotations
@@ -38,11 +41,8 @@ def sqlite_path_from_url(url: str | None) -> str:
             f"DATABASE_URL {text!r} is not a URL: use sqlite:///relative/path.db or "
             "sqlite:////absolute/path.db"
         )
-    if scheme in _POSTGRES_SCHEMES or scheme.startswith(("postgresql+", "postgres+")):
-        raise ValueError(
-            "PostgreSQL support is not there yet: set DATABASE_URL to a SQLite URL such as "
-            "sqlite:///data/tavla.db (or leave it unset) for now"
-        )
+    if _is_postgres(scheme):
+        raise ValueError("DATABASE_URL names a PostgreSQL database, not a SQLite file")
     if scheme not in _SQLITE_SCHEMES:
         raise ValueError(
             f"DATABASE_URL scheme {scheme!r} is not supported: use sqlite:///relative/path.db "
@@ -64,9 +64,37 @@ def sqlite_path_from_url(url: str | None) -> str:
     return path
 
 
+def _is_postgres(scheme: str) -> bool:
+    return scheme in _POSTGRES_SCHEMES or scheme.startswith(("postgresql+", "postgres+"))
+
+
+def postgres_dsn_from_url(url: str) -> str:
+    """The asyncpg DSN for a ``postgresql://`` URL; ``ValueError`` if it is not one."""
+    text = url.strip()
+    scheme, separator, rest = text.partition("://")
+    scheme = scheme.lower()
+    if not separator or not _is_postgres(scheme):
+        raise ValueError("DATABASE_URL is not a postgresql:// URL")
+    if scheme.partition("+")[2] not in ("", "asyncpg"):
+        raise ValueError(f"DATABASE_URL driver {scheme!r} is not supported: use postgresql://")
+    if not rest:
+        raise ValueError("DATABASE_URL postgresql:// names no PostgreSQL server")
+    return "postgresql://" + rest
+
+
 def storage_from_url(url: str | None) -> Storage:
     """A storage (not yet opened) for ``DATABASE_URL``; see the module docstring."""
+    scheme = (url or "").strip().partition("://")[0].lower()
+    if url and "://" in url and _is_postgres(scheme):
+        from bot.storage.postgres import PostgresStorage
+
+        return PostgresStorage(postgres_dsn_from_url(url))
     return SqliteStorage(sqlite_path_from_url(url))
 
 
-__all__ = ["DEFAULT_SQLITE_PATH", "sqlite_path_from_url", "storage_from_url"]
+__all__ = [
+    "DEFAULT_SQLITE_PATH",
+    "postgres_dsn_from_url",
+    "sqlite_path_from_url",
+    "storage_from_url",
+]
