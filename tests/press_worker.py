@@ -1,6 +1,6 @@
 """A worker process for the two-workers test: presses buttons on shared games.
 
-``python tests/press_worker.py DB ACTIONS`` makes up to ACTIONS state-changing presses on
+``python tests/press_worker.py DATABASE_URL ACTIONS`` makes up to ACTIONS state-changing presses on
 the active games of the test chat (whatever the other worker does meanwhile), then prints
 the number of presses the service applied.
 """
@@ -13,7 +13,7 @@ import sys
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.storage.base import GameStatus
-from bot.storage.sqlite import SqliteStorage
+from bot.storage.factory import storage_from_url
 from core.match import Match
 
 PLACE = Place("workers", "room")
@@ -32,7 +32,7 @@ def buttons(views) -> dict[str, str]:
 
 
 async def main(db: str, actions: int) -> None:
-    storage = SqliteStorage(db, busy_timeout=10.0)
+    storage = storage_from_url(db)
     await storage.open()
     service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**9))
     applied = 0

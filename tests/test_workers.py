@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.storage.base import GameStatus
-from bot.storage.sqlite import SqliteStorage
+from bot.storage.factory import storage_from_url
 from core.dice import SeededDice
 from core.match import Match
 
@@ -20,9 +22,18 @@ WORKER = Path(__file__).with_name("press_worker.py")
 PLACE = Place("workers", "room")
 
 
-async def open_games(db: Path, count: int) -> dict[int, int]:
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path) -> str:
+    """A DATABASE_URL shared by the workers: a SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.db'}"
+    url, schema = request.getfixturevalue("postgres_schema")
+    return f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+
+
+async def open_games(db: str, count: int) -> dict[int, int]:
     """Start ``count`` games between pairs of players; returns {game id: version}."""
-    storage = SqliteStorage(str(db))
+    storage = storage_from_url(db)
     await storage.open()
     seeds = iter(range(1, 200))
     service = GameService(
@@ -47,8 +58,8 @@ async def open_games(db: Path, count: int) -> dict[int, int]:
     return versions
 
 
-async def versions_now(db: Path) -> dict[int, tuple[int, dict]]:
-    storage = SqliteStorage(str(db))
+async def versions_now(db: str) -> dict[int, tuple[int, dict]]:
+    storage = storage_from_url(db)
     await storage.open()
     out = {}
     for status in (GameStatus.ACTIVE, GameStatus.FINISHED):
@@ -61,14 +72,14 @@ async def versions_now(db: Path) -> dict[int, tuple[int, dict]]:
     return out
 
 
-def test_two_workers_pressing_on_the_same_games(tmp_path):
+def test_two_workers_pressing_on_the_same_games(database):
     """Every press applied exactly once: the versions moved by exactly the applied count."""
-    db = tmp_path / "shared.db"
+    db = database
     before = asyncio.run(open_games(db, 3))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     workers = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), str(db), "60"],
+            [sys.executable, str(WORKER), db, "60"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -87,14 +98,14 @@ def test_two_workers_pressing_on_the_same_games(tmp_path):
     assert moved == applied
 
 
-async def test_deadline_jobs_run_once_across_workers(tmp_path):
+async def test_deadline_jobs_run_once_across_workers(database):
     """Two workers run their deadline round at the same moment: one reminder per game."""
-    db = tmp_path / "ticks.db"
+    db = database
     await open_games(db, 4)
     now = [10**10]
     services = []
     for _ in range(2):
-        storage = SqliteStorage(str(db), busy_timeout=10.0)
+        storage = storage_from_url(db)
         await storage.open()
         services.append(
             GameService(storage, ServiceSettings(render_images=False), clock=lambda: now[0])
