@@ -397,3 +397,31 @@ async def test_network_errors_and_a_429_storm_are_retried(fake, bot):
     assert answers.count(429) == 2
     record = await game_record(bot)
     assert record.status in (GameStatus.ACTIVE, GameStatus.FINISHED)
+
+
+async def test_only_admins_can_reset_the_leaderboard(fake, bot):
+    """Hostile input: an admin-only command from a non-admin is refused."""
+    ali, veli, group = await open_game(fake, bot, "1")
+    users = {"11": ali, "22": veli}
+    for _ in range(3000):
+        if not await step_once(fake, bot, users, group):
+            break
+    await fake.wait_for(lambda: any("🏆" in m.get("text", "") for m in fake.messages(group)), 10)
+
+    async def reply_to(user, text: str) -> str:
+        count = len(fake.messages(group))
+        await fake.send_text(user, group, text)
+        messages = await fake.wait_for(
+            lambda: fake.messages(group)[count:] if len(fake.messages(group)) > count else None,
+            10,
+        )
+        return messages[-1].get("text", "")
+
+    assert "Ali" in await reply_to(veli, "/top")
+    refused = await reply_to(veli, "/resettop")
+    assert "administrators" in refused
+    assert "Ali" in await reply_to(veli, "/top")
+    fake.admins[GROUP_ID] = {11}
+    done = await reply_to(ali, "/resettop")
+    assert "reset" in done
+    assert "No rated" in await reply_to(veli, "/top")

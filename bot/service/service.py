@@ -59,6 +59,8 @@ class Actor:
     name: str
     username: str | None = None
     lang: str | None = None
+    #: Whether the platform says this user administers the chat (for admin-only commands).
+    admin: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,6 +169,7 @@ class GameService:
             "dice": self._dice,
             "lang": self._set_lang,
             "board": self._show_board,
+            "resettop": self._reset_top,
         }
         handler = handlers.get(name.lower())
         user = await self._user(actor)
@@ -186,6 +189,7 @@ class GameService:
                 args=args,
                 mentions=mentions or [],
                 reply_to_game=reply_to_game,
+                actor=actor,
             ),
         )
 
@@ -1129,6 +1133,24 @@ class GameService:
         for i, (player, row) in enumerate(rows, 1):
             lines.append(f"{i}. {player.name} — {round(row.rating)} ({row.games})")
         return [View(lines, lang=self._lang(user, chat, private=place.private))]
+
+    async def _reset_top(
+        self, *, user: User, chat: Chat, place: Place, args: str, actor: Actor, **_: Any
+    ) -> list[View]:
+        """Admin only: clear this chat's leaderboard (one game kind, or all)."""
+        if place.private:
+            raise UserFacingError(t("A leaderboard can be reset only in a group."))
+        if not actor.admin:
+            raise UserFacingError(t("Only the chat's administrators can reset its leaderboard."))
+        kind = _kind_word(args)
+        count = await self.storage.reset_scope(chat.scope, kind)
+        log.info("leaderboard %s (%s) reset by user %s", chat.scope, kind or "all", user.id)
+        return [
+            View(
+                [t("{name} reset this chat's leaderboard ({n} ratings).", name=user.name, n=count)],
+                lang=self._lang(user, chat, private=False),
+            )
+        ]
 
     async def _stats(
         self, *, user: User, chat: Chat, place: Place, args: str, mentions: list[Actor], **_: Any

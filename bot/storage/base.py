@@ -238,6 +238,11 @@ class Storage(Protocol):
         """The best ratings of a scope and kind, highest first."""
         ...
 
+    async def reset_scope(self, scope: str, kind: str | None = None) -> int:
+        """Forget the ratings of a leaderboard scope (one game kind, or all); returns how
+        many players were on it. Finished contests and their results stay."""
+        ...
+
     async def rating_history(
         self, user_id: int, scope: str, kind: str
     ) -> list[tuple[float, float]]:

@@ -889,6 +889,15 @@ class PostgresStorage:
         return [(_user(row), _rating(row)) for row in rows]
 
     @_translated
+    async def reset_scope(self, scope: str, kind: str | None = None) -> int:
+        where, args = "scope = $1", [scope]
+        if kind is not None:
+            where, args = where + " AND kind = $2", [*args, kind]
+        async with self._writing() as conn:
+            status = await conn.execute(f"DELETE FROM ratings WHERE {where}", *args)
+        return int(status.split()[-1])
+
+    @_translated
     async def rating_history(
         self, user_id: int, scope: str, kind: str
     ) -> list[tuple[float, float]]:

@@ -949,6 +949,16 @@ class SqliteStorage:
         return [(_user(row), _rating(row)) for row in rows]
 
     @_translated
+    async def reset_scope(self, scope: str, kind: str | None = None) -> int:
+        where, args = "scope = ?", [scope]
+        if kind is not None:
+            where, args = where + " AND kind = ?", [*args, kind]
+        async with self._writing() as conn:
+            row = await _fetchone(conn, f"SELECT COUNT(*) AS n FROM ratings WHERE {where}", args)
+            await conn.execute(f"DELETE FROM ratings WHERE {where}", args)
+        return int(row["n"]) if row else 0
+
+    @_translated
     async def rating_history(
         self, user_id: int, scope: str, kind: str
     ) -> list[tuple[float, float]]:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -73,6 +74,14 @@ COMMANDS: dict[str, Text] = {
     "rules": t("The rules"),
     "help": t("All commands"),
 }
+
+
+ADMIN_COMMANDS = ("resettop",)
+
+
+def actor_id(update: Update) -> int:
+    assert update.effective_user is not None
+    return update.effective_user.id
 
 
 def actor_of(user: Any) -> Actor:
@@ -149,8 +158,13 @@ class TelegramAdapter:
             if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None
         ]
         game_id = await self._replied_game(message)
+        actor = actor_of(update.effective_user)
+        if name in ADMIN_COMMANDS and message.chat.type != "private":
+            # Ask Telegram only when it matters: one call per admin command.
+            member = await context.bot.get_chat_member(message.chat_id, actor_id(update))
+            actor = replace(actor, admin=member.status in ("administrator", "creator"))
         views = await self.service.command(
-            actor_of(update.effective_user),
+            actor,
             place_of(message.chat),
             name,
             args.strip(),
@@ -413,7 +427,7 @@ def build_application(
         .concurrent_updates(True)
         .build()
     )
-    app.add_handler(CommandHandler([*COMMANDS, "start"], adapter.on_command))
+    app.add_handler(CommandHandler([*COMMANDS, "start", *ADMIN_COMMANDS], adapter.on_command))
     app.add_handler(CallbackQueryHandler(adapter.on_press))
     app.add_handler(InlineQueryHandler(adapter.on_inline))
     app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, adapter.on_text))

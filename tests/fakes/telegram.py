@@ -587,6 +587,8 @@ class FakeTelegram:
         self.inline_messages: dict[str, dict[str, Any]] = {}
         self.deleted: list[tuple[int, int]] = []
         self.users: dict[int, FakeUser] = {}
+        #: Administrators of each chat (chat id -> user ids), for getChatMember.
+        self.admins: dict[int, set[int]] = {}
         self.blocked: set[int] = set()
         self.webhook: dict[str, Any] | None = None
         self.webhook_deliveries: list[dict[str, Any]] = []
@@ -1631,6 +1633,33 @@ class FakeTelegram:
             raise ApiError(400, "Bad Request: message to delete not found")
         self.deleted.append((state.chat.id, message_id))
         return True
+
+    def _api_getChatMember(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> dict:
+        state = self._lookup_chat(params.get("chat_id"))
+        user_id = int(params.get("user_id"))
+        user = self.users.get(user_id)
+        if user is None:
+            raise ApiError(400, "Bad Request: user not found")
+        status = "administrator" if user_id in self.admins.get(state.chat.id, set()) else "member"
+        member: dict[str, Any] = {"status": status, "user": user.to_dict()}
+        if status == "administrator":
+            member.update(
+                {
+                    "can_be_edited": False,
+                    "is_anonymous": False,
+                    "can_manage_chat": True,
+                    "can_delete_messages": True,
+                    "can_manage_video_chats": True,
+                    "can_restrict_members": True,
+                    "can_promote_members": False,
+                    "can_change_info": True,
+                    "can_invite_users": True,
+                    "can_post_stories": False,
+                    "can_edit_stories": False,
+                    "can_delete_stories": False,
+                }
+            )
+        return member
 
     def _api_deleteMessages(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> bool:
         state = self._lookup_chat(params.get("chat_id"))
