@@ -8,7 +8,7 @@ import logging
 
 from bot.config import Config
 from bot.logs import configure
-from bot.service.service import GameService
+from bot.service.service import GameService, ServiceSettings
 from bot.storage.factory import storage_from_url
 
 log = logging.getLogger("bot")
@@ -18,7 +18,7 @@ async def run(config: Config) -> None:
     """Open storage, start the adapters, and run until they stop."""
     storage = storage_from_url(config.database_url)
     await storage.open()
-    service = GameService(storage)
+    service = GameService(storage, ServiceSettings(render_processes=config.render_processes))
     try:
         runners = []
         if config.telegram_token:
@@ -26,7 +26,9 @@ async def run(config: Config) -> None:
 
             runners.append(run_telegram(config, service))
         if config.discord_token:
-            log.warning("DISCORD_TOKEN is set, but the Discord adapter is not built yet.")
+            from bot.discord import run_discord
+
+            runners.append(run_discord(config, service))
         if runners:
             await asyncio.gather(*runners)
         else:
@@ -34,6 +36,7 @@ async def run(config: Config) -> None:
 
             await ConsoleAdapter(service, board_dir=config.board_dir).run()
     finally:
+        service.close()
         await storage.close()
 
 

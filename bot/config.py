@@ -28,6 +28,8 @@ class Config:
     #: (Telegram's own limits by default; 0 turns one off, e.g. against a local fake).
     telegram_max_rate: float = 30.0
     telegram_group_rate: float = 20.0
+    #: Processes that draw board pictures (0: a thread of the bot's own process).
+    render_processes: int = 0
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -51,6 +53,9 @@ class Config:
             database_url=get("DATABASE_URL") or None,
             board_dir=Path(get("BOARD_DIR") or "data/boards"),
             # Quiet in the console; informative when serving chats.
+            render_processes=int(
+                get("RENDER_PROCESSES") or (1 if (os.cpu_count() or 1) > 1 else 0)
+            ),
             log_level=get("LOG_LEVEL")
             or ("INFO" if get("TELEGRAM_TOKEN") or get("DISCORD_TOKEN") else "WARNING"),
         )

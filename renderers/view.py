@@ -16,6 +16,7 @@ does that conversion, in this one place.
 
 from __future__ import annotations
 
+import copyreg
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -48,6 +49,14 @@ def other(color: str) -> str:
 
 def _frozen(mapping: Mapping[str, object] | None) -> Mapping[str, object]:
     return MappingProxyType(dict(mapping or {}))
+
+
+def _proxy(items: dict[str, object]) -> Mapping[str, object]:
+    return MappingProxyType(items)
+
+
+# Views travel to drawing processes, so their read-only mappings must pickle.
+copyreg.pickle(MappingProxyType, lambda proxy: (_proxy, (dict(proxy),)))
 
 
 def _check_color(value: str | None, what: str, *, optional: bool = False) -> None:

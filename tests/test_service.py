@@ -432,3 +432,16 @@ async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
     done = await service.press(actor, GROUP, step)
     assert not done[0].notice
     await storage.close()
+
+
+async def test_board_pictures_drawn_in_a_separate_process(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "pool.db"))
+    await storage.open()
+    service = GameService(storage, ServiceSettings(render_processes=1))
+    try:
+        _, accept = await challenge(service)
+        views = await service.press(VELI, GROUP, accept)
+        assert board(views).image.startswith(b"\x89PNG")
+    finally:
+        service.close()
+        await storage.close()

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +38,7 @@ from core.ratings import Rating, update_ratings
 from core.variants import variant_by_name
 from renderers.board import render_png
 from renderers.text import render_text
+from renderers.view import BoardView
 
 from . import actions as A
 from .errors import error_text
@@ -88,6 +91,9 @@ class ServiceSettings:
     # Per-user flood guard: this many actions, refilled over this many seconds.
     burst_actions: int = 12
     burst_window: float = 6.0
+    # Board pictures are drawn in this many worker processes (0: a thread of this process).
+    # Processes let drawing use another core while this one answers players.
+    render_processes: int = 0
 
 
 class UserFacingError(Exception):
@@ -137,6 +143,24 @@ class GameService:
         self.limiter = RateLimiter(
             self.settings.burst_actions, self.settings.burst_window, self.clock
         )
+        self._render_pool: ProcessPoolExecutor | None = None
+        if self.settings.render_processes > 0:
+            self._render_pool = ProcessPoolExecutor(
+                self.settings.render_processes, mp_context=multiprocessing.get_context("spawn")
+            )
+
+    async def _render(self, view: BoardView) -> bytes:
+        """The board picture, drawn off the event loop."""
+        if self._render_pool is None:
+            return await asyncio.to_thread(render_png, view)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._render_pool, render_png, view)
+
+    def close(self) -> None:
+        """Stop the drawing processes, if any."""
+        if self._render_pool is not None:
+            self._render_pool.shutdown(cancel_futures=True)
+            self._render_pool = None
 
     # -- entry points ------------------------------------------------------------------
 
@@ -914,7 +938,7 @@ class GameService:
         )
         image = None
         if self.settings.render_images:
-            image = await asyncio.to_thread(render_png, view)
+            image = await self._render(view)
         return View(
             lines,
             lang=lang,
@@ -1011,6 +1035,7 @@ class GameService:
                     ],
                     lang=lang,
                     chat=where,
+                    message=record.message,
                     game_id=record.id,
                     buttons=[
                         [
@@ -1040,6 +1065,7 @@ class GameService:
                     ],
                     lang=lang,
                     chat=where,
+                    message=record.message,
                     game_id=record.id,
                 )
             )

@@ -1,0 +1,152 @@
+"""The Discord adapter (discord.py 2.x): slash commands and persistent buttons on the service.
+
+- :mod:`.commands`: the slash commands (the Telegram names, typed options) and the
+  translator that localizes their descriptions from our catalogs for ``tr`` and ``ru``;
+- :mod:`.buttons`: the persistent :class:`~discord.ui.DynamicItem` game buttons, whose
+  ``custom_id`` is ``tv:`` + the service's action id, so boards survive restarts;
+- :mod:`.adapter`: interactions in, views out, within Discord's three seconds.
+
+One :class:`TavlaClient` (an :class:`discord.AutoShardedClient`, so one process serves many
+servers) runs with the default intents only: nothing privileged, no message content. Typed
+moves go through ``/move``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.config import Config
+from bot.service.service import GameService
+
+from .adapter import DEFER_AFTER, PLATFORM, DiscordAdapter, actor_of, place_of
+from .buttons import GameButton, custom_id, view_of
+from .commands import CatalogTranslator, build_commands
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 30.0
+
+__all__ = [
+    "PLATFORM",
+    "CatalogTranslator",
+    "DiscordAdapter",
+    "GameButton",
+    "TavlaClient",
+    "TavlaTree",
+    "actor_of",
+    "custom_id",
+    "place_of",
+    "run_discord",
+    "view_of",
+]
+
+
+def intents() -> discord.Intents:
+    """The default intents without message content: nothing privileged is needed."""
+    chosen = discord.Intents.default()
+    chosen.message_content = False
+    chosen.members = False
+    chosen.presences = False
+    return chosen
+
+
+class TavlaTree(app_commands.CommandTree[Any]):
+    """The command tree with one central error handler."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
+    ) -> None:
+        adapter: DiscordAdapter | None = getattr(self.client, "adapter", None)
+        if adapter is None:  # pragma: no cover
+            await super().on_error(interaction, error)
+            return
+        await adapter.on_error(interaction, error)
+
+
+class TavlaClient(discord.AutoShardedClient):
+    """The bot: game buttons registered and commands synced in :meth:`setup_hook`."""
+
+    def __init__(
+        self,
+        adapter: DiscordAdapter,
+        *,
+        guild_id: int | None = None,
+        sync_commands: bool = True,
+        **options: Any,
+    ) -> None:
+        super().__init__(intents=intents(), **options)
+        self.adapter = adapter
+        adapter.client = self
+        self.guild_id = guild_id
+        self.sync_commands = sync_commands
+        self.tree = TavlaTree(self)
+
+    async def setup_hook(self) -> None:
+        # Every board ever posted is answered by this one template, restart or not.
+        self.add_dynamic_items(GameButton)
+        await self.tree.set_translator(CatalogTranslator())
+        for command in build_commands():
+            self.tree.add_command(command)
+        if not self.sync_commands:
+            return
+        if self.guild_id is not None:
+            # A test server sees changes at once; global commands take a while to spread.
+            guild = discord.Object(self.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info("synced %d Discord commands (guild=%s)", len(synced), self.guild_id)
+
+
+def build_client(
+    config: Config, service: GameService, *, defer_after: float = DEFER_AFTER
+) -> TavlaClient:
+    """The client with its adapter, not yet logged in."""
+    return TavlaClient(
+        DiscordAdapter(service, defer_after=defer_after), guild_id=config.discord_guild_id
+    )
+
+
+async def run_discord(
+    config: Config,
+    service: GameService,
+    stop: asyncio.Event | None = None,
+    *,
+    tick_seconds: float = TICK_SECONDS,
+    defer_after: float = DEFER_AFTER,
+) -> None:
+    """Run the bot until ``stop`` is set (or forever), delivering deadline messages."""
+    client = build_client(config, service, defer_after=defer_after)
+    stop = stop or asyncio.Event()
+    async with client:
+        await client.login(config.discord_token or "")
+        gateway = asyncio.create_task(client.connect(reconnect=True), name="discord-gateway")
+        stopping = asyncio.create_task(stop.wait(), name="discord-stop")
+        try:
+            while True:
+                await asyncio.wait(
+                    {gateway, stopping}, timeout=tick_seconds, return_when=asyncio.FIRST_COMPLETED
+                )
+                if stopping.done():
+                    break
+                if gateway.done():
+                    gateway.result()  # a fatal gateway error (bad token, intents) is raised
+                    break
+                try:
+                    await client.adapter.tick()
+                except Exception:
+                    # A failed round of reminders must not stop the bot; the next one retries.
+                    log.exception("deadline round failed")
+        finally:
+            stopping.cancel()
+            await client.close()
+            gateway.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await gateway

@@ -1,0 +1,361 @@
+"""Interactions in, service views out: the heart of the Discord adapter.
+
+Like the Telegram adapter, nothing here keeps game state: each slash command or button press
+goes to the game service, and each view it returns becomes an interaction response, a
+follow-up, an ephemeral notice or an edit of the board message. Discord wants an answer to
+every interaction within three seconds: the service's work runs as a task and, when it is not
+done after :attr:`DiscordAdapter.defer_after` seconds (rendering, the computer thinking), the
+interaction is deferred first and answered later with follow-ups and edits.
+
+Places: a server channel's place is the *server* (``chat_id`` = guild id), so games, the
+language set with ``/lang`` and the ``/top`` leaderboard are per server, whatever channel a
+game is played in; a direct message's place is its DM channel (private). A player is the same
+person everywhere (``user_id`` = Discord user id).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.i18n import normalize_language, t, translate, translate_lines
+from bot.service import actions as A
+from bot.service.service import Actor, GameService, Place
+from bot.service.views import View
+
+from .buttons import view_of
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+CONTENT_LIMIT = 2000
+#: Defer an interaction whose answer is not ready after this many seconds (Discord allows 3).
+DEFER_AFTER = 2.0
+BOARD_FILE = "board.png"
+
+
+def actor_of(user: discord.abc.User, locale: discord.Locale | None = None) -> Actor:
+    """The service's actor for a Discord user; the interaction's locale is their language."""
+    return Actor(
+        PLATFORM,
+        str(user.id),
+        user.display_name or user.name or str(user.id),
+        user.name,
+        locale.value if locale is not None else None,
+    )
+
+
+def place_of(interaction: discord.Interaction[Any]) -> Place:
+    """The server for server channels (per-server games and leaderboards), else the DM."""
+    if interaction.guild_id is not None:
+        guild = interaction.guild
+        title = guild.name if guild is not None and guild.name else None
+        return Place(PLATFORM, str(interaction.guild_id), private=False, title=title)
+    return Place(PLATFORM, str(interaction.channel_id), private=True)
+
+
+def text_of(view: View) -> str:
+    text = translate_lines(view.lines, view.lang)
+    return text if len(text) <= CONTENT_LIMIT else text[: CONTENT_LIMIT - 1] + "…"
+
+
+def files_of(view: View) -> list[discord.File]:
+    if view.document is not None:
+        name, data = view.document
+        return [discord.File(io.BytesIO(data), filename=name)]
+    if view.image is not None:
+        return [discord.File(io.BytesIO(view.image), filename=BOARD_FILE)]
+    return []
+
+
+@dataclass
+class _Exchange:
+    """One interaction being answered."""
+
+    interaction: discord.Interaction[Any]
+    place: Place
+    #: The game whose button was pressed (None for slash commands).
+    pressed_game: int | None = None
+    #: A public "thinking…" message from a deferral that no view has replaced yet.
+    thinking: bool = False
+    #: The text of the last board edited elsewhere (the ephemeral answer to /move).
+    summary: str | None = None
+
+    @property
+    def is_press(self) -> bool:
+        return self.interaction.type is discord.InteractionType.component
+
+
+class DiscordAdapter:
+    """Sends a service's views to Discord; one per client."""
+
+    def __init__(self, service: GameService, *, defer_after: float = DEFER_AFTER) -> None:
+        self.service = service
+        self.defer_after = defer_after
+        self.client: discord.Client | None = None
+
+    # -- entry points (called by the commands and the buttons) ---------------------------
+
+    async def run_command(
+        self,
+        interaction: discord.Interaction[Any],
+        name: str,
+        args: str = "",
+        *,
+        mentions: Sequence[discord.abc.User] = (),
+        game: int | None = None,
+    ) -> None:
+        place = place_of(interaction)
+        work = self.service.command(
+            actor_of(interaction.user, interaction.locale),
+            place,
+            name,
+            args.strip(),
+            mentions=[actor_of(m) for m in mentions],
+            reply_to_game=game,
+        )
+        exchange = _Exchange(interaction, place)
+        views = await self._in_time(exchange, work)
+        await self.deliver(exchange, views)
+
+    async def on_press(self, interaction: discord.Interaction[Any], action: str) -> None:
+        """A game button. Errors are handled here: discord.py only logs a button's failures."""
+        try:
+            place = place_of(interaction)
+            decoded = A.decode(action)
+            exchange = _Exchange(interaction, place, decoded.game_id if decoded else None)
+            work = self.service.press(actor_of(interaction.user, interaction.locale), place, action)
+            views = await self._in_time(exchange, work)
+            await self.deliver(exchange, views)
+        except Exception as exc:
+            await self.on_error(interaction, exc)
+
+    async def on_error(self, interaction: discord.Interaction[Any], error: BaseException) -> None:
+        """Log every failure with its exception; answer politely and privately, never a trace."""
+        original = getattr(error, "original", None) or error
+        command = interaction.command.name if interaction.command is not None else None
+        log.error(
+            "Discord interaction failed (command=%s, user=%s, guild=%s)",
+            command,
+            interaction.user.id if interaction.user else None,
+            interaction.guild_id,
+            exc_info=(type(original), original, original.__traceback__),
+        )
+        lang = normalize_language(interaction.locale.value) or "en"
+        text = translate(
+            t("Sorry, something went wrong. Your game is safe; please try again."), lang
+        )
+        with contextlib.suppress(discord.HTTPException):
+            if interaction.response.is_done():
+                await interaction.followup.send(text, ephemeral=True)
+            else:
+                await interaction.response.send_message(text, ephemeral=True)
+
+    # -- answering in time ---------------------------------------------------------------
+
+    async def _in_time(self, exchange: _Exchange, work: Awaitable[list[View]]) -> list[View]:
+        """The service's views; the interaction is deferred if they take too long."""
+        task = asyncio.ensure_future(work)
+        done, _ = await asyncio.wait({task}, timeout=self.defer_after)
+        if not done:
+            interaction = exchange.interaction
+            try:
+                # A press is deferred silently (its board is edited later); a command shows
+                # "thinking…" until its first answer replaces it.
+                await interaction.response.defer(thinking=not exchange.is_press)
+                exchange.thinking = not exchange.is_press
+            except discord.HTTPException:
+                log.warning("could not defer interaction %s", interaction.id, exc_info=True)
+        return await task
+
+    # -- views to messages ----------------------------------------------------------------
+
+    async def deliver(self, exchange: _Exchange, views: list[View]) -> None:
+        """Deliver views in order as answers to one interaction."""
+        interaction = exchange.interaction
+        for view in views:
+            if view.notice:
+                await self._notice(exchange, view)
+            elif (
+                view.edit and view.game_id is not None and await self._edit_board(exchange, view)
+            ) or await self._replace_challenge(exchange, view):
+                continue
+            else:
+                await self._send(exchange, view)
+        # Every interaction gets exactly one response.
+        if not interaction.response.is_done():
+            if exchange.is_press:
+                await interaction.response.defer()
+            else:
+                await interaction.response.send_message(exchange.summary or "✅", ephemeral=True)
+        elif exchange.thinking:
+            await self._replace_thinking(exchange, exchange.summary or "✅")
+
+    async def _notice(self, exchange: _Exchange, view: View) -> None:
+        interaction = exchange.interaction
+        text = text_of(view)
+        if not interaction.response.is_done():
+            await interaction.response.send_message(text, ephemeral=True)
+        elif exchange.thinking:
+            await self._replace_thinking(exchange, text)
+        else:
+            await interaction.followup.send(text, ephemeral=True)
+
+    async def _replace_thinking(self, exchange: _Exchange, text: str) -> None:
+        """The public "thinking…" message gives way to a private answer."""
+        interaction = exchange.interaction
+        exchange.thinking = False
+        with contextlib.suppress(discord.NotFound):
+            await interaction.delete_original_response()
+        await interaction.followup.send(text, ephemeral=True)
+
+    async def _send(self, exchange: _Exchange, view: View) -> discord.Message:
+        """A new public message in the interaction's channel."""
+        interaction = exchange.interaction
+        content = text_of(view)
+        ui = view_of(view)
+        files = files_of(view)
+        extra: dict[str, Any] = {}
+        if ui is not None:
+            extra["view"] = ui
+        if files:
+            extra["files"] = files
+        if not interaction.response.is_done():
+            response = await interaction.response.send_message(content, **extra)
+            resource = response.resource if response is not None else None
+            message = (
+                resource
+                if isinstance(resource, discord.InteractionMessage)
+                else await interaction.original_response()
+            )
+        elif exchange.thinking:
+            exchange.thinking = False
+            message = await interaction.edit_original_response(
+                content=content, attachments=files, view=ui
+            )
+        else:
+            message = await interaction.followup.send(content, wait=True, **extra)
+        await self._bind(view, message, exchange.place.chat_id)
+        return message
+
+    async def _edit_board(self, exchange: _Exchange, view: View) -> bool:
+        """Edit the board in place; False when it can't be (then a new one is sent)."""
+        interaction = exchange.interaction
+        content, files, ui = text_of(view), files_of(view), view_of(view)
+        exchange.summary = content
+        pressed = interaction.message
+        if exchange.is_press and exchange.pressed_game == view.game_id and pressed is not None:
+            if not interaction.response.is_done():
+                await interaction.response.edit_message(content=content, attachments=files, view=ui)
+            elif (
+                interaction.response.type is discord.InteractionResponseType.deferred_message_update
+            ):
+                await interaction.edit_original_response(
+                    content=content, attachments=files, view=ui
+                )
+            else:
+                await pressed.edit(content=content, attachments=files, view=ui)
+            if view.message is None or view.message.get("message_id") != pressed.id:
+                await self._bind(view, pressed, exchange.place.chat_id, force=True)
+            return True
+        return await self._edit_bound(view, content, files, ui)
+
+    async def _edit_bound(
+        self,
+        view: View,
+        content: str,
+        files: list[discord.File],
+        ui: discord.ui.View | None,
+    ) -> bool:
+        target = view.message or {}
+        channel_id, message_id = target.get("channel_id"), target.get("message_id")
+        if self.client is None or channel_id is None or message_id is None:
+            return False
+        channel = self.client.get_partial_messageable(int(channel_id))
+        try:
+            await channel.get_partial_message(int(message_id)).edit(
+                content=content, attachments=files, view=ui
+            )
+        except discord.HTTPException as exc:
+            log.info("could not edit board message %s: %s", message_id, exc)
+            return False
+        return True
+
+    async def _replace_challenge(self, exchange: _Exchange, view: View) -> bool:
+        """Accepting a challenge turns the challenge message into the game's first line."""
+        interaction = exchange.interaction
+        pressed = interaction.message
+        if (
+            not exchange.is_press
+            or interaction.response.is_done()
+            or pressed is None
+            or pressed.attachments
+            or view.game_id is None
+            or view.game_id != exchange.pressed_game
+            or view.image is not None
+            or view.buttons
+            or view.document is not None
+        ):
+            return False
+        await interaction.response.edit_message(content=text_of(view), view=None)
+        return True
+
+    async def _bind(
+        self, view: View, message: discord.Message, chat_id: str, *, force: bool = False
+    ) -> None:
+        """Remember the board (or challenge) message so later views can edit it."""
+        if view.game_id is None:
+            return
+        if not force and view.image is None and not (view.buttons and view.message is None):
+            return
+        await self.service.bind_message(
+            view.game_id,
+            {
+                "chat_id": chat_id,
+                "channel_id": str(message.channel.id),
+                "message_id": message.id,
+                "image": bool(view.image is not None),
+            },
+        )
+
+    # -- background ------------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        """Send what the service's deadlines produced (reminders, expiries, claims)."""
+        for view in await self.service.tick():
+            try:
+                await self.send_background(view)
+            except discord.HTTPException:
+                log.warning("could not deliver a deadline message", exc_info=True)
+
+    async def send_background(self, view: View) -> None:
+        """A view made without an interaction, to the channel of its game's board."""
+        if self.client is None or view.chat is None or view.chat[0] != PLATFORM:
+            return
+        target = view.message
+        if target is None and view.game_id is not None:
+            # The service does not put the board reference on every deadline view.
+            record = await self.service.storage.get_game(view.game_id)
+            target = record.message if record is not None else None
+        if not target or target.get("channel_id") is None:
+            log.info("no channel known for a deadline message of game %s", view.game_id)
+            return
+        content, files, ui = text_of(view), files_of(view), view_of(view)
+        if view.edit and await self._edit_bound(
+            View(view.lines, message=target), content, files, ui
+        ):
+            return
+        channel = self.client.get_partial_messageable(int(target["channel_id"]))
+        extra: dict[str, Any] = {"view": ui} if ui is not None else {}
+        if files:
+            extra["files"] = files
+        message = await channel.send(content, **extra)
+        if view.image is not None:
+            await self._bind(view, message, view.chat[1], force=True)
