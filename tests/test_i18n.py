@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 
 from bot.i18n import LANGUAGES, LOCALE_DIR, catalog, normalize_language, t, translate
@@ -58,7 +58,9 @@ def source_ids() -> set[str]:
     """Every ``t("…")`` id in the source, found the way ``pybabel extract -k t`` finds them."""
     ids = set()
     for _filename, _lineno, message, _comments, _context in extract_from_dir(
-        str(SOURCE_DIR), keywords={"t": None}
+        # pybabel's default keywords (``_`` marks Discord's locale_str) plus ``t``.
+        str(SOURCE_DIR),
+        keywords={**DEFAULT_KEYWORDS, "t": None},
     ):
         if isinstance(message, str) and message:
             ids.add(message)
