@@ -6,6 +6,14 @@ still counted as the player on roll). ``--jsonl`` instead reads JSON lines
 ``{"position": ID, "dice": [A, B], "first_turn": false}`` and answers each with one line
 ``{"position": ID, "dice": [A, B], "plays": [{"play": …, "position": …}, …]}``, flushed at
 once, so one process can check thousands of positions.
+
+``python -m core ai --variant V --level L --jsonl`` reads the same JSON lines and answers
+``{"position": ID, "dice": [A, B], "play": …, "after": ID}`` with the computer's play (an
+empty play and the same ID when the roll cannot be played). A line with ``"cube": true``
+asks instead for the cube decisions on that position, gnubg-style: ``double`` (would the
+side on roll double?) and ``take`` (would the other side take?); optional fields
+``cube_value``, ``cube_owner`` (0 centred, 1 the side on roll, -1 the other),
+``match_length``, ``score`` ([side on roll, other]), ``crawford`` and ``jacoby``.
 """
 
 from __future__ import annotations
@@ -57,6 +65,60 @@ def _jsonl(variant: Variant, stdin: TextIO, stdout: TextIO) -> int:
     return status
 
 
+def _ai_answer(variant: Variant, player: Any, request: dict[str, Any]) -> dict[str, Any]:
+    from .ai import CubeState
+
+    pid = request["position"]
+    position = position_from_id(pid)
+    variant.validate(position)
+    if request.get("cube"):
+        score = request.get("score") or [0, 0]
+        state = CubeState(
+            value=int(request.get("cube_value", 1)),
+            owner=int(request.get("cube_owner", 0)),
+            match_length=int(request.get("match_length", 0)),
+            my_score=int(score[0]),
+            opp_score=int(score[1]),
+            crawford=bool(request.get("crawford", False)),
+            jacoby=bool(request.get("jacoby", False)),
+        )
+        return {
+            "position": pid,
+            "double": bool(player.should_double(variant, position, state)),
+            "take": bool(player.should_take(variant, position.swapped(), state.swapped())),
+        }
+    dice = request["dice"]
+    if len(dice) != 2 or not all(
+        isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice
+    ):
+        raise ValueError("dice must be two numbers from 1 to 6")
+    plays = legal_plays(variant, position, (dice[0], dice[1]), bool(request.get("first_turn")))
+    if not plays:
+        return {"position": pid, "dice": dice, "play": "", "after": pid}
+    play = player.choose_play(variant, position, plays)
+    return {
+        "position": pid,
+        "dice": dice,
+        "play": format_play(play),
+        "after": position_id(play.after),
+    }
+
+
+def _ai_jsonl(variant: Variant, player: Any, stdin: TextIO, stdout: TextIO) -> int:
+    status = 0
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            answer = _ai_answer(variant, player, json.loads(line))
+        except (ValueError, KeyError, TypeError, IndexError, TavlaError) as exc:
+            status = 1
+            answer = {"error": str(exc), "input": line.strip()}
+        stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        stdout.flush()
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.split("\n")[0])
@@ -68,7 +130,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     legal.add_argument("--first-turn", action="store_true", help="the mover's first turn")
     legal.add_argument("--block-needs-home", action="store_true", help="Uzun option (U-6)")
     legal.add_argument("--jsonl", action="store_true", help="read JSON lines from stdin")
+    ai = commands.add_parser("ai", help="the computer's play (or cube decision) for positions")
+    ai.add_argument("--variant", choices=sorted(VARIANTS), default="tavla")
+    ai.add_argument(
+        "--level",
+        default="club",
+        choices=["random", "beginner", "club", "expert", "master", "pubeval", "heuristic"],
+    )
+    ai.add_argument("--seed", type=int, default=None, help="seed of the noisy levels")
+    ai.add_argument("--block-needs-home", action="store_true", help="Uzun option (U-6)")
+    ai.add_argument("--jsonl", action="store_true", help="read JSON lines from stdin")
     args = parser.parse_args(argv)
+
+    if args.command == "ai":
+        from .ai import player_for
+
+        options = {"block_needs_home": True} if args.block_needs_home else {}
+        if options and args.variant != "uzun":
+            parser.error("--block-needs-home is an Uzun Tavla option")
+        if not args.jsonl:
+            parser.error("the ai command needs --jsonl")
+        variant = variant_by_name(args.variant, **options)
+        return _ai_jsonl(
+            variant, player_for(args.variant, args.level, args.seed), sys.stdin, sys.stdout
+        )
 
     options = {"block_needs_home": True} if args.block_needs_home else {}
     if options and args.variant != "uzun":

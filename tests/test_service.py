@@ -232,10 +232,20 @@ async def test_illegal_and_unreadable_moves_get_reasons(env):
     assert empty[0].notice  # no checker on 3 at the start
 
 
+@pytest.mark.parametrize("level", ["random", "beginner", "expert"])
+async def test_every_computer_level_plays_a_whole_game(env, level):
+    service, _ = env
+    views = await service.command(ALI, GROUP, "bot", f"uzun {level}")
+    assert any(f"({level})" in text_of([v]) for v in views)
+    views = await play_out(service, views)
+    record = await service.storage.get_game(board(views).game_id)
+    assert record.status is GameStatus.FINISHED
+
+
 async def test_computer_game_runs_to_the_end(env):
     service, _ = env
     views = await service.command(ALI, GROUP, "bot", "")
-    assert any("random" in text_of([v]) for v in views)
+    assert any("(club)" in text_of([v]) for v in views)  # the default level
     views = await play_out(service, views)
     record = await service.storage.get_game(board(views).game_id)
     assert record.status is GameStatus.FINISHED

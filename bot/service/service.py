@@ -28,7 +28,8 @@ from bot.storage.base import (
     StorageError,
     User,
 )
-from core.ai import Player, RandomPlayer
+from core.ai import Player, player_for
+from core.ai.cube import CubeState
 from core.dice import SeededDice, verify_game_rolls
 from core.errors import NotationError, NotYourTurnError, TavlaError
 from core.game import Game, Phase, ResultKind
@@ -133,13 +134,14 @@ class GameService:
         *,
         clock: Callable[[], float] = time.time,
         dice_factory: Callable[[], SeededDice] = SeededDice,
-        computer: Callable[[str], Player] | None = None,
+        computer: Callable[[str, str], Player] | None = None,
     ) -> None:
         self.storage = storage
         self.settings = settings or ServiceSettings()
         self.clock = clock
         self.dice_factory = dice_factory
-        self.computer = computer or (lambda level: RandomPlayer())
+        # (variant name, level) -> the computer player; core's players by default.
+        self.computer = computer or player_for
         self.limiter = RateLimiter(
             self.settings.burst_actions, self.settings.burst_window, self.clock
         )
@@ -434,7 +436,7 @@ class GameService:
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
     ) -> list[View]:
         variant = "tavla"
-        level = "random"
+        level = "club"
         length = 1
         for word in args.split():
             low = word.casefold()
@@ -469,16 +471,8 @@ class GameService:
             created=now,
             updated=now,
         )
-        views = await self._start(record, [user.name, computer.name], chat, user, new=True)
-        views.insert(
-            0,
-            View(
-                [t("The computer player is still learning: for now it picks a random legal move.")],
-                lang=self._lang(user, chat),
-                notice=True,
-            ),
-        )
-        return views
+        name = f"{computer.name} ({level})"
+        return await self._start(record, [user.name, name], chat, user, new=True)
 
     async def _start(
         self, record: GameRecord, names: list[str], chat: Chat, user: User, *, new: bool
@@ -493,7 +487,8 @@ class GameService:
         ctx = _Context(record, match, dice, names)
         match.start_game(dice)
         ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
-        self._after_action(ctx)
+        # The computer may think here: keep it off the event loop.
+        await asyncio.to_thread(self._after_action, ctx)
         async with self.storage.transaction() as tx:
             if new:
                 record.match = match.to_dict()
@@ -767,7 +762,8 @@ class GameService:
         return record.seats.index(user.id)
 
     async def _commit(self, ctx: _Context, chat: Chat, user: User) -> list[View]:
-        self._after_action(ctx)
+        # The computer may think here: keep it off the event loop.
+        await asyncio.to_thread(self._after_action, ctx)
         async with self.storage.transaction() as tx:
             saved = await self._save(tx, ctx)
             await tx.add_events(saved.id, ctx.events)  # type: ignore[arg-type]
@@ -827,7 +823,7 @@ class GameService:
         if not ctx.record.settings.get("computer"):
             return
         seat = ctx.record.settings["computer"]
-        player = self.computer(ctx.record.settings.get("level", "random"))
+        player = self.computer(ctx.record.variant, ctx.record.settings.get("level", "club"))
         game = ctx.game
         for _ in range(1000):  # a bound, not a limit anyone reaches
             if game.over or game.awaiting != seat:
@@ -835,13 +831,14 @@ class GameService:
             if game.resign_offer and game.resign_offer[0] != seat:
                 game.accept_resign(seat)
             elif game.phase is Phase.DOUBLED:
-                if player.should_take(game.variant, game.position(seat)):
+                cube = CubeState.from_game(game, seat, ctx.match)
+                if player.should_take(game.variant, game.position(seat), cube):
                     game.take(seat)
                 else:
                     game.drop(seat)
             elif game.phase is Phase.ROLL:
                 if game.may_double(seat) and player.should_double(
-                    game.variant, game.position(seat)
+                    game.variant, game.position(seat), CubeState.from_game(game, seat, ctx.match)
                 ):
                     game.double(seat)
                 else:

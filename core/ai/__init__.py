@@ -1,7 +1,19 @@
 """Computer players: one interface for every kind of player.
 
-Only the random player exists so far; the neural players of the computer-opponent issue
-will implement the same :class:`Player` protocol.
+Every player implements :class:`Player`. The kinds (see :func:`player_for`):
+
+* ``random`` — a random legal play (:class:`RandomPlayer`);
+* ``pubeval`` — Tesauro's public linear evaluator for Tavla (:mod:`core.ai.pubeval`);
+* ``heuristic`` — a hand-written Uzun Tavla player (:class:`HeuristicUzunPlayer`);
+* ``beginner`` — the network's 0-ply choice with Gaussian noise on the equities;
+* ``club`` — the network, 0-ply;
+* ``expert`` — the network with a 1-ply look-ahead over the best few plays;
+* ``master`` — GNU Backgammon through its Python package when installed; it is not wired
+  in yet, so ``master`` currently plays as ``expert``.
+
+The networks (:mod:`core.ai.network`) are small NumPy nets trained by TD(lambda) self-play
+(``tools/train_td.py``); Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take
+an optional :class:`~core.ai.cube.CubeState` with the cube and the match score.
 """
 
 from __future__ import annotations
@@ -13,6 +25,10 @@ from core.movegen import Play
 from core.position import Position
 from core.variants import Variant
 
+from .cube import CubeState
+
+LEVELS = ("random", "beginner", "club", "expert", "master")
+
 
 class Player(Protocol):
     """Chooses plays and cube actions for the side on roll."""
@@ -23,12 +39,22 @@ class Player(Protocol):
         """One of ``plays`` (all legal plays of the roll, never empty)."""
         ...
 
-    def should_double(self, variant: Variant, position: Position) -> bool:
-        """Whether to offer the cube before rolling (only asked when doubling is allowed)."""
+    def should_double(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
+        """Whether to offer the cube before rolling (only asked when doubling is allowed).
+
+        ``cube`` gives the cube and match score from this player's side; without it a
+        centred cube in money play is assumed.
+        """
         ...
 
-    def should_take(self, variant: Variant, position: Position) -> bool:
-        """Whether to take a double; ``position`` is seen from the player asked."""
+    def should_take(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
+        """Whether to take a double; ``position`` is seen from the player asked (the
+        doubler is on roll), ``cube`` from this player's side with the value before the
+        double."""
         ...
 
 
@@ -43,8 +69,48 @@ class RandomPlayer:
     def choose_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play:
         return self._rng.choice(plays)
 
-    def should_double(self, variant: Variant, position: Position) -> bool:
+    def should_double(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
         return False
 
-    def should_take(self, variant: Variant, position: Position) -> bool:
+    def should_take(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
         return True
+
+
+def player_for(variant_name: str, level: str, seed: int | None = None) -> Player:
+    """The computer player of ``level`` for the variant called ``variant_name``.
+
+    Levels: random, beginner, club, expert, master (plays as expert; see the module doc);
+    also ``pubeval`` (Tavla) and ``heuristic`` (Uzun) baselines. Without trained weights
+    the network levels fall back on pubeval (Tavla, Turkish) or the heuristic (Uzun).
+    """
+    from .network import network_kind, shipped_network
+    from .players import HeuristicUzunPlayer, NeuralPlayer
+    from .pubeval import PubevalPlayer
+
+    level = level.strip().lower()
+    kind = network_kind(variant_name.strip().lower())
+    if level == "random":
+        return RandomPlayer(seed)
+    if level == "pubeval":
+        return PubevalPlayer()
+    if level == "heuristic":
+        return HeuristicUzunPlayer(seed=seed)
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
+    net = shipped_network(kind)
+    if net is None:
+        if kind == "uzun":
+            return HeuristicUzunPlayer(noise=8.0 if level == "beginner" else 0.0, seed=seed)
+        return PubevalPlayer()
+    if level == "beginner":
+        return NeuralPlayer(net, noise=0.25, seed=seed, name="beginner")
+    if level == "club":
+        return NeuralPlayer(net, name="club")
+    return NeuralPlayer(net, plies=1, name="expert" if level == "expert" else "master")
+
+
+__all__ = ["LEVELS", "CubeState", "Player", "RandomPlayer", "player_for"]

@@ -1,0 +1,251 @@
+"""Small neural evaluators in NumPy: input encodings, the network, save and load.
+
+A network estimates, for the player *on roll before rolling*, five probabilities:
+``win``, ``win_gammon`` (gammon or more), ``win_backgammon``, ``lose_gammon`` (gammon or
+more) and ``lose_backgammon``. The gammon outputs are cumulative, so ``win_gammon <= win``
+and ``lose_gammon <= 1 - win`` hold for a sensible net; :func:`tidy` enforces them.
+Uzun Tavla (mars, no backgammon) and Turkish tavla (no backgammon) simply ignore the
+backgammon outputs.
+
+Positions are encoded in batches: an array of shape (N, 2, 26) holding the side on roll and
+the other side, each in its own numbering (slot 0 off, 1..24 points, 25 bar).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from core.position import Position
+
+WEIGHTS_DIR = Path(__file__).with_name("weights")
+N_OUT = 5
+WIN, WIN_G, WIN_BG, LOSE_G, LOSE_BG = range(N_OUT)
+# The flip of the outputs to the other player's point of view: win -> 1 - win, and the
+# gammon and backgammon outputs trade places.
+FLIP_PERM = np.array([0, 3, 4, 1, 2])
+FLIP_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0])
+FLIP_BIAS = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
+
+_PIP_WEIGHTS = np.arange(26, dtype=np.float64)
+_UZUN_OPP = np.array([(p + 11) % 24 + 1 for p in range(1, 25)])  # mover's p -> opponent's q
+_UZUN_OPP_INV = np.empty(24, dtype=np.int64)  # opponent's q -> mover's p
+for _p, _q in enumerate(_UZUN_OPP, start=1):
+    _UZUN_OPP_INV[_q - 1] = _p
+
+
+def flip(out: np.ndarray) -> np.ndarray:
+    """Outputs seen from the other player (works on (5,) and (N, 5) arrays)."""
+    return FLIP_BIAS + FLIP_SIGN * out[..., FLIP_PERM]
+
+
+def positions_array(positions: Sequence[Position]) -> np.ndarray:
+    """(N, 2, 26) int array of the positions (side on roll first)."""
+    return np.array(positions, dtype=np.float64).reshape(len(positions), 2, 26)
+
+
+def _point_units(pts: np.ndarray, big: float) -> list[np.ndarray]:
+    return [
+        (pts >= 1).astype(np.float64),
+        (pts >= 2).astype(np.float64),
+        (pts >= 3).astype(np.float64),
+        np.maximum(pts - 3.0, 0.0) / big,
+    ]
+
+
+def _longest_run(occupied: np.ndarray) -> np.ndarray:
+    """Length of the longest run of True along axis 1 of an (N, 24) bool array."""
+    counts = np.cumsum(occupied, axis=1)
+    at_gaps = np.maximum.accumulate(np.where(occupied, 0, counts), axis=1)
+    return (counts - at_gaps).max(axis=1).astype(np.float64)
+
+
+def encode_tavla(arr: np.ndarray) -> np.ndarray:
+    """TD-Gammon-like inputs (4 units a point a side, bar, off) plus race features: 202."""
+    me, opp = arr[:, 0, :], arr[:, 1, :]
+    parts: list[np.ndarray] = []
+    for side in (me, opp):
+        parts.extend(_point_units(side[:, 1:25], 2.0))
+        parts.append(side[:, 25:26] / 2.0)
+        parts.append(side[:, 0:1] / 15.0)
+    pip_me = me @ _PIP_WEIGHTS
+    pip_opp = opp @ _PIP_WEIGHTS
+    # Contact: my rearmost checker (bar = 25) against the opponent's rearmost, which
+    # stands on my point 25 - q.
+    idx = np.arange(26)
+    back_me = ((me[:, 1:] > 0) * idx[1:]).max(axis=1)
+    back_opp = ((opp[:, 1:] > 0) * idx[1:]).max(axis=1)
+    contact = (back_me + back_opp > 25).astype(np.float64)
+    extra = np.stack(
+        [
+            pip_me / 100.0,
+            pip_opp / 100.0,
+            np.clip((pip_opp - pip_me) / 40.0, -2.0, 2.0),
+            contact,
+            (1.0 - contact) * np.clip((pip_opp - pip_me) / 20.0, -2.0, 2.0),
+            (me[:, 1:7] >= 2).sum(axis=1) / 6.0,
+        ],
+        axis=1,
+    )
+    blocks = [p if p.ndim == 2 else p[:, None] for p in parts]
+    return np.concatenate([*blocks, extra], axis=1)
+
+
+def encode_uzun(arr: np.ndarray) -> np.ndarray:
+    """Point units, head, home and passed counts, barriers, pips and race flag: 210."""
+    me, opp = arr[:, 0, :], arr[:, 1, :]
+    parts: list[np.ndarray] = []
+    for side in (me, opp):
+        pts = side[:, 1:25]
+        parts.extend(_point_units(pts, 4.0))
+        parts.append(side[:, 0:1] / 15.0)  # off
+        parts.append(side[:, 24:25] / 15.0)  # head
+        parts.append(pts[:, 0:6].sum(axis=1, keepdims=True) / 15.0)  # home
+        parts.append(pts[:, 0:12].sum(axis=1, keepdims=True) / 15.0)  # passed the far side
+    # Barriers: my points in the opponent's numbering (their route 24 -> 1) and theirs in mine.
+    my_in_their_frame = me[:, 1:25][:, _UZUN_OPP_INV - 1] > 0
+    their_in_my_frame = opp[:, 1:25][:, _UZUN_OPP - 1] > 0
+    my_barrier = _longest_run(my_in_their_frame)
+    their_barrier = _longest_run(their_in_my_frame)
+    pip_me = me @ _PIP_WEIGHTS
+    pip_opp = opp @ _PIP_WEIGHTS
+    race = ((me[:, 13:25].sum(axis=1) == 0) & (opp[:, 13:25].sum(axis=1) == 0)).astype(np.float64)
+    extra = np.stack(
+        [
+            np.minimum(my_barrier, 6.0) / 6.0,
+            np.minimum(their_barrier, 6.0) / 6.0,
+            pip_me / 200.0,
+            pip_opp / 200.0,
+            np.clip((pip_opp - pip_me) / 40.0, -3.0, 3.0),
+            race,
+            race * np.clip((pip_opp - pip_me) / 20.0, -3.0, 3.0),
+            (me[:, 1:25] > 0).sum(axis=1) / 12.0,
+            (opp[:, 1:25] > 0).sum(axis=1) / 12.0,
+            (me[:, 0] == 0).astype(np.float64),
+        ],
+        axis=1,
+    )
+    return np.concatenate([*parts, extra], axis=1)
+
+
+ENCODERS = {"tavla": encode_tavla, "uzun": encode_uzun}
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+
+
+class Network:
+    """One hidden layer of sigmoids, five sigmoid outputs."""
+
+    def __init__(
+        self,
+        kind: str,
+        n_in: int,
+        n_hidden: int,
+        seed: int = 0,
+        meta: dict | None = None,
+    ) -> None:
+        rng = np.random.default_rng(seed)
+        self.kind = kind
+        self.encode = ENCODERS[kind]
+        self.w1 = rng.uniform(-0.1, 0.1, (n_hidden, n_in))
+        self.b1 = np.zeros(n_hidden)
+        self.w2 = rng.uniform(-0.1, 0.1, (N_OUT, n_hidden))
+        self.b2 = np.zeros(N_OUT)
+        self.meta: dict = dict(meta or {})
+
+    @classmethod
+    def fresh(cls, kind: str, n_hidden: int, seed: int = 0) -> Network:
+        n_in = ENCODERS[kind](positions_array([_dummy(kind)])).shape[1]
+        return cls(kind, n_in, n_hidden, seed, {"games": 0})
+
+    # -- evaluation --------------------------------------------------------------------
+
+    def forward_x(self, x: np.ndarray) -> np.ndarray:
+        h = _sigmoid(x @ self.w1.T + self.b1)
+        return _sigmoid(h @ self.w2.T + self.b2)
+
+    def evaluate_array(self, arr: np.ndarray) -> np.ndarray:
+        """(N, 5) outputs for an (N, 2, 26) array of positions (side on roll first)."""
+        return tidy(self.forward_x(self.encode(arr)))
+
+    def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
+        """(N, 5) outputs, each from the side on roll of that position."""
+        return self.evaluate_array(positions_array(positions))
+
+    # -- storage -----------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> None:
+        """Write the weights atomically (a temporary file renamed over the old one)."""
+        path = Path(path)
+        tmp = path.with_name(path.stem + ".tmp.npz")
+        np.savez_compressed(
+            tmp,
+            w1=self.w1.astype(np.float32),
+            b1=self.b1.astype(np.float32),
+            w2=self.w2.astype(np.float32),
+            b2=self.b2.astype(np.float32),
+            meta=np.array(json.dumps({**self.meta, "kind": self.kind})),
+        )
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Network:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            w1 = data["w1"].astype(np.float64)
+            net = cls(meta["kind"], w1.shape[1], w1.shape[0], meta=meta)
+            net.w1 = w1
+            net.b1 = data["b1"].astype(np.float64)
+            net.w2 = data["w2"].astype(np.float64)
+            net.b2 = data["b2"].astype(np.float64)
+        return net
+
+
+def tidy(out: np.ndarray) -> np.ndarray:
+    """Make the outputs consistent: bg <= gammon <= win, lose gammon <= 1 - win."""
+    out = np.clip(out, 0.0, 1.0)
+    out[..., WIN_G] = np.minimum(out[..., WIN_G], out[..., WIN])
+    out[..., WIN_BG] = np.minimum(out[..., WIN_BG], out[..., WIN_G])
+    out[..., LOSE_G] = np.minimum(out[..., LOSE_G], 1.0 - out[..., WIN])
+    out[..., LOSE_BG] = np.minimum(out[..., LOSE_BG], out[..., LOSE_G])
+    return out
+
+
+def equity(out: np.ndarray, gammons: bool = True, backgammons: bool = True) -> np.ndarray:
+    """Cubeless money equity of outputs (N, 5) or (5,), from the side they belong to."""
+    eq = 2.0 * out[..., WIN] - 1.0
+    if gammons:
+        eq = eq + out[..., WIN_G] - out[..., LOSE_G]
+        if backgammons:
+            eq = eq + out[..., WIN_BG] - out[..., LOSE_BG]
+    return eq
+
+
+def _dummy(kind: str) -> Position:
+    from core.variants import variant_by_name
+
+    return variant_by_name("uzun" if kind == "uzun" else "tavla").start_position()
+
+
+_CACHE: dict[str, Network | None] = {}
+
+
+def shipped_network(kind: str) -> Network | None:
+    """The trained network shipped in ``core/ai/weights/<kind>.npz`` (None if missing)."""
+    if kind not in _CACHE:
+        path = WEIGHTS_DIR / f"{kind}.npz"
+        try:
+            _CACHE[kind] = Network.load(path) if path.exists() else None
+        except (OSError, ValueError, KeyError):
+            _CACHE[kind] = None
+    return _CACHE[kind]
+
+
+def network_kind(variant_name: str) -> str:
+    """Which network a variant uses: ``uzun`` or ``tavla`` (Turkish shares Tavla's)."""
+    return "uzun" if variant_name == "uzun" else "tavla"

@@ -1,0 +1,220 @@
+"""The computer players: neural (0-ply and 1-ply), noisy beginner, and the Uzun heuristic."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from core.movegen import Play, legal_plays
+from core.position import CHECKERS, HEAD, OFF, Position
+from core.variants import Variant
+
+from .cube import CubeState, double_decision, take_decision
+from .network import Network, equity, flip, positions_array
+from .sim import result_points
+
+# The 21 distinct rolls and their weights out of 36.
+ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+
+
+def _play_equities(net: Network, variant: Variant, plays: list[Play]) -> np.ndarray:
+    """0-ply cubeless equity of each play for the player making it."""
+    bgs = variant.backgammons
+    eqs = np.empty(len(plays))
+    rest: list[int] = []
+    for i, play in enumerate(plays):
+        if play.after.mover[OFF] == CHECKERS:
+            eqs[i] = result_points(variant, play.after)
+        else:
+            rest.append(i)
+    if rest:
+        arr = positions_array([plays[i].after.swapped() for i in rest])
+        eqs[rest] = equity(flip(net.evaluate_array(arr)), True, bgs)
+    return eqs
+
+
+def _first_turn(variant: Variant, side: Position) -> bool:
+    # In Uzun Tavla a player with all fifteen on the head has not moved yet.
+    return variant.head_rule and side.mover[HEAD] == CHECKERS
+
+
+def one_ply_equity(net: Network, variant: Variant, after: Position) -> float:
+    """Equity of a board after my move, averaging the opponent's best 0-ply reply."""
+    if after.mover[OFF] == CHECKERS:
+        return float(result_points(variant, after))
+    bgs = variant.backgammons
+    theirs = after.swapped()
+    first = _first_turn(variant, theirs)
+    leaves: list[Position] = []
+    groups: list[tuple[int, list[float]]] = []  # (number of leaves, fixed values)
+    for roll in ROLLS:
+        replies = legal_plays(variant, theirs, roll, first)
+        if not replies:
+            leaves.append(after)
+            groups.append((1, []))
+            continue
+        fixed: list[float] = []
+        count = 0
+        for reply in replies:
+            if reply.after.mover[OFF] == CHECKERS:
+                fixed.append(-float(result_points(variant, reply.after)))
+            else:
+                leaves.append(reply.after.swapped())
+                count += 1
+        groups.append((count, fixed))
+    values = equity(net.evaluate_array(positions_array(leaves)), True, bgs) if leaves else []
+    total = 0.0
+    at = 0
+    for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):
+        worst = min(fixed) if fixed else np.inf
+        if count:
+            worst = min(worst, float(np.min(values[at : at + count])))
+            at += count
+        total += weight * worst
+    return total
+
+
+class NeuralPlayer:
+    """Plays by the network: 0-ply (club), 1-ply with a move filter (expert), or with
+    Gaussian noise on the 0-ply equities (beginner). Cube decisions from the network."""
+
+    def __init__(
+        self,
+        net: Network,
+        *,
+        plies: int = 0,
+        noise: float = 0.0,
+        seed: int | None = None,
+        name: str = "club",
+        candidates: int = 8,
+        threshold: float = 0.16,
+    ) -> None:
+        self.net = net
+        self.plies = plies
+        self.noise = noise
+        self.name = name
+        self.candidates = candidates
+        self.threshold = threshold
+        self._rng = np.random.default_rng(seed)
+
+    def play_equities(self, variant: Variant, plays: list[Play]) -> np.ndarray:
+        return _play_equities(self.net, variant, plays)
+
+    def choose_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play:
+        if len(plays) == 1:
+            return plays[0]
+        eqs = self.play_equities(variant, plays)
+        if self.noise:
+            eqs = eqs + self._rng.normal(0.0, self.noise, len(eqs))
+        if self.plies < 1:
+            return plays[int(np.argmax(eqs))]
+        order = np.argsort(-eqs)
+        best = eqs[order[0]]
+        if best >= 1.0 and plays[order[0]].after.mover[OFF] == CHECKERS:
+            return plays[order[0]]
+        keep = [i for i in order[: self.candidates] if eqs[i] >= best - self.threshold]
+        if len(keep) == 1:
+            return plays[keep[0]]
+        deep = [one_ply_equity(self.net, variant, plays[i].after) for i in keep]
+        return plays[keep[int(np.argmax(deep))]]
+
+    # -- cube ------------------------------------------------------------------------------
+
+    def evaluate(self, position: Position) -> np.ndarray:
+        """Cubeless chances of the side on roll in ``position`` (before rolling)."""
+        return self.net.evaluate([position])[0]
+
+    def should_double(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
+        if not variant.cube:
+            return False
+        return double_decision(self.evaluate(position), cube or CubeState(), variant.backgammons)
+
+    def should_take(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
+        if not variant.cube:
+            return True
+        # ``position`` is seen from the taker; the doubler is the one on roll.
+        out = flip(self.evaluate(position.swapped()))
+        return take_decision(out, cube or CubeState(), variant.backgammons)
+
+
+class HeuristicUzunPlayer:
+    """A hand-written Uzun Tavla player, the baseline for the neural one.
+
+    It scores each board after the move: pips still to go, checkers left on the head
+    (take one off whenever possible), points held in the opponent's path just in front of
+    their rearmost checkers and the longest such barrier, spread over many points with few
+    big stacks, and once the sides have passed each other, home and borne-off checkers.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, noise: float = 0.0, seed: int | None = None) -> None:
+        self.noise = noise
+        self._rng = random.Random(seed)
+
+    @staticmethod
+    def score(variant: Variant, after: Position) -> float:
+        me, opp = after
+        if me[OFF] == CHECKERS:
+            return 1e9
+        opposite = variant.opposite
+        pips = sum(p * me[p] for p in range(1, 25))
+        race = not any(me[p] for p in range(13, 25)) and not any(opp[q] for q in range(13, 25))
+        s = -pips + 4.0 * me[OFF]
+        if race:
+            s += 1.5 * sum(me[p] for p in range(1, 7))
+            s -= 0.5 * sum(max(0, me[p] - 3) for p in range(1, 7))
+            return s
+        # The opponent's rearmost checker, in their numbering.
+        rear = max((q for q in range(1, 25) if opp[q]), default=0)
+        held_in_front = 0
+        run = best_run = 0
+        # Walk the opponent's route from their point 23 down to 1 (their numbering).
+        for q in range(24, 0, -1):
+            p = _mover_point(opposite, q)
+            held = me[p] > 0
+            if held and q < rear and rear - q <= 12:
+                held_in_front += 1
+            run = run + 1 if held else 0
+            best_run = max(best_run, run)
+        points = sum(1 for p in range(1, 24) if me[p])
+        stacks = sum(max(0, me[p] - 3) for p in range(1, 24))
+        s += 3.0 * held_in_front + 2.5 * max(0, best_run - 1) ** 1.5
+        s += 2.0 * points - 2.0 * stacks - 3.0 * me[HEAD]
+        # Keep some checkers moving into home once most have gathered.
+        s += 0.5 * sum(me[p] for p in range(1, 7))
+        return s
+
+    def choose_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play:
+        if len(plays) == 1:
+            return plays[0]
+        scored = [
+            (self.score(variant, p.after) + (self._rng.gauss(0, self.noise) if self.noise else 0))
+            for p in plays
+        ]
+        return plays[max(range(len(plays)), key=scored.__getitem__)]
+
+    def should_double(self, variant: Variant, position: Position, cube=None) -> bool:
+        return False
+
+    def should_take(self, variant: Variant, position: Position, cube=None) -> bool:
+        return True
+
+
+_MOVER_POINT: dict[int, tuple[int, ...]] = {}
+
+
+def _mover_point(opposite: tuple[int, ...], q: int) -> int:
+    table = _MOVER_POINT.get(id(opposite))
+    if table is None:
+        inv = [0] * 26
+        for p in range(1, 25):
+            inv[opposite[p]] = p
+        table = _MOVER_POINT[id(opposite)] = tuple(inv)
+    return table[q]

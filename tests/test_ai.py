@@ -1,0 +1,360 @@
+"""Tests of the computer players (core/ai): legality, pubeval, networks, cube, CLI, levels."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.ai import CubeState, RandomPlayer, player_for
+from core.ai.cube import double_decision, match_equity, take_decision
+from core.ai.network import Network, equity, flip
+from core.ai.players import HeuristicUzunPlayer, NeuralPlayer
+from core.ai.pubeval import PubevalPlayer, is_race, score
+from core.ai.sim import play_game
+from core.dice import RandomDice
+from core.gnubg import position_from_id, position_id
+from core.movegen import legal_plays
+from core.position import Position
+from core.variants import variant_by_name
+
+ROOT = Path(__file__).resolve().parent.parent
+TAVLA_START = "4HPwATDgc/ABMA"
+
+
+def _random_positions(variant_name: str, count: int, seed: int) -> list[tuple]:
+    """(position, dice, first_turn) samples met along random games, plays never empty."""
+    variant = variant_by_name(variant_name)
+    rng = random.Random(seed)
+    samples = []
+    while len(samples) < count:
+        side = variant.start_position()
+        first = [True, True]
+        seat = 0
+        for _ in range(400):
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            plays = legal_plays(variant, side, dice, first[seat])
+            if plays and rng.random() < 0.15:
+                samples.append((side, dice, first[seat]))
+            first[seat] = False
+            if not plays:
+                side = side.swapped()
+            else:
+                after = rng.choice(plays).after
+                if after.mover[0] == 15:
+                    break
+                side = after.swapped()
+            seat = 1 - seat
+    return samples[:count]
+
+
+def _fresh(kind: str) -> Network:
+    return Network.fresh(kind, 16, seed=3)
+
+
+def _players(variant_name: str) -> list:
+    kind = "uzun" if variant_name == "uzun" else "tavla"
+    players = [
+        RandomPlayer(seed=1),
+        NeuralPlayer(_fresh(kind), name="club"),
+        NeuralPlayer(_fresh(kind), noise=0.3, seed=2, name="beginner"),
+        NeuralPlayer(_fresh(kind), plies=1, name="expert"),
+    ]
+    players += [player_for(variant_name, level, seed=4) for level in ("beginner", "club")]
+    if kind == "uzun":
+        players.append(HeuristicUzunPlayer())
+    else:
+        players.append(PubevalPlayer())
+    return players
+
+
+@pytest.mark.parametrize("variant_name", ["tavla", "turkish", "uzun"])
+def test_every_player_returns_a_legal_play(variant_name: str) -> None:
+    variant = variant_by_name(variant_name)
+    players = _players(variant_name)
+    for i, (side, dice, first) in enumerate(_random_positions(variant_name, 24, seed=7)):
+        plays = legal_plays(variant, side, dice, first)
+        for player in players:
+            if player.name == "expert" and i % 4:
+                continue  # the look-ahead is slower; a quarter of the positions suffice
+            assert player.choose_play(variant, side, plays) in plays
+
+
+def test_single_play_and_no_play_positions() -> None:
+    variant = variant_by_name("tavla")
+    # One checker left on the 1-point: every roll has exactly one play (bear it off).
+    last = Position.from_points({1: 1}, {24: 2, 13: 5})
+    plays = legal_plays(variant, last, (6, 5))
+    assert len(plays) == 1
+    for player in [*_players("tavla"), player_for("tavla", "expert")]:
+        assert player.choose_play(variant, last, plays) is plays[0]
+    # Dancing on a closed board: no play; a game simulation passes the turn.
+    closed = Position.from_points({1: 13}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2}, mover_bar=2)
+    assert legal_plays(variant, closed, (6, 6)) == []
+
+
+def test_pubeval_scores_are_fixed() -> None:
+    start = variant_by_name("tavla").start_position()
+    assert not is_race(start)
+    assert score(False, start) == pytest.approx(6.84055, abs=1e-6)
+    assert score(True, start) == pytest.approx(9.93903, abs=1e-6)
+    race = Position.from_points({6: 5, 5: 5, 4: 5}, {6: 5, 5: 5, 4: 5})
+    assert is_race(race)
+    variant = variant_by_name("tavla")
+    plays = legal_plays(variant, race, (6, 5))
+    chosen = PubevalPlayer().choose_play(variant, race, plays)
+    assert chosen.after == PubevalPlayer().choose_play(variant, race, list(reversed(plays))).after
+
+
+@pytest.mark.parametrize("kind", ["tavla", "uzun"])
+def test_network_outputs_are_consistent_probabilities(kind: str) -> None:
+    variant_name = "uzun" if kind == "uzun" else "tavla"
+    positions = [s for s, _, _ in _random_positions(variant_name, 30, seed=11)]
+    nets = [Network.fresh(kind, 8, seed=s) for s in range(3)]
+    from core.ai.network import shipped_network
+
+    if shipped_network(kind) is not None:
+        nets.append(shipped_network(kind))
+    for net in nets:
+        out = net.evaluate(positions)
+        assert out.shape == (len(positions), 5)
+        assert np.all((out >= 0) & (out <= 1))
+        assert np.all(out[:, 1] <= out[:, 0] + 1e-12)  # gammon <= win
+        assert np.all(out[:, 2] <= out[:, 1] + 1e-12)
+        assert np.all(out[:, 3] <= 1 - out[:, 0] + 1e-12)  # lose gammon <= lose
+        assert np.all(out[:, 4] <= out[:, 3] + 1e-12)
+        # Flipping twice gives the outputs back; equity flips sign.
+        assert np.allclose(flip(flip(out)), out)
+        assert np.allclose(equity(flip(out)), -equity(out))
+
+
+def test_weights_round_trip(tmp_path: Path) -> None:
+    net = Network.fresh("tavla", 12, seed=5)
+    net.meta["games"] = 123
+    path = tmp_path / "net.npz"
+    net.save(path)
+    back = Network.load(path)
+    assert back.kind == "tavla"
+    assert back.meta["games"] == 123
+    start = variant_by_name("tavla").start_position()
+    assert np.allclose(back.evaluate([start]), net.evaluate([start]), atol=1e-5)
+
+
+def test_match_equity_table() -> None:
+    assert match_equity(1, 1) == 0.5
+    assert match_equity(2, 4) == pytest.approx(0.6687)
+    assert match_equity(4, 2) == pytest.approx(1 - 0.6687, abs=1e-4)
+    assert match_equity(1, 2, post_crawford=True) == pytest.approx(1 - 0.48803)
+    assert match_equity(0, 3) == 1.0
+    assert match_equity(3, 0) == 0.0
+
+
+def _out(win: float, win_gammon: float = 0.0, lose_gammon: float = 0.0) -> np.ndarray:
+    return np.array([win, win_gammon, 0.0, lose_gammon, 0.0])
+
+
+def test_money_cube_thresholds() -> None:
+    money = CubeState()
+    assert not double_decision(_out(0.55), money)
+    assert double_decision(_out(0.72), money)  # in the window, a take
+    assert double_decision(_out(0.85), money)  # a pass: cash it
+    assert take_decision(_out(0.30), money)
+    assert take_decision(_out(0.23), money)  # cube ownership is worth a little
+    assert not take_decision(_out(0.15), money)
+    # Lots of gammons: too good to double; with gammons at stake a take needs more.
+    assert not double_decision(_out(0.85, win_gammon=0.6), money)
+    assert not take_decision(_out(0.27, lose_gammon=0.25), money)
+
+
+def test_cube_respects_ownership_crawford_and_jacoby() -> None:
+    strong = _out(0.75)
+    assert double_decision(strong, CubeState())
+    assert not double_decision(strong, CubeState(value=2, owner=-1))  # their cube
+    assert double_decision(strong, CubeState(value=2, owner=1))
+    assert not double_decision(strong, CubeState(value=64, owner=1))
+    # The Crawford game: never; after it the trailer doubles at once.
+    crawford = CubeState(match_length=5, my_score=2, opp_score=4, crawford=True)
+    assert not double_decision(strong, crawford)
+    post = CubeState(match_length=5, my_score=2, opp_score=4)
+    assert post.post_crawford
+    assert double_decision(_out(0.4), post)
+    # The leader never doubles post-Crawford; a 2-cube that already wins the match is dead.
+    assert not double_decision(strong, post.swapped())
+    assert not double_decision(strong, CubeState(value=2, owner=1, match_length=5, my_score=3))
+    # Jacoby: with a centred cube gammons don't count, so a gammonish position is cashed.
+    gammonish = _out(0.85, win_gammon=0.6)
+    assert not double_decision(gammonish, CubeState())
+    assert double_decision(gammonish, CubeState(jacoby=True))
+
+
+def test_match_take_uses_score() -> None:
+    # At 2-away/2-away a take needs only about 30% in a gammonless game (cube dead for
+    # the taker); at -1/-2 post-Crawford the trailer's double is always taken by ~50%.
+    two_two = CubeState(match_length=5, my_score=3, opp_score=3)
+    assert take_decision(_out(0.35), two_two)
+    assert not take_decision(_out(0.2), two_two)
+
+
+def test_neural_cube_interface() -> None:
+    variant = variant_by_name("tavla")
+    start = variant.start_position()
+    player = NeuralPlayer(_fresh("tavla"))
+    assert isinstance(player.should_double(variant, start), bool)
+    assert isinstance(player.should_take(variant, start, CubeState()), bool)
+    uzun = variant_by_name("uzun")
+    assert not player.should_double(uzun, uzun.start_position())
+    assert player.should_take(uzun, uzun.start_position())
+    # The random player still answers the old two-argument calls.
+    assert RandomPlayer().should_double(variant, start) is False
+    assert RandomPlayer().should_take(variant, start) is True
+
+
+def test_player_for_levels() -> None:
+    assert player_for("tavla", "random").name == "random"
+    assert player_for("uzun", "heuristic").name == "heuristic"
+    assert player_for("tavla", "pubeval").name == "pubeval"
+    for variant_name in ("tavla", "turkish", "uzun"):
+        for level in ("beginner", "club", "expert", "master"):
+            player = player_for(variant_name, level)
+            assert callable(player.choose_play)
+    from core.ai.network import shipped_network
+
+    if shipped_network("tavla") is not None:
+        assert isinstance(player_for("tavla", "club"), NeuralPlayer)
+        assert player_for("tavla", "expert").plies == 1
+        assert player_for("turkish", "club").net is shipped_network("tavla")
+    if shipped_network("uzun") is not None:
+        assert player_for("uzun", "club").net is shipped_network("uzun")
+    with pytest.raises(ValueError, match="unknown level"):
+        player_for("tavla", "grandmaster")
+
+
+def test_heuristic_uzun_beats_random() -> None:
+    variant = variant_by_name("uzun")
+    heuristic, rand = HeuristicUzunPlayer(), RandomPlayer(seed=5)
+    wins = 0
+    for g in range(10):
+        seat = g % 2
+        players = [heuristic, rand] if seat == 0 else [rand, heuristic]
+        record = play_game(variant, players, RandomDice(100 + g))
+        wins += record.winner == seat
+    assert wins >= 9
+
+
+def test_cli_ai_answers_each_line_at_once() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core", "ai", "--variant", "tavla", "--level", "club", "--jsonl"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdin
+    assert proc.stdout
+    try:
+        variant = variant_by_name("tavla")
+        start = position_from_id(TAVLA_START)
+        for dice in ([3, 1], [6, 6], [2, 1]):
+            # One line in, one answer out, before the next line is written: it flushes.
+            proc.stdin.write(json.dumps({"position": TAVLA_START, "dice": dice}) + "\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+            assert answer["position"] == TAVLA_START
+            assert answer["dice"] == dice
+            afters = {position_id(p.after) for p in legal_plays(variant, start, tuple(dice))}
+            assert answer["after"] in afters
+            assert answer["play"]
+        proc.stdin.write(json.dumps({"position": TAVLA_START, "cube": True}) + "\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        assert set(answer) == {"position", "double", "take"}
+        assert answer["double"] is False
+        assert answer["take"] is True
+        proc.stdin.write('{"position": "nonsense", "dice": [1, 2]}\n')
+        proc.stdin.flush()
+        assert "error" in json.loads(proc.stdout.readline())
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+def test_cli_ai_uzun_first_turn() -> None:
+    uzun = variant_by_name("uzun")
+    pid = position_id(uzun.start_position())
+    lines = "".join(
+        json.dumps({"position": pid, "dice": d, "first_turn": True}) + "\n"
+        for d in ([6, 6], [3, 1])
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "core", "ai", "--variant", "uzun", "--level", "beginner", "--jsonl"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout.splitlines()
+    answers = [json.loads(line) for line in out]
+    assert [a["dice"] for a in answers] == [[6, 6], [3, 1]]
+    assert answers[0]["play"] == "24/18(2)"
+
+
+def test_td_self_play_game_learns_and_resumes(tmp_path: Path) -> None:
+    from core.ai.td import TDTrainer
+
+    net = Network.fresh("uzun", 8, seed=1)
+    before = net.w1.copy()
+    winner, points = TDTrainer(net, alpha=0.1, lam=0.7).play_game(
+        variant_by_name("uzun"), RandomDice(9)
+    )
+    assert winner in (0, 1)
+    assert points in (1, 2)
+    assert not np.allclose(before, net.w1)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "tools/train_td.py",
+            "--variant",
+            "uzun",
+            "--games",
+            "2",
+            "--hidden",
+            "8",
+            "--out",
+            str(tmp_path / "u.npz"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    assert '"games": 2' in out
+    assert Network.load(tmp_path / "u.npz").meta["games"] == 2
+
+
+def test_bench_ends_with_name_value_line() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "bench/ai_strength.py",
+            "--variant",
+            "uzun",
+            "--a",
+            "heuristic",
+            "--b",
+            "random",
+            "--games",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout.strip()
+    pairs = dict(item.split("=", 1) for item in out.splitlines()[-1].split())
+    assert pairs["games"] == "2"
+    assert {"ppg", "ci95", "win", "gammon_win", "a_ms", "a_p95_ms"} <= set(pairs)
