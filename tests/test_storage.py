@@ -522,9 +522,11 @@ async def test_due_games(storage: Storage, players):
     challenge = await insert(
         storage, new_game(ali.id, None, deadline=200.0, status=GameStatus.CHALLENGE, reminded=True)
     )
-    due = await storage.due_games(now=300.0)
-    # Past their deadline, or not yet reminded (the caller decides when a reminder is due).
+    due = await storage.due_games(now=300.0, remind_within=250.0)
+    # Past their deadline, or not yet reminded with the deadline close enough to remind.
     assert [g.id for g in due] == [late.id, challenge.id, soon.id]
+    not_yet = await storage.due_games(now=300.0, remind_within=100.0)
+    assert [g.id for g in not_yet] == [late.id, challenge.id]
     assert later.id not in [g.id for g in await storage.due_games(now=899.0)]
     assert later.id in [g.id for g in await storage.due_games(now=900.0)]
 

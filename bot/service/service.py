@@ -260,7 +260,9 @@ class GameService:
         """Deadlines: expire old challenges, remind slow players, offer claims. Run often."""
         now = self.clock()
         views: list[View] = []
-        for record in await self.storage.due_games(now):
+        longest = max(self.settings.turn_limit, self.settings.fast_turn_limit)
+        lead = longest * (1 - self.settings.reminder_at)
+        for record in await self.storage.due_games(now, lead):
             try:
                 views.extend(await self._tick_game(record, now))
             except StaleVersionError:
@@ -741,7 +743,10 @@ class GameService:
         seat = self._seat(record, user)
         game = ctx.game
         now = self.clock()
-        if record.deadline is None or now < record.deadline or game.awaiting == seat:
+        deadline = record.deadline
+        if deadline is None:
+            deadline = record.settings.get("claimable_since")
+        if deadline is None or now < deadline or game.awaiting == seat:
             raise UserFacingError(
                 t("You can claim the game only when your opponent has run out of time.")
             )
@@ -815,7 +820,7 @@ class GameService:
         limit = self.settings.fast_turn_limit if fast else self.settings.turn_limit
         record.deadline = self.clock() + limit
         record.reminded = False
-        record.settings.pop("claim_offered", None)
+        record.settings.pop("claimable_since", None)
         record.settings.pop("abort_by", None)
 
     def _computer_turns(self, ctx: _Context) -> None:
@@ -979,6 +984,18 @@ class GameService:
         return [await self._board(ctx, chat, edit=False)]
 
     async def _tick_game(self, record: GameRecord, now: float) -> list[View]:
+        if record.deadline is None:
+            return []
+        limit = (
+            self.settings.fast_turn_limit
+            if record.settings.get("fast")
+            else self.settings.turn_limit
+        )
+        remind_at = record.deadline - limit * (1 - self.settings.reminder_at)
+        if now < record.deadline and (
+            record.status is GameStatus.CHALLENGE or record.reminded or now < remind_at
+        ):
+            return []  # nothing due yet: decided before any costly work
         chat = await self.storage.get_chat(record.platform, record.chat_id)
         lang = await self._game_lang(record, chat)
         where = (record.platform, record.chat_id)
@@ -998,20 +1015,13 @@ class GameService:
                     message=record.message,
                 )
             ]
-        if record.status is not GameStatus.ACTIVE or record.deadline is None:
+        if record.status is not GameStatus.ACTIVE:
             return []
         ctx = self._context(record)
         game = ctx.game
         names = ctx.names
-        limit = (
-            self.settings.fast_turn_limit
-            if record.settings.get("fast")
-            else self.settings.turn_limit
-        )
         views: list[View] = []
         if now >= record.deadline:
-            if record.settings.get("claim_offered"):
-                return []
             if record.settings.get("computer") == 1 - game.awaiting:
                 game.forfeit(game.awaiting, "timeout")
                 ctx.events.append(("timeout", {"seat": 1 - game.awaiting}))
@@ -1019,7 +1029,9 @@ class GameService:
                     ctx, chat, await self._seat_user(record, 1 - record.settings["computer"])
                 )
             async with self.storage.transaction() as tx:
-                record.settings["claim_offered"] = True
+                # Offered once: the game leaves the deadline scan, the claim stays open.
+                record.settings["claimable_since"] = record.deadline
+                record.deadline = None
                 await tx.save_game(record, record.version)
             views.append(
                 View(

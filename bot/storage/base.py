@@ -228,8 +228,9 @@ class Storage(Protocol):
         self, user_id: int, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
     ) -> list[GameRecord]: ...
 
-    async def due_games(self, now: float) -> list[GameRecord]:
-        """Open games whose deadline has passed or whose reminder is due (deadline set)."""
+    async def due_games(self, now: float, remind_within: float = 0.0) -> list[GameRecord]:
+        """Open games whose deadline has passed, or not yet reminded and whose deadline is
+        within ``remind_within`` seconds (the service's longest reminder lead)."""
         ...
 
     async def events(self, game_id: int) -> list[Event]: ...

@@ -837,20 +837,18 @@ class PostgresStorage:
         return [_game(row) for row in rows]
 
     @_translated
-    async def due_games(self, now: float) -> list[GameRecord]:
-        """Open games with a deadline that has passed, or not yet reminded; soonest first.
-
-        Storage knows no reminder policy: every open game with a deadline and
-        ``reminded`` false is returned, and the caller decides from ``deadline`` whether
-        its reminder is due yet.
-        """
+    async def due_games(self, now: float, remind_within: float = 0.0) -> list[GameRecord]:
+        """Open games whose deadline has passed, or not yet reminded and whose deadline is
+        within ``remind_within`` seconds; soonest first."""
         async with self._reading() as conn:
             rows = await conn.fetch(
                 "SELECT * FROM games WHERE status = ANY($1::text[]) "
-                "AND deadline IS NOT NULL AND (deadline <= $2 OR NOT reminded) "
+                "AND deadline IS NOT NULL "
+                "AND (deadline <= $2 OR (NOT reminded AND deadline <= $3)) "
                 "ORDER BY deadline, id",
                 _status_values(OPEN_STATUSES),
                 float(now),
+                float(now) + float(remind_within),
             )
         return [_game(row) for row in rows]
 

@@ -895,21 +895,18 @@ class SqliteStorage:
         return [_game(row) for row in rows]
 
     @_translated
-    async def due_games(self, now: float) -> list[GameRecord]:
-        """Open games with a deadline that has passed, or not yet reminded; soonest first.
-
-        Storage knows no reminder policy: every open game with a deadline and
-        ``reminded`` false is returned, and the caller decides from ``deadline`` whether
-        its reminder is due yet.
-        """
+    async def due_games(self, now: float, remind_within: float = 0.0) -> list[GameRecord]:
+        """Open games whose deadline has passed, or not yet reminded and whose deadline is
+        within ``remind_within`` seconds; soonest first."""
         values = _status_values(OPEN_STATUSES)
         async with self._reading() as conn:
             rows = await _fetchall(
                 conn,
                 f"SELECT * FROM games WHERE status IN ({_placeholders(values)}) "
-                "AND deadline IS NOT NULL AND (deadline <= ? OR reminded = 0) "
+                "AND deadline IS NOT NULL "
+                "AND (deadline <= ? OR (reminded = 0 AND deadline <= ?)) "
                 "ORDER BY deadline, id",
-                (*values, now),
+                (*values, now, now + remind_within),
             )
         return [_game(row) for row in rows]
 
