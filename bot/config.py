@@ -30,6 +30,10 @@ class Config:
     telegram_group_rate: float = 20.0
     #: Processes that draw board pictures (0: a thread of the bot's own process).
     render_processes: int = 0
+    #: Discord shards split over processes: this process runs ``discord_shard_ids`` of
+    #: ``discord_shard_count`` (None: one process runs them all, as Discord recommends).
+    discord_shard_count: int | None = None
+    discord_shard_ids: tuple[int, ...] | None = None
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -56,6 +60,11 @@ class Config:
             render_processes=int(
                 get("RENDER_PROCESSES") or (1 if (os.cpu_count() or 1) > 1 else 0)
             ),
+            discord_shard_count=int(get("DISCORD_SHARD_COUNT") or 0) or None,
+            discord_shard_ids=tuple(
+                int(x) for x in (get("DISCORD_SHARD_IDS") or "").split(",") if x.strip()
+            )
+            or None,
             log_level=get("LOG_LEVEL")
             or ("INFO" if get("TELEGRAM_TOKEN") or get("DISCORD_TOKEN") else "WARNING"),
         )

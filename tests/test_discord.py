@@ -442,3 +442,19 @@ def test_layout_keeps_to_discords_limits():
     assert len(out) <= 5
     assert all(len(r) <= 5 for r in out)
     assert sum(len(r) for r in out) <= 25
+
+
+def test_shards_split_over_processes():
+    """Several workers: each process runs its own shards; only shard 0's process syncs."""
+    from dataclasses import replace
+
+    from bot.discord import build_client
+
+    config = Config.from_env(env_file=None)
+    second = replace(config, discord_shard_count=4, discord_shard_ids=(2, 3))
+    client = build_client(second, service=None)  # type: ignore[arg-type]
+    assert client.shard_count == 4
+    assert client.shard_ids == [2, 3]
+    assert not client.sync_commands
+    first = build_client(replace(second, discord_shard_ids=(0, 1)), service=None)  # type: ignore[arg-type]
+    assert first.sync_commands

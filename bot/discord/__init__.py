@@ -109,8 +109,19 @@ def build_client(
     config: Config, service: GameService, *, defer_after: float = DEFER_AFTER
 ) -> TavlaClient:
     """The client with its adapter, not yet logged in."""
+    shards: dict[str, Any] = {}
+    if config.discord_shard_count:
+        # Shards split over processes: each runs its own; only the one with shard 0
+        # syncs the commands, so they are not synced N times at every start.
+        shards["shard_count"] = config.discord_shard_count
+        if config.discord_shard_ids:
+            shards["shard_ids"] = list(config.discord_shard_ids)
+    first = not config.discord_shard_ids or 0 in config.discord_shard_ids
     return TavlaClient(
-        DiscordAdapter(service, defer_after=defer_after), guild_id=config.discord_guild_id
+        DiscordAdapter(service, defer_after=defer_after),
+        guild_id=config.discord_guild_id,
+        sync_commands=first,
+        **shards,
     )
 
 
