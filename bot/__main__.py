@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 
 from bot.config import Config
 from bot.logs import configure
@@ -43,9 +44,16 @@ async def run(config: Config) -> None:
 def main() -> int:
     config = Config.from_env()
     configure(config.log_level, [config.telegram_token, config.discord_token])
+    # SIGTERM (a service manager stopping the bot) shuts down like Ctrl-C: adapters stop,
+    # drawing processes end and the database is closed.
+    signal.signal(signal.SIGTERM, _interrupt)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run(config))
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

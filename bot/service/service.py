@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -97,6 +99,17 @@ class ServiceSettings:
     render_processes: int = 0
 
 
+def _exit_with_parent(parent: int) -> None:
+    """In a drawing process: exit when the bot process is gone (even after a SIGKILL)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(2.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 class UserFacingError(Exception):
     """An expected refusal, shown to the player as a notice."""
 
@@ -148,7 +161,10 @@ class GameService:
         self._render_pool: ProcessPoolExecutor | None = None
         if self.settings.render_processes > 0:
             self._render_pool = ProcessPoolExecutor(
-                self.settings.render_processes, mp_context=multiprocessing.get_context("spawn")
+                self.settings.render_processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_exit_with_parent,
+                initargs=(os.getpid(),),
             )
 
     async def _render(self, view: BoardView) -> bytes:
