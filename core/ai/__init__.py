@@ -107,7 +107,7 @@ def player_for(variant_name: str, level: str, seed: int | None = None) -> Player
             return HeuristicUzunPlayer(noise=8.0 if level == "beginner" else 0.0, seed=seed)
         return PubevalPlayer()
     if level == "beginner":
-        return NeuralPlayer(net, noise=0.25, seed=seed, name="beginner")
+        return NeuralPlayer(net, noise=0.1, seed=seed, name="beginner")
     if level == "club":
         return NeuralPlayer(net, name="club")
     return NeuralPlayer(net, plies=1, name="expert" if level == "expert" else "master")
