@@ -5,8 +5,7 @@ fake Bot API server that this script runs on loopback. Hundreds of groups each h
 two players per game press the buttons the bot shows (open loop: together they offer
 ``--rate`` presses per second). Prints handled presses per second and the latency from a
 press to the bot's finished reply (the press answered and the board edited), for the
-database given by ``--database`` (a SQLite file by default; ``postgresql://…`` works once
-that backend is there). The last line is ``updates_per_s=… p50_ms=… p99_ms=… errors=…``.
+database given by ``--database`` (a SQLite file by default, or ``postgresql://…``). The last line is ``updates_per_s=… p50_ms=… p99_ms=… errors=…``.
 
 Run: ``python bench/load.py [--games 1000] [--rate 100] [--seconds 60] [--database URL]``.
 """
@@ -147,7 +146,8 @@ async def run(games: int, rate: float, seconds: float, database: str | None) -> 
             elapsed = time.perf_counter() - began
         finally:
             bot.terminate()
-            bot.wait(timeout=30)
+            # Wait without blocking the loop: the fake must answer the bot's last calls.
+            await asyncio.to_thread(bot.wait, 30)
     done = sorted(r for r in results if r is not None)
     errors = len(results) - len(done)
     if not done:

@@ -22,15 +22,19 @@ async def run(config: Config) -> None:
     service = GameService(storage, ServiceSettings(render_processes=config.render_processes))
     try:
         runners = []
+        stop = asyncio.Event()
         if config.telegram_token:
             from bot.telegram import run_telegram
 
-            runners.append(run_telegram(config, service))
+            runners.append(run_telegram(config, service, stop))
         if config.discord_token:
             from bot.discord import run_discord
 
-            runners.append(run_discord(config, service))
+            runners.append(run_discord(config, service, stop))
         if runners:
+            # SIGTERM (a service manager stopping the bot): the adapters finish what they are
+            # doing and stop; pending updates stay with Telegram for the next start.
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
             await asyncio.gather(*runners)
         else:
             from bot.console import ConsoleAdapter
@@ -44,8 +48,8 @@ async def run(config: Config) -> None:
 def main() -> int:
     config = Config.from_env()
     configure(config.log_level, [config.telegram_token, config.discord_token])
-    # SIGTERM (a service manager stopping the bot) shuts down like Ctrl-C: adapters stop,
-    # drawing processes end and the database is closed.
+    # Until the adapters take over SIGTERM (and in the console), it stops the bot like
+    # Ctrl-C: drawing processes end and the database is closed.
     signal.signal(signal.SIGTERM, _interrupt)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run(config))
