@@ -358,3 +358,28 @@ def test_bench_ends_with_name_value_line() -> None:
     pairs = dict(item.split("=", 1) for item in out.splitlines()[-1].split())
     assert pairs["games"] == "2"
     assert {"ppg", "ci95", "win", "gammon_win", "a_ms", "a_p95_ms"} <= set(pairs)
+
+
+def test_master_level_uses_gnubg_when_installed():
+    """The optional gnubg extra: legal plays from core, each board scored by gnubg."""
+    pytest.importorskip("gnubg")
+    from core.ai import player_for
+    from core.ai.gnubg_player import GnubgPlayer
+    from core.gnubg import position_from_id
+    from core.movegen import legal_plays
+    from core.notation import format_play
+    from core.variants import variant_by_name
+
+    variant = variant_by_name("tavla")
+    master = player_for("tavla", "master")
+    assert isinstance(master, GnubgPlayer)
+    start = variant.start_position()
+    assert (
+        format_play(master.choose_play(variant, start, legal_plays(variant, start, (3, 1))))
+        == "8/5 6/5"
+    )
+    # A bear-off that gnubg's own findbestmove would cut short: core's plays, one chosen.
+    position = position_from_id("AAD8/wESAAAAAA")
+    plays = legal_plays(variant, position, (6, 1))
+    assert master.choose_play(variant, position, plays) in plays
+    assert not isinstance(player_for("turkish", "master"), GnubgPlayer)

@@ -8,8 +8,9 @@ Every player implements :class:`Player`. The kinds (see :func:`player_for`):
 * ``beginner`` — the network's 0-ply choice with Gaussian noise on the equities;
 * ``club`` — the network, 0-ply;
 * ``expert`` — the network with a 1-ply look-ahead over the best few plays;
-* ``master`` — GNU Backgammon through its Python package when installed; it is not wired
-  in yet, so ``master`` currently plays as ``expert``.
+* ``master`` — for Tavla, GNU Backgammon's evaluator when its Python package (the optional
+  ``gnubg`` extra) is installed (:mod:`core.ai.gnubg_player`); otherwise it plays as
+  ``expert``.
 
 The networks (:mod:`core.ai.network`) are small NumPy nets trained by TD(lambda) self-play
 (``tools/train_td.py``); Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take
@@ -83,7 +84,8 @@ class RandomPlayer:
 def player_for(variant_name: str, level: str, seed: int | None = None) -> Player:
     """The computer player of ``level`` for the variant called ``variant_name``.
 
-    Levels: random, beginner, club, expert, master (plays as expert; see the module doc);
+    Levels: random, beginner, club, expert, master (gnubg for Tavla when installed, else as
+    expert; see the module doc);
     also ``pubeval`` (Tavla) and ``heuristic`` (Uzun) baselines. Without trained weights
     the network levels fall back on pubeval (Tavla, Turkish) or the heuristic (Uzun).
     """
@@ -110,7 +112,14 @@ def player_for(variant_name: str, level: str, seed: int | None = None) -> Player
         return NeuralPlayer(net, noise=0.1, seed=seed, name="beginner")
     if level == "club":
         return NeuralPlayer(net, name="club")
-    return NeuralPlayer(net, plies=1, name="expert" if level == "expert" else "master")
+    expert = NeuralPlayer(net, plies=1, name="expert" if level == "expert" else "master")
+    if level == "master" and variant_name.strip().lower() == "tavla":
+        from .gnubg_player import GnubgPlayer, load_gnubg
+
+        gnubg = load_gnubg()
+        if gnubg is not None:
+            return GnubgPlayer(gnubg, cube_player=expert)
+    return expert
 
 
 __all__ = ["LEVELS", "CubeState", "Player", "RandomPlayer", "player_for"]

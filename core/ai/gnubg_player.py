@@ -1,0 +1,67 @@
+"""The ``master`` level for Tavla: GNU Backgammon's evaluator, when its package is installed.
+
+gnubg's own ``findbestmove`` stops a play at the first bear-off, so the legal plays come
+from core and gnubg only scores each resulting board (``gnubg.evaluate``, cubeless, from
+the side that moves next). Cube decisions stay with our network player.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from core.movegen import Play
+from core.position import BAR, Position
+from core.variants import Variant
+
+from .cube import CubeState
+
+
+def load_gnubg() -> ModuleType | None:
+    """The ``gnubg`` module, or None when the optional package is not installed."""
+    try:
+        return importlib.import_module("gnubg")
+    except ImportError:
+        return None
+
+
+def gnubg_board(position: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """gnubg's board: (side not on roll, side on roll), each points 1..24 then the bar."""
+    mover, opponent = position
+    return tuple(opponent[1 : BAR + 1]), tuple(mover[1 : BAR + 1])
+
+
+class GnubgPlayer:
+    """Chooses the play after which gnubg rates the opponent's chances lowest."""
+
+    name = "master"
+
+    def __init__(self, gnubg: ModuleType, cube_player: Any, plies: int = 0) -> None:
+        self.gnubg = gnubg
+        self.cube_player = cube_player
+        self.cubeinfo = gnubg.cubeinfo()
+        self.context = gnubg.evalcontext(0, plies, 0, 0, 0)
+
+    def equity_after(self, play: Play) -> float:
+        """The mover's cubeless equity after ``play`` (the opponent then on roll)."""
+        after = play.after
+        if after.mover[0] == 15:
+            return 3.0  # the game is won: nothing rates higher
+        board = gnubg_board(after.swapped())
+        return -float(self.gnubg.evaluate(board, self.cubeinfo, self.context)[5])
+
+    def choose_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play:
+        if len(plays) == 1:
+            return plays[0]
+        return max(plays, key=self.equity_after)
+
+    def should_double(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
+        return self.cube_player.should_double(variant, position, cube)
+
+    def should_take(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
+        return self.cube_player.should_take(variant, position, cube)
