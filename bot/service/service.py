@@ -376,10 +376,7 @@ class GameService:
                 )
         for mention in mentions:
             opponent = await self._user(mention)
-        if not 1 <= length <= self.settings.max_match_length:
-            raise UserFacingError(
-                t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
-            )
+        self._check_length(length)
         if opponent is not None and opponent.id == user.id:
             raise UserFacingError(t("You can't challenge yourself. Try /bot to play the computer."))
         now = self.clock()
@@ -399,6 +396,12 @@ class GameService:
             record = await tx.insert_game(record)
             await tx.add_events(record.id, [("challenge", {"by": user.id, "to": record.seats[1]})])
         return [self._challenge_view(record, user, opponent, chat)]
+
+    def _check_length(self, length: int) -> None:
+        if not 1 <= length <= self.settings.max_match_length:
+            raise UserFacingError(
+                t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
+            )
 
     def _challenge_view(
         self, record: GameRecord, user: User, opponent: User | None, chat: Chat
@@ -466,10 +469,7 @@ class GameService:
                 length = int(low)
             elif low in ("beginner", "club", "expert", "master", "random"):
                 level = low
-        if not 1 <= length <= self.settings.max_match_length:
-            raise UserFacingError(
-                t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
-            )
+        self._check_length(length)
         computer = await self.storage.computer_user(place.platform)
         now = self.clock()
         record = GameRecord(
