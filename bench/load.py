@@ -103,8 +103,15 @@ class Game:
 
 
 async def drive(game: Game, pause: float, until: float, rng: random.Random, out: list) -> None:
-    while time.perf_counter() < until:
-        await asyncio.sleep(pause * (0.5 + rng.random()))
+    """Press about every ``pause`` seconds until ``until``.
+
+    The first wait is a random phase in ``[0, pause)`` so that the games' presses are spread
+    evenly from the start rather than arriving after a quiet first stretch.
+    """
+    wait = pause * rng.random()
+    while time.perf_counter() + wait < until:
+        await asyncio.sleep(wait)
+        wait = pause * (0.5 + rng.random())
         try:
             latency = await game.act()
         except TimeoutError:
@@ -143,7 +150,8 @@ async def run(games: int, rate: float, seconds: float, database: str | None) -> 
             await asyncio.gather(
                 *(drive(g, pause, until, random.Random(rng.random()), results) for g in table)
             )
-            elapsed = time.perf_counter() - began
+            # Presses start until ``until``; the last replies may come a little later.
+            elapsed = max(seconds, time.perf_counter() - began)
         finally:
             bot.terminate()
             # Wait without blocking the loop: the fake must answer the bot's last calls.

@@ -51,8 +51,9 @@ def encode_png(image: Image.Image, theme: str | None = None) -> bytes:
     return out.getvalue()
 
 
-#: zlib level for the PNG: 6 is about 2 ms slower than 3 and 15 % smaller (bench/render.py).
-PNG_COMPRESS_LEVEL = 6
+#: zlib level for the PNG: 2 takes 2.2 ms for about 62 KB, 6 takes 5.2 ms for 52 KB; at
+#: a hundred boards a second the time matters more than 10 KB (bench/render.py, bench/load.py).
+PNG_COMPRESS_LEVEL = 2
 
 
 def quantize(image: Image.Image, theme: str | None = None) -> Image.Image:

@@ -425,6 +425,9 @@ def build_application(
             )
         )
         .concurrent_updates(True)
+        .connection_pool_size(config.telegram_connections)
+        # A request waits for a free connection rather than failing after PTB's 1 s.
+        .pool_timeout(30.0)
         .build()
     )
     app.add_handler(CommandHandler([*COMMANDS, "start", *ADMIN_COMMANDS], adapter.on_command))
