@@ -5,7 +5,8 @@ fake Bot API server that this script runs on loopback. Hundreds of groups each h
 two players per game press the buttons the bot shows (open loop: together they offer
 ``--rate`` presses per second). Prints handled presses per second and the latency from a
 press to the bot's finished reply (the press answered and the board edited), for the
-database given by ``--database`` (a SQLite file by default, or ``postgresql://…``). The last line is ``updates_per_s=… p50_ms=… p99_ms=… errors=…``.
+database given by ``--database`` (a new SQLite file by default, or ``postgresql://…``: a new
+schema in that database, dropped afterwards). The last line is ``updates_per_s=… p50_ms=… p99_ms=… errors=…``.
 
 Run: ``python bench/load.py [--games 1000] [--rate 100] [--seconds 60] [--database URL]``.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -22,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,15 +124,36 @@ async def drive(game: Game, pause: float, until: float, rng: random.Random, out:
         out.append(latency)
 
 
+@contextlib.asynccontextmanager
+async def fresh_database(database: str | None, folder: str) -> AsyncIterator[str]:
+    """A ``DATABASE_URL`` for an empty database: a new SQLite file, or for PostgreSQL a new
+    schema in the given database (selected by the URL's ``search_path``), dropped afterwards,
+    so that every run starts from the same empty state."""
+    if not database or not database.startswith("postgres"):
+        yield database or f"sqlite:///{folder}/load.db"
+        return
+    import asyncpg
+
+    schema = f"tavla_load_{uuid.uuid4().hex[:12]}"
+    conn = await asyncpg.connect(database)
+    try:
+        await conn.execute(f'CREATE SCHEMA "{schema}"')
+        joiner = "&" if "?" in database else "?"
+        yield f"{database}{joiner}search_path={schema}"
+    finally:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        await conn.close()
+
+
 async def run(games: int, rate: float, seconds: float, database: str | None) -> None:
     folder = tempfile.mkdtemp(prefix="tavla-load-")
-    async with FakeBotAPI() as fake:
+    async with FakeBotAPI() as fake, fresh_database(database, folder) as url:
         env = {
             **os.environ,
             "TELEGRAM_TOKEN": TOKEN,
             "TELEGRAM_BASE_URL": fake.base_url,
             "TELEGRAM_BASE_FILE_URL": fake.base_file_url,
-            "DATABASE_URL": database or f"sqlite:///{folder}/load.db",
+            "DATABASE_URL": url,
             "TELEGRAM_MAX_RATE": "0",
             "TELEGRAM_GROUP_RATE": "0",
             "LOG_LEVEL": "WARNING",

@@ -28,9 +28,8 @@ class Config:
     #: (Telegram's own limits by default; 0 turns one off, e.g. against a local fake).
     telegram_max_rate: float = 30.0
     telegram_group_rate: float = 20.0
-    #: Keep-alive connections to the Bot API. httpx checks every pooled connection on each
-    #: request, so a pool far larger than the requests in flight costs CPU for nothing.
-    telegram_connections: int = 32
+    #: Keep-alive connections to the Bot API (more requests at once wait for a free one).
+    telegram_connections: int = 64
     #: Processes that draw board pictures (0: a thread of the bot's own process).
     render_processes: int = 0
     #: Discord shards split over processes: this process runs ``discord_shard_ids`` of
@@ -55,7 +54,7 @@ class Config:
             telegram_webhook_port=int(get("TELEGRAM_WEBHOOK_PORT") or 8443),
             telegram_max_rate=float(get("TELEGRAM_MAX_RATE") or 30),
             telegram_group_rate=float(get("TELEGRAM_GROUP_RATE") or 20),
-            telegram_connections=int(get("TELEGRAM_CONNECTIONS") or 32),
+            telegram_connections=int(get("TELEGRAM_CONNECTIONS") or 64),
             discord_token=get("DISCORD_TOKEN") or None,
             discord_guild_id=int(guild) if guild else None,
             database_url=get("DATABASE_URL") or None,

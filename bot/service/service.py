@@ -505,8 +505,7 @@ class GameService:
         ctx = _Context(record, match, dice, names)
         match.start_game(dice)
         ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
-        # The computer may think here: keep it off the event loop.
-        await asyncio.to_thread(self._after_action, ctx)
+        await self._after_action_off_loop(ctx)
         async with self.storage.transaction() as tx:
             if new:
                 record.match = match.to_dict()
@@ -783,8 +782,7 @@ class GameService:
         return record.seats.index(user.id)
 
     async def _commit(self, ctx: _Context, chat: Chat, user: User) -> list[View]:
-        # The computer may think here: keep it off the event loop.
-        await asyncio.to_thread(self._after_action, ctx)
+        await self._after_action_off_loop(ctx)
         async with self.storage.transaction() as tx:
             saved = await self._save(tx, ctx)
             await tx.add_events(saved.id, ctx.events)  # type: ignore[arg-type]
@@ -803,6 +801,14 @@ class GameService:
         record.dice = ctx.dice.to_dict()
         record.updated = self.clock()
         return await tx.save_game(record, expected)
+
+    async def _after_action_off_loop(self, ctx: _Context) -> None:
+        """:meth:`_after_action`, in a thread when the computer may think there (between
+        two people it takes microseconds, less than the hop to a thread)."""
+        if ctx.record.settings.get("computer"):
+            await asyncio.to_thread(self._after_action, ctx)
+        else:
+            self._after_action(ctx)
 
     def _after_action(self, ctx: _Context) -> None:
         """Let the computer act, move on to the next game, log core's events, set deadlines.

@@ -594,7 +594,7 @@ class SqliteStorage:
             conn.row_factory = sqlite3.Row
             await conn.execute(f"PRAGMA busy_timeout = {max(0, int(self.busy_timeout * 1000))}")
             await conn.execute("PRAGMA foreign_keys = ON")
-            row = await _fetchone(conn, "PRAGMA journal_mode = WAL")
+            row = await self._wal(conn)
             if self.path != MEMORY and (row is None or str(row[0]).lower() != "wal"):
                 log.warning("%s: WAL journal mode not available, using %s", self.path, row)
             await conn.execute("PRAGMA synchronous = NORMAL")
@@ -603,6 +603,22 @@ class SqliteStorage:
             await conn.close()
             raise
         return conn
+
+    async def _wal(self, conn: aiosqlite.Connection) -> sqlite3.Row | None:
+        """Switch to WAL; the journal mode it answers.
+
+        SQLite answers "database is locked" at once, without its busy handler, when another
+        connection switches a new file at the same moment (workers starting together): try
+        again for up to ``busy_timeout``.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                return await _fetchone(conn, "PRAGMA journal_mode = WAL")
+            except StorageError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+            await asyncio.sleep(0.02)
 
     async def close(self) -> None:
         """Wait for the running transaction, then close the connection (idempotent)."""

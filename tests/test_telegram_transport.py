@@ -1,0 +1,109 @@
+"""The aiohttp transport under python-telegram-bot: the real PTB ``Bot`` against the fake."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from telegram import Bot
+from telegram.error import NetworkError, RetryAfter, TimedOut
+
+from bot.config import Config
+from bot.service.service import GameService
+from bot.storage.sqlite import SqliteStorage
+from bot.telegram import build_application
+from bot.telegram.transport import AiohttpRequest
+from tests.fakes.telegram import FakeBotAPI, tiny_png
+
+TOKEN = "1234:TRANSPORT"
+
+
+def make_bot(fake: FakeBotAPI, request: AiohttpRequest) -> Bot:
+    return Bot(
+        TOKEN,
+        base_url=fake.base_url,
+        base_file_url=fake.base_file_url,
+        request=request,
+        get_updates_request=AiohttpRequest(1),
+    )
+
+
+async def test_plain_calls_and_uploads_reach_the_bot_api() -> None:
+    async with FakeBotAPI() as fake:
+        user = fake.user(7, "Ayşe")
+        chat = fake.private_chat(user)
+        async with make_bot(fake, AiohttpRequest(4)) as bot:
+            sent = await bot.send_message(chat.id, "Merhaba, tavla?")
+            photo = tiny_png(30, 20, (200, 10, 10))
+            shown = await bot.send_photo(chat.id, photo, caption="Sıra sende — Ayşe")
+        assert sent.text == "Merhaba, tavla?"
+        assert shown.caption == "Sıra sende — Ayşe"
+        # The picture arrived byte for byte, as a multipart upload with its caption.
+        assert fake.photo_bytes(chat, shown.message_id) == photo
+        upload = fake.last_call("sendPhoto")
+        assert upload.params["caption"] == "Sıra sende — Ayşe"
+        assert upload.files["photo"] == photo
+
+
+async def test_requests_beyond_the_pool_wait_for_a_connection() -> None:
+    async with FakeBotAPI() as fake:
+        chat = fake.private_chat(fake.user(8, "Oleg"))
+        async with make_bot(fake, AiohttpRequest(1)) as bot:
+            sent = await asyncio.gather(*(bot.send_message(chat.id, f"#{n}") for n in range(12)))
+        assert sorted(m.text for m in sent) == sorted(f"#{n}" for n in range(12))
+
+
+async def test_a_dropped_connection_is_a_network_error_and_429_a_retry_after() -> None:
+    async with FakeBotAPI() as fake:
+        chat = fake.private_chat(fake.user(9, "Deniz"))
+        async with make_bot(fake, AiohttpRequest(2)) as bot:
+            fake.fail_next("sendMessage", drop=True)
+            with pytest.raises(NetworkError):
+                await bot.send_message(chat.id, "lost")
+            fake.fail_next("sendMessage", 429, retry_after=3)
+            with pytest.raises(RetryAfter):
+                await bot.send_message(chat.id, "too fast")
+            # The transport is still usable afterwards.
+            assert (await bot.send_message(chat.id, "fine")).text == "fine"
+
+
+async def test_a_server_slower_than_the_read_timeout_is_timed_out() -> None:
+    release = asyncio.Event()
+
+    async def slow(request: web.Request) -> web.Response:
+        await release.wait()
+        return web.json_response({"ok": True, "result": True})
+
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", slow)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    request = AiohttpRequest(2, read_timeout=0.2)
+    await request.initialize()
+    try:
+        with pytest.raises(TimedOut):
+            await request.post(f"http://127.0.0.1:{port}/bot{TOKEN}/getMe")
+    finally:
+        release.set()
+        await request.shutdown()
+        await runner.cleanup()
+
+
+async def test_an_unopened_transport_refuses_to_send() -> None:
+    with pytest.raises(RuntimeError):
+        await AiohttpRequest().do_request("http://127.0.0.1:9/x", "POST")
+
+
+async def test_the_application_uses_it_for_calls_and_updates(tmp_path: Path) -> None:
+    config = Config.from_env(env_file=None)
+    config = Config(**{**config.__dict__, "telegram_token": TOKEN, "telegram_connections": 5})
+    service = GameService(SqliteStorage(tmp_path / "t.db"))
+    app, _ = build_application(config, service)
+    assert isinstance(app.bot.request, AiohttpRequest)
+    assert app.bot.request._connections == 5
+    assert isinstance(app.bot._request[0], AiohttpRequest)  # getUpdates' own transport
