@@ -780,7 +780,7 @@ class _Painter:
             anchor="rm",
         )
         right -= max(pip_font.getlength("888"), small.getlength(view.label("pips"))) + 22 * u
-        if view.match_length or view.score:
+        if view.shows_score:
             score = str(view.score.get(color, 0))
             sw = max(44 * u, pip_font.getlength(score) + 22 * u)
             box = (round(right - sw), round(y_mid - 22 * u), round(right), round(y_mid + 22 * u))
@@ -795,7 +795,7 @@ class _Painter:
             right -= sw + 18 * u
 
         # Middle: the match (top strip only).
-        if top and (view.match_length or view.crawford):
+        if top and (view.match_length > 1 or view.crawford):
             self._match_info(rect, right)
 
         # Left: the name, and under it whose turn it is and the last play.
@@ -817,7 +817,7 @@ class _Painter:
         view, theme, u, draw = self.view, self.theme, self.u, self.draw
         y_mid = (rect.y0 + rect.y1) / 2
         cx = rect.x1 * 0.6
-        text = view.label("match_to", n=view.match_length) if view.match_length else ""
+        text = view.label("match_to", n=view.match_length) if view.match_length > 1 else ""
         f = font(round(18 * u), bold=True)
         badge = view.label("crawford").upper() if view.crawford else ""
         bf = font(round(14 * u), bold=True)

@@ -36,19 +36,20 @@ def _dice_text(view: BoardView) -> str:
         return ""
     shown = "-".join(str(d) for d in view.dice)
     used = [str(d) for i, d in enumerate(dice) if view.die_used(i)]
-    return f"Dice {shown}" + (f" (used {' '.join(used)})" if used else "")
+    text = f"{view.label('dice')} {shown}"
+    return text + (f" ({view.label('used')} {' '.join(used)})" if used else "")
 
 
 def _player_lines(view: BoardView, color: str) -> tuple[str, str]:
-    name = f"{SYMBOL[color]}  {view.name(color)} ({color})"
+    name = f"{SYMBOL[color]}  {view.name(color)} ({view.label(color)})"
     if view.to_move == color:
         name += f"  <- {view.label('to_move')}"
     side = view.side(color)
     facts = [f"{view.label('pips')} {view.pips()[color]}", f"{view.label('off')} {side[OFF]}"]
-    if view.match_length or view.score:
-        facts.append(f"score {view.score.get(color, 0)}")
+    if view.shows_score:
+        facts.append(f"{view.label('score')} {view.score.get(color, 0)}")
     if side[BAR]:
-        facts.append(f"bar {side[BAR]}")
+        facts.append(f"{view.label('bar')} {side[BAR]}")
     return name, "  ".join(facts)
 
 
@@ -84,16 +85,18 @@ def render_text(view: BoardView) -> str:
     notes[13], notes[14] = bottom_facts, bottom_name
     if view.last_play and view.last_play_color:
         played = view.last_play_text()
-        notes[2 if view.last_play_color == view.opponent else 12] = f"played {played}"
+        notes[2 if view.last_play_color == view.opponent else 12] = (
+            f"{view.label('played')} {played}"
+        )
     middle = []
     if view.cube_value is not None:
-        owner = view.name(view.cube_owner) if view.cube_owner else "centred"
-        middle.append(f"Cube {view.cube_value} ({owner})")
+        owner = view.name(view.cube_owner) if view.cube_owner else view.label("centred")
+        middle.append(f"{view.label('cube')} {view.cube_value} ({owner})")
     if view.dice:
         middle.append(_dice_text(view))
     notes[7] = "   ".join(middle)
     match = []
-    if view.match_length:
+    if view.match_length > 1:
         match.append(view.label("match_to", n=view.match_length))
     if view.crawford:
         match.append(view.label("crawford"))
@@ -101,11 +104,12 @@ def render_text(view: BoardView) -> str:
         notes[6] = ", ".join(match)
     if not view.variant.hitting:
         heads = ", ".join(
-            f"{SYMBOL[c]} at {view.to_viewer(c, 24)}" for c in (view.viewer, view.opponent)
+            f"{SYMBOL[c]} {view.to_viewer(c, 24)}" for c in (view.viewer, view.opponent)
         )
-        notes[8] = f"Heads: {heads}"
+        notes[8] = f"{view.label('heads')}: {heads}"
     if view.highlights:
-        notes[10] = "Can reach: " + " ".join("off" if p == OFF else str(p) for p in view.highlights)
+        reach = " ".join(view.label("off") if p == OFF else str(p) for p in view.highlights)
+        notes[10] = f"{view.label('can_reach')}: {reach}"
     out = [line + (f"    {notes[i]}" if notes.get(i) else "") for i, line in enumerate(lines)]
     if view.caption:
         out.append(view.caption)

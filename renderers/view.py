@@ -39,6 +39,18 @@ LABELS: dict[str, str] = {
     "match_to": "Match to {n}",
     "crawford": "Crawford",
     "off": "off",
+    # The text board's words.
+    "white": "white",
+    "black": "black",
+    "score": "score",
+    "bar": "bar",
+    "cube": "Cube",
+    "centred": "centred",
+    "dice": "Dice",
+    "used": "used",
+    "played": "played",
+    "heads": "Heads",
+    "can_reach": "Can reach",
 }
 
 
@@ -165,6 +177,12 @@ class BoardView:
     def opponent(self) -> str:
         """The colour facing the viewer (drawn at the top)."""
         return other(self.viewer)
+
+    @property
+    def shows_score(self) -> bool:
+        """Whether the score is worth showing: in a match of several points, or once money
+        play has points on the board (a single game's score is always 0-0 while it lasts)."""
+        return self.match_length > 1 or any(self.score.values())
 
     def side(self, color: str) -> Side:
         """The 26 slots of ``color`` in its own numbering."""

@@ -16,7 +16,7 @@ from renderers.replay import render_replay
 from renderers.samples import random_game
 from renderers.text import render_text
 from renderers.themes import THEMES, theme_by_name
-from renderers.view import BLACK, WHITE, BoardView
+from renderers.view import BLACK, LABELS, WHITE, BoardView
 
 MAX_PNG = 200 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -100,7 +100,39 @@ def test_text_board_counts_tall_stacks_and_heads() -> None:
     view = BoardView.from_position(uzun, uzun.start_position(), BLACK)
     text = render_text(view)
     assert "15" in text.splitlines()[6]  # the fifth row of the top right stack
-    assert "Heads: X at 24, O at 12" in text
+    assert "Heads: X 24, O 12" in text
+
+
+def test_text_board_takes_every_word_from_its_labels(games: dict[str, list[BoardView]]) -> None:
+    """A Turkish or Russian player's text board has no English word left in it."""
+    english = set(LABELS.values()) - {"Crawford"}
+    marked = {key: f"<{key}>" for key in LABELS}
+    seen: set[str] = set()
+    for views in games.values():
+        for view in views:
+            for shown in (view, replace(view, highlights=(3,), selected=9)):
+                text = render_text(replace(shown, labels=marked, match_length=5, crawford=True))
+                seen |= set(re.findall(r"<(\w+)>", text))
+                # Notation ("bar/22 6/off") is the same in every language.
+                rest = re.sub(r"<\w+>|\S*/\S*", "", text)
+                words = set(re.findall(r"[A-Za-z]+(?: [a-z]+)*", rest))
+                assert not words & english, words & english
+    # Every label the text board uses showed up somewhere in these games.
+    assert {"pips", "off", "white", "black", "dice", "cube", "heads", "played"} <= seen
+
+
+def test_a_single_game_shows_no_match_length_or_score() -> None:
+    tavla = variant_by_name("tavla")
+    single = BoardView.from_position(tavla, tavla.start_position(), WHITE, match_length=1)
+    match = replace(single, match_length=5, score={WHITE: 2, BLACK: 1})
+    assert "Match to" not in render_text(single)
+    assert "score" not in render_text(single)
+    assert "Match to 5" in render_text(match)
+    assert "score 2" in render_text(match)
+    assert not single.shows_score
+    assert match.shows_score
+    money = replace(single, match_length=0, score={WHITE: 4, BLACK: 0})
+    assert money.shows_score
 
 
 def test_replay_gif_and_webp(games: dict[str, list[BoardView]]) -> None:

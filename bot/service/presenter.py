@@ -61,6 +61,17 @@ def board_view(
             "money": t("Money game"),
             "crawford": t("Crawford"),
             "off": t("off"),
+            "white": t("white"),
+            "black": t("black"),
+            "score": t("score"),
+            "bar": t("bar"),
+            "cube": t("Cube"),
+            "centred": t("centred"),
+            "dice": t("Dice"),
+            "used": t("used"),
+            "played": t("played"),
+            "heads": t("Heads"),
+            "can_reach": t("Can reach"),
         }.items()
     }
     game = match.game
