@@ -607,6 +607,7 @@ class FakeTelegram:
         self._poll_generation = 0
         self._closing = False
         self._waiters: set[asyncio.Event] = set()
+        self._answered_for_chat: dict[str, int] = {}
         self._webhook_task: asyncio.Task[None] | None = None
         self._webhook_error: tuple[int, str] | None = None
 
@@ -695,6 +696,9 @@ class FakeTelegram:
         else:
             call.status = 200
             call.result = result
+            if "chat_id" in call.params:
+                key = str(call.params["chat_id"])
+                self._answered_for_chat[key] = self._answered_for_chat.get(key, 0) + 1
             return Reply(200, _dumps({"ok": True, "result": result}))
         finally:
             self._notify()
@@ -822,6 +826,11 @@ class FakeTelegram:
             ) from None
 
     # ---------------------------------------------------------------- record
+
+    def answered_for_chat(self, chat: FakeChat | int) -> int:
+        """How many calls naming ``chat`` (by ``chat_id``) were answered successfully: a
+        cheap way to see that the bot did something in a chat, without copying messages."""
+        return self._answered_for_chat.get(str(_chat_id(chat)), 0)
 
     def calls_to(self, method: str, *, ok: bool | None = None) -> list[Call]:
         """Calls of ``method``: all (``ok=None``), answered successfully, or failed."""
