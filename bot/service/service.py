@@ -975,6 +975,8 @@ class GameService:
         )
 
     async def _game_lang(self, record: GameRecord, chat: Chat) -> str:
+        if chat.lang:  # a group's own language wins; no need to look up the challenger
+            return chat.lang
         user = await self.storage.get_user(record.challenger)
         return self._lang(user, chat, private=False)
 
