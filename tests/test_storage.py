@@ -891,3 +891,24 @@ async def test_absolute_and_memory_urls(tmp_path: Path):
         assert await store.get_chat("telegram", "1") == Chat("telegram", "1")
         async with store.transaction() as tx:
             assert (await tx.get_rating(1, "global", "tavla")).rating == 1500.0
+
+
+async def test_pooled_connections_come_back_clean_without_a_reset_round_trip(target: Target):
+    """PostgreSQL connections return to the pool without asyncpg's reset query (a round trip
+    per release); what the reset would clear is never left behind: the rating's advisory
+    lock ends with its transaction, and the connection settings stay."""
+    if target.backend != "postgres":
+        pytest.skip("PostgreSQL's pool only")
+    async with target.make() as store:
+        ali = await store.get_or_create_user("telegram", "1", "Ali")
+        async with store.transaction() as tx:
+            await tx.get_rating(ali.id, "global", "tavla")
+            held = await raw(store, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+            assert held == [(1,)]
+        assert await raw(store, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == [
+            (0,)
+        ]
+        assert store._pool is not None
+        async with store._pool.acquire() as conn:
+            assert conn.get_reset_query() == ""
+            assert await conn.fetchval("SHOW lock_timeout") != "0"
