@@ -615,7 +615,7 @@ class SqliteStorage:
         while True:
             try:
                 return await _fetchone(conn, "PRAGMA journal_mode = WAL")
-            except StorageError as exc:
+            except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() >= deadline:
                     raise
             await asyncio.sleep(0.02)
