@@ -107,3 +107,30 @@ async def test_the_application_uses_it_for_calls_and_updates(tmp_path: Path) -> 
     assert isinstance(app.bot.request, AiohttpRequest)
     assert app.bot.request._connections == 5
     assert isinstance(app.bot._request[0], AiohttpRequest)  # getUpdates' own transport
+
+
+async def test_the_proxy_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where Telegram is reached through a proxy, HTTPS_PROXY / HTTP_PROXY name it, as for
+    PTB's default transport."""
+    seen: list[str] = []
+
+    async def proxy(request: web.Request) -> web.Response:
+        seen.append(str(request.url))
+        return web.json_response({"ok": True, "result": True})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", proxy)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[0][1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("NO_PROXY", "")
+    request = AiohttpRequest(2)
+    await request.initialize()
+    try:
+        assert await request.post(f"http://api.telegram.invalid/bot{TOKEN}/getMe") is True
+    finally:
+        await request.shutdown()
+        await runner.cleanup()
+    assert seen == [f"http://api.telegram.invalid/bot{TOKEN}/getMe"]

@@ -14,10 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp
-from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+
+#: The class of PTB's "not given" timeout markers (its module is private).
+_NotGiven = type(BaseRequest.DEFAULT_NONE)
+#: A timeout as PTB passes it: seconds, None (no limit) or "not given".
+Timeout = float | None | object
 
 
 class AiohttpRequest(BaseRequest):
@@ -58,6 +61,9 @@ class AiohttpRequest(BaseRequest):
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._connections),
                 headers={"User-Agent": self.USER_AGENT},
+                # HTTPS_PROXY / ALL_PROXY / NO_PROXY, as httpx (PTB's default) honours them:
+                # where Telegram is reached through a proxy, set it there.
+                trust_env=True,
             )
 
     async def shutdown(self) -> None:
@@ -69,13 +75,13 @@ class AiohttpRequest(BaseRequest):
     def _timeout(
         self,
         files: bool,
-        read: ODVInput[float],
-        write: ODVInput[float],
-        connect: ODVInput[float],
-        pool: ODVInput[float],
+        read: Timeout,
+        write: Timeout,
+        connect: Timeout,
+        pool: Timeout,
     ) -> aiohttp.ClientTimeout:
-        def pick(value: ODVInput[float], default: float | None) -> float | None:
-            return default if isinstance(value, DefaultValue) else value  # type: ignore[return-value]
+        def pick(value: Timeout, default: float | None) -> float | None:
+            return default if isinstance(value, _NotGiven) else value  # type: ignore[return-value]
 
         read_s = pick(read, self._read_timeout)
         write_s = pick(write, self._media_write_timeout if files else self._write_timeout)
@@ -95,10 +101,10 @@ class AiohttpRequest(BaseRequest):
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        read_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        write_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        connect_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        pool_timeout: Timeout = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         """Send one request; its HTTP status and body. Transport failures become PTB's
         :class:`~telegram.error.TimedOut` or :class:`~telegram.error.NetworkError`."""
