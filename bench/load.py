@@ -1,7 +1,8 @@
 """Load: the real bot process fed by a local fake Telegram with many players and games.
 
 The bot runs as it does in production (``python -m bot`` in its own process), pointed at a
-fake Bot API server that this script runs on loopback. Hundreds of groups each hold a game;
+fake Bot API server that this script runs on loopback (at a lower CPU priority than the bot:
+Telegram's side would not share the bot's cores in production). Hundreds of groups each hold a game;
 two players per game press the buttons the bot shows (open loop: together they offer
 ``--rate`` presses per second). Prints handled presses per second and the latency from a
 press to the bot's finished reply (the press answered and the board edited), for the
@@ -35,6 +36,7 @@ from bot.service import actions as A  # noqa: E402
 from tests.fakes.telegram import FakeBotAPI  # noqa: E402
 
 TOKEN = "4242:LOAD"
+NICE = 10
 PREFERENCE = (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL, A.REMATCH)
 ACTING = re.compile(r"^(\S+) to (roll|play)", re.M)
 
@@ -156,6 +158,9 @@ async def run(games: int, rate: float, seconds: float, database: str | None) -> 
         }
         env.pop("DISCORD_TOKEN", None)
         bot = subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
+        # Telegram's servers would not share the bot's machine: the fake and this generator
+        # take the cores' spare time (the bot, started above, keeps normal priority).
+        os.nice(NICE)
         try:
             await fake.wait_calls("getUpdates", 1, 60)
             table = [Game(fake, n) for n in range(games)]
