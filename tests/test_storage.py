@@ -893,12 +893,14 @@ async def test_absolute_and_memory_urls(tmp_path: Path):
             assert (await tx.get_rating(1, "global", "tavla")).rating == 1500.0
 
 
-async def test_pooled_connections_come_back_clean_without_a_reset_round_trip(target: Target):
+async def test_pooled_connections_come_back_clean_without_a_reset_round_trip(
+    postgres_schema: tuple[str, str],
+):
     """PostgreSQL connections return to the pool without asyncpg's reset query (a round trip
     per release); what the reset would clear is never left behind: the rating's advisory
     lock ends with its transaction, and the connection settings stay."""
-    if target.backend != "postgres":
-        pytest.skip("PostgreSQL's pool only")
+    dsn, schema = postgres_schema
+    target = Target("postgres", dsn=dsn, schema=schema)
     async with target.make() as store:
         ali = await store.get_or_create_user("telegram", "1", "Ali")
         async with store.transaction() as tx:
