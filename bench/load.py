@@ -33,11 +33,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.service import actions as A  # noqa: E402
+from tests.drivers import press_order  # noqa: E402
 from tests.fakes.telegram import FakeBotAPI  # noqa: E402
 
 TOKEN = "4242:LOAD"
 NICE = 10
-PREFERENCE = (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL, A.REMATCH)
+PREFERENCE = (*press_order(), A.REMATCH)
 ACTING = re.compile(r"^(\S+) to (roll|play)", re.M)
 
 

@@ -15,8 +15,9 @@ from bot.service.service import GameService, ServiceSettings
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
+from tests.drivers import press_order
 
-PREFERENCE = (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
+PREFERENCE = press_order()
 
 
 def pick(console: ConsoleAdapter) -> str:

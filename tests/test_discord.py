@@ -26,6 +26,7 @@ from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
+from tests.drivers import press_order
 from tests.fakes.discord import FakeDiscord, FakeUser
 
 GUILD = 7001
@@ -166,15 +167,7 @@ async def step_once(fake, bot, users, *, double: bool = False) -> bool:
         return False
     message = board_message(fake)
     actor = await awaiting(bot, users)
-    for code in (
-        A.TAKE,
-        A.RESIGN_DECLINE,
-        A.CONFIRM,
-        A.MOVE,
-        A.SELECT,
-        A.DOUBLE if double else A.ROLL,
-        A.ROLL,
-    ):
+    for code in press_order(double=double):
         cid = find(message, code)
         if cid:
             exchange = await fake.press(bot.client, actor, message, cid)

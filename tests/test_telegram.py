@@ -22,6 +22,7 @@ from bot.storage.sqlite import SqliteStorage
 from bot.telegram import run_telegram
 from core.dice import SeededDice
 from core.match import Match
+from tests.drivers import press_order
 from tests.fakes.telegram import FakeBotAPI
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -176,15 +177,7 @@ async def step_once(fake, bot, users, group, *, double: bool = False) -> bool:
         return False
     message = board_message(fake, group)
     actor = await awaiting(bot, users)
-    for code in (
-        A.TAKE,
-        A.RESIGN_DECLINE,
-        A.CONFIRM,
-        A.MOVE,
-        A.SELECT,
-        A.DOUBLE if double else A.ROLL,
-        A.ROLL,
-    ):
+    for code in press_order(double=double):
         data = find(message, code)
         if data:
             answer = await press(fake, actor, group, message, data)
