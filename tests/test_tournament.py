@@ -311,6 +311,21 @@ def test_timeout_loses_the_match_and_withdraws_the_player() -> None:
     assert all(p.match_ref is None for p in theirs)  # no match was ever started for them
 
 
+def test_a_player_who_left_gets_no_free_win_from_a_bye() -> None:
+    """TN-7: after leaving, a round-robin bye is no win (and every match a forfeit)."""
+    clock = FakeClock()
+    t = opened(Format.ROUND_ROBIN, 3, clock)
+    t.start(clock.tick(), by=1)
+    quitter = t.entrants[-1].player  # the lowest seed: the bye in the last round
+    t.withdraw(quitter, clock.tick())
+    _decide_all(t, clock, {frozenset(p): max(p) for p in combinations(range(1, 4), 2)})
+    row = next(r for r in t.standings() if r.player == quitter)
+    assert (row.wins, row.losses, row.withdrawn) == (0, 3, True)
+    bye = next(p for p in t.pairings if p.bye and p.home == quitter)
+    assert bye.result.winner is None
+    assert t.stage is Stage.FINISHED
+
+
 def test_timeouts_to_withdraw_zero_keeps_the_player_in() -> None:
     clock = FakeClock()
     t = opened(Format.SWISS, 4, clock, rounds=3, timeouts_to_withdraw=0)

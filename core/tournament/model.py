@@ -223,10 +223,12 @@ class Pairing:
 
     @property
     def loser(self) -> PlayerId | None:
-        if self.result is None or self.bye:
+        if self.result is None:
             return None
+        if self.bye:
+            return self.home if self.result.winner is None else None
         if self.result.winner is None:
-            return None
+            return None  # a double forfeit: both lose
         return self.away if self.result.winner == self.home else self.home
 
     def opponent(self, player: PlayerId) -> PlayerId | None:

@@ -361,6 +361,9 @@ class Tournament:
 
     def _automatic_result(self, pairing: Pairing, now: float) -> Result | None:
         if pairing.bye:
+            assert pairing.home is not None
+            if self.entrant(pairing.home).withdrawn:
+                return Result(None, Outcome.FORFEIT, None, now)  # no free win for the absent
             return Result(pairing.home, Outcome.BYE, None, now)
         gone = [p for p in pairing.players if self.entrant(p).withdrawn]
         if not gone:
