@@ -7,7 +7,7 @@ tournament can be drawn and seeded without asking anyone. Times are seconds sinc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -244,9 +244,6 @@ class Pairing:
             return None
         home, away = self.result.points
         return (home, away) if player == self.home else (away, home)
-
-    def with_result(self, result: Result) -> Pairing:
-        return replace(self, result=result)
 
     def to_dict(self) -> dict[str, Any]:
         return {
