@@ -203,6 +203,56 @@ def test_swiss_never_repeats_and_says_when_it_cannot_pair() -> None:
     assert swiss_pairs([1], {1: 0.0}, set(), had_bye={1}) is None
 
 
+def _some_valid_pairing_exists(players: list[int], met: set, had_bye: set) -> bool:
+    """Brute force: can ``players`` be paired with no repeat and no second bye?"""
+    if not players:
+        return True
+    if len(players) % 2:
+        return any(
+            p not in had_bye
+            and _some_valid_pairing_exists([q for q in players if q != p], met, had_bye)
+            for p in players
+        )
+    first, rest = players[0], players[1:]
+    return any(
+        frozenset((first, q)) not in met
+        and _some_valid_pairing_exists([r for r in rest if r != q], met, had_bye)
+        for q in rest
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(min_value=1, max_value=9),
+    data=st.data(),
+)
+def test_swiss_pairing_finds_a_valid_pairing_whenever_one_exists(
+    n: int, data: st.DataObject
+) -> None:
+    """TN-4: for any history, the pairing repeats nobody and gives no second bye, and it
+    says "none" only when no such pairing exists (checked by brute force)."""
+    players = list(range(1, n + 1))
+    all_pairs = [frozenset(p) for p in combinations(players, 2)]
+    met = set(
+        data.draw(st.lists(st.sampled_from(all_pairs), unique=True) if all_pairs else st.just([]))
+    )
+    had_bye = set(data.draw(st.lists(st.sampled_from(players), unique=True)))
+    scores = {p: float(data.draw(st.integers(min_value=0, max_value=4))) for p in players}
+    ranked = sorted(players, key=lambda p: -scores[p])
+    pairs = swiss_pairs(ranked, scores, met, had_bye)
+    if pairs is None:
+        assert not _some_valid_pairing_exists(players, met, had_bye)
+        return
+    seen = [p for pair in pairs for p in pair if p is not None]
+    assert sorted(seen) == players
+    for home, away in pairs:
+        if away is None:
+            assert home not in had_bye
+        else:
+            assert frozenset((home, away)) not in met
+    assert sum(1 for _, away in pairs if away is None) == n % 2
+
+
 def test_swiss_plays_no_more_rounds_than_the_field_allows() -> None:
     """TN-4: with 4 players a Swiss of 7 rounds plays 3 (a fourth would repeat a pairing)."""
     clock = FakeClock()
