@@ -1,0 +1,549 @@
+"""Replay a contest and score every decision: checker plays, cube actions and the dice's luck.
+
+The replay drives a real :class:`core.game.Game` with the recorded dice, so every rule
+(forced plays, the head rule, the Crawford game) is core's own. Before each roll the
+position is measured for luck (how much that roll gave against the average of all 36) and,
+in Tavla, for the cube; each play with more than one legal choice is scored against the
+best play the evaluator finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.ai.cube import CubeState
+from core.dice import FixedDice
+from core.errors import TavlaError
+from core.game import Game, Phase
+from core.gnubg import position_id
+from core.movegen import Play, legal_plays
+from core.notation import format_play
+from core.position import Position
+from core.variants import Variant
+
+from .evaluators import ROLL_WEIGHTS, ROLLS, Evaluator, evaluator_for
+from .records import Action, RecordError, from_histories
+from .scoring import CubeEquities, Scoring, Skill, cube_equities, rating, skill
+
+#: How many plays (best first at 0-ply, within :data:`FILTER_WINDOW`) get the look-ahead.
+FILTER_KEEP = 8
+FILTER_WINDOW = 0.16
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One scored decision. ``loss`` is the equity given away (0 for the best choice).
+
+    ``kind`` is ``play`` or ``cube``; for a cube decision ``played`` and ``best`` are
+    ``double``, ``no double``, ``take`` or ``pass``. ``position`` is gnubg's Position ID
+    before the decision with ``player`` on roll (the doubler for a take or pass).
+    ``move`` counts the turns of the game from 1 (every roll, forced ones too).
+    """
+
+    game: int
+    move: int
+    player: int
+    kind: str
+    dice: tuple[int, int] | None
+    position: str
+    played: str
+    best: str
+    loss: float
+    before: Position = field(repr=False, compare=False)
+    played_after: Position | None = field(default=None, repr=False, compare=False)
+    best_after: Position | None = field(default=None, repr=False, compare=False)
+    played_play: Play | None = field(default=None, repr=False, compare=False)
+    best_play: Play | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def skill(self) -> Skill:
+        return skill(self.loss)
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON line (design.md): the loss in equity, rounded to 1/10000."""
+        return {
+            "game": self.game,
+            "move": self.move,
+            "player": self.player,
+            "kind": self.kind,
+            "dice": list(self.dice) if self.dice else None,
+            "position": self.position,
+            "played": self.played,
+            "best": self.best,
+            "loss": round(self.loss, 4),
+        }
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """One player's figures over the analysed games (equities normalized to the cube)."""
+
+    player: int
+    name: str
+    decisions: int
+    checker_decisions: int
+    cube_decisions: int
+    total_loss: float
+    doubtful: int
+    bad: int
+    very_bad: int
+    luck: float
+    result: float
+
+    @property
+    def error_per_decision(self) -> float:
+        """Millipoints lost per decision (gnubg: total loss over unforced decisions)."""
+        return 1000.0 * self.total_loss / self.decisions if self.decisions else 0.0
+
+    @property
+    def pr(self) -> float:
+        """The PR-style figure: mean equity lost per decision times 500."""
+        return self.error_per_decision / 2.0
+
+    @property
+    def rating(self) -> str:
+        return rating(self.error_per_decision / 1000.0)
+
+    @property
+    def luck_adjusted(self) -> float:
+        """The result with the luck of both players' dice taken out (points)."""
+        return self.result - self.luck
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "name": self.name,
+            "decisions": self.decisions,
+            "error_per_decision": round(self.error_per_decision, 1),
+            "pr": round(self.pr, 2),
+            "doubtful": self.doubtful,
+            "bad": self.bad,
+            "very_bad": self.very_bad,
+            "luck": round(self.luck, 3),
+            "result": self.result,
+            "luck_adjusted": round(self.luck_adjusted, 3),
+            "rating": self.rating,
+        }
+
+
+@dataclass
+class MatchAnalysis:
+    """Everything the analysis found: every decision, and both players' summaries.
+
+    ``luck`` per player is the net luck of the contest for that player, in points (each
+    roll's luck times the cube): the player's own rolls count for, the opponent's against.
+    """
+
+    variant: str
+    length: int
+    names: tuple[str, str]
+    evaluator: str
+    decisions: list[Decision]
+    players: tuple[PlayerSummary, PlayerSummary]
+
+    def worst(self, count: int = 3, player: int | None = None) -> list[Decision]:
+        """The costliest decisions (of one player, or both), worst first."""
+        pool = [d for d in self.decisions if player is None or d.player == player]
+        return sorted(pool, key=lambda d: -d.loss)[:count]
+
+    def json_lines(self) -> list[str]:
+        """The CLI's output: a line per decision, then a summary line per player."""
+        import json
+
+        lines = [json.dumps(d.to_json(), ensure_ascii=False) for d in self.decisions]
+        lines += [
+            json.dumps({"summary": True, **p.to_json()}, ensure_ascii=False) for p in self.players
+        ]
+        return lines
+
+
+# -- the replay -------------------------------------------------------------------------
+
+
+@dataclass
+class _Tally:
+    loss: float = 0.0
+    checker: int = 0
+    cube: int = 0
+    counts: dict[Skill, int] = field(default_factory=dict)
+    luck: float = 0.0
+    result: float = 0.0
+
+    def add(self, decision: Decision) -> None:
+        self.loss += decision.loss
+        if decision.kind == "play":
+            self.checker += 1
+        else:
+            self.cube += 1
+        self.counts[decision.skill] = self.counts.get(decision.skill, 0) + 1
+
+
+class _Analyser:
+    def __init__(
+        self,
+        variant: Variant,
+        length: int,
+        evaluator: Evaluator,
+        jacoby: bool,
+        progress: Progress | None,
+    ) -> None:
+        self.variant = variant
+        self.length = length
+        self.evaluator = evaluator
+        self.jacoby = jacoby
+        self.progress = progress
+        self.decisions: list[Decision] = []
+        self.tally = (_Tally(), _Tally())
+        self.score = [0.0, 0.0]
+        self.crawford_played = False
+
+    # -- scoring for a seat at the current cube and score --------------------------------
+
+    def cube_state(self, game: Game, seat: int) -> CubeState:
+        owner = 0 if game.cube_owner is None else (1 if game.cube_owner == seat else -1)
+        return CubeState(
+            value=game.cube_value,
+            owner=owner,
+            match_length=self.length if self.variant.cube else 0,
+            my_score=int(self.score[seat]),
+            opp_score=int(self.score[1 - seat]),
+            crawford=game.crawford,
+            jacoby=game.jacoby,
+        )
+
+    def scoring(self, game: Game, seat: int) -> Scoring:
+        if not self.variant.cube:
+            return Scoring.money(backgammons=self.variant.backgammons)
+        return Scoring.for_cube(self.cube_state(game, seat), backgammons=self.variant.backgammons)
+
+    # -- games ----------------------------------------------------------------------------
+
+    def run(self, games: Sequence[list[Action]]) -> None:
+        total = sum(1 for g in games for a in g if a.kind == "roll") or 1
+        self.done = 0
+        self.total = total
+        previous_winner: int | None = None
+        for number, actions in enumerate(games, 1):
+            previous_winner = self.game(number, actions, previous_winner)
+        if self.progress:
+            self.progress(total, total)
+
+    def game(self, number: int, actions: list[Action], previous_winner: int | None) -> int | None:
+        starter = next((a.seat for a in actions if a.kind in ("roll", "double")), None)
+        if starter is None:
+            return previous_winner
+        crawford = self._crawford_next()
+        if crawford:
+            self.crawford_played = True
+        game = Game.new(
+            self.variant,
+            FixedDice([]),
+            opening="winner",
+            starter=starter,
+            crawford=crawford,
+            jacoby=self.jacoby and self.length == 0,
+        )
+        # Tavla's games open with the two single dice: no cube decision, no luck (gnubg's
+        # "first move" is not a free choice of dice either).
+        opening_roll = not self.variant.head_rule and (
+            number == 1 or self.variant.next_game_opening == "roll"
+        )
+        move = 0
+        auto = False  # core played the roll itself (forced, or no play): skip the record's
+        doubled = False
+        winner: int | None = previous_winner
+        for action in actions:
+            seat = action.seat
+            where = f"game {number}, move {move}"
+            try:
+                if action.kind == "roll":
+                    assert seat is not None
+                    assert action.dice is not None
+                    move += 1
+                    if not doubled and not opening_roll:
+                        self.no_double(game, number, move, seat)
+                    doubled = False
+                    auto = self.roll(game, number, move, seat, action.dice, opening_roll)
+                    opening_roll = False
+                    self.done += 1
+                    if self.progress:
+                        self.progress(self.done, self.total)
+                elif action.kind == "play":
+                    if auto:
+                        auto = False
+                        continue
+                    self.play(game, number, move, seat, action.play)
+                elif action.kind == "pass":
+                    if not auto:
+                        raise RecordError(f"{where}: a pass where a play was possible")
+                    auto = False
+                elif action.kind == "double":
+                    self.double(game, number, move + 1, seat)
+                    doubled = True
+                elif action.kind in ("take", "drop"):
+                    self.answer(game, number, move + 1, seat, action.kind == "take")
+                elif action.kind == "end":
+                    winner = seat
+                    self.finish(game, action)
+            except RecordError:
+                raise
+            except (TavlaError, AssertionError, KeyError, ValueError) as exc:
+                raise RecordError(f"{where}: cannot replay {action.kind} ({exc})") from exc
+        return winner
+
+    def _crawford_next(self) -> bool:
+        if not self.variant.cube or self.length <= 1 or self.crawford_played:
+            return False
+        return any(s == self.length - 1 for s in self.score)
+
+    def finish(self, game: Game, action: Action) -> None:
+        if action.seat is None:
+            self.score[0] += 0.5
+            self.score[1] += 0.5
+            return
+        self.score[action.seat] += action.points
+        self.tally[action.seat].result += action.points
+        self.tally[1 - action.seat].result -= action.points
+
+    # -- rolls and plays --------------------------------------------------------------------
+
+    def roll(
+        self, game: Game, number: int, move: int, seat: int, dice: tuple[int, int], opening: bool
+    ) -> bool:
+        position = game.position(seat)
+        first = not game.played_first_turn[seat]
+        if not opening:
+            self.luck(game, seat, position, dice, first)
+        game.roll(seat, FixedDice([dice]))
+        return game.phase is not Phase.MOVE or game.turn != seat
+
+    def luck(
+        self, game: Game, seat: int, position: Position, dice: tuple[int, int], first: bool
+    ) -> None:
+        """The roll's value against the average roll (0-ply), in points for ``seat``."""
+        scoring = self.scoring(game, seat)
+        values = np.empty(len(ROLLS))
+        for i, roll in enumerate(ROLLS):
+            plays = legal_plays(self.variant, position, roll, first)
+            if plays:
+                afters = [p.after for p in plays]
+                values[i] = float(
+                    np.max(self.evaluator.play_values(self.variant, afters, scoring, False))
+                )
+            else:
+                # No play: the position stands with the opponent to roll.
+                values[i] = float(
+                    self.evaluator.play_values(self.variant, [position], scoring, False)[0]
+                )
+        rolled = ROLLS.index(tuple(sorted(dice)))
+        luck = (values[rolled] - float(ROLL_WEIGHTS @ values)) * game.cube_value
+        self.tally[seat].luck += float(luck)
+        self.tally[1 - seat].luck -= float(luck)
+
+    def play(self, game: Game, number: int, move: int, seat: int | None, text: str) -> None:
+        assert seat is not None
+        position = game.position(seat)
+        plays = game.legal_plays()
+        dice = game.dice
+        assert dice is not None
+        game.move_text(seat, text)
+        played_after = Position(game.sides[seat], game.sides[1 - seat])
+        index = next(i for i, p in enumerate(plays) if p.after == played_after)
+        scoring = self.scoring(game, seat)
+        afters = [p.after for p in plays]
+        quick = self.evaluator.play_values(self.variant, afters, scoring, False)
+        order = np.argsort(-quick, kind="stable")
+        keep = [int(i) for i in order[:FILTER_KEEP] if quick[i] >= quick[order[0]] - FILTER_WINDOW]
+        if index not in keep:
+            keep.append(index)
+        deep = self.evaluator.play_values(self.variant, [afters[i] for i in keep], scoring, True)
+        best = keep[int(np.argmax(deep))]
+        loss = max(0.0, float(np.max(deep)) - float(deep[keep.index(index)]))
+        if best == index:
+            loss = 0.0
+        self.add(
+            Decision(
+                game=number,
+                move=move,
+                player=seat,
+                kind="play",
+                dice=dice,
+                position=position_id(position),
+                played=format_play(plays[index]),
+                best=format_play(plays[best]),
+                loss=loss,
+                before=position,
+                played_after=plays[index].after,
+                best_after=plays[best].after,
+                played_play=plays[index],
+                best_play=plays[best],
+            )
+        )
+
+    # -- the cube ---------------------------------------------------------------------------
+
+    def _equities(self, game: Game, seat: int) -> CubeEquities:
+        position = game.position(seat)
+        out = self.evaluator.chances(self.variant, position)
+        return cube_equities(out, self.cube_state(game, seat), self.variant.backgammons)
+
+    def _cube_decision(
+        self, game: Game, number: int, move: int, seat: int, played: str, best: str, loss: float
+    ) -> None:
+        position = game.position(game.turn)
+        self.add(
+            Decision(
+                game=number,
+                move=move,
+                player=seat,
+                kind="cube",
+                dice=None,
+                position=position_id(position),
+                played=played,
+                best=best,
+                loss=max(0.0, loss),
+                before=position,
+            )
+        )
+
+    def no_double(self, game: Game, number: int, move: int, seat: int) -> None:
+        if not game.may_double(seat) or not self._cube_alive(game, seat):
+            return
+        eq = self._equities(game, seat)
+        if not eq.close:
+            return
+        best = "double" if eq.should_double else "no double"
+        self._cube_decision(game, number, move, seat, "no double", best, eq.best - eq.no_double)
+
+    def double(self, game: Game, number: int, move: int, seat: int | None) -> None:
+        assert seat is not None
+        eq = self._equities(game, seat)
+        best = "double" if eq.should_double else "no double"
+        self._cube_decision(game, number, move, seat, "double", best, eq.best - eq.double)
+        self._pending = eq
+        game.double(seat)
+
+    def answer(self, game: Game, number: int, move: int, seat: int | None, take: bool) -> None:
+        assert seat is not None
+        eq = self._pending
+        best = "take" if eq.should_take else "pass"
+        # The taker's loss: the doubler's equity after the answer minus after the best one.
+        chosen = eq.double_take if take else eq.double_pass
+        self._cube_decision(
+            game, number, move, seat, "take" if take else "pass", best, chosen - eq.double
+        )
+        if take:
+            game.take(seat)
+        else:
+            game.drop(seat)
+
+    def _cube_alive(self, game: Game, seat: int) -> bool:
+        """In a match, a double that can't change the outcome is no decision (gnubg)."""
+        if self.length == 0:
+            return True
+        away = self.length - int(self.score[seat])
+        return away > game.cube_value
+
+    def add(self, decision: Decision) -> None:
+        self.decisions.append(decision)
+        self.tally[decision.player].add(decision)
+
+    def summaries(self, names: tuple[str, str]) -> tuple[PlayerSummary, PlayerSummary]:
+        out = []
+        for seat in (0, 1):
+            t = self.tally[seat]
+            out.append(
+                PlayerSummary(
+                    player=seat,
+                    name=names[seat],
+                    decisions=t.checker + t.cube,
+                    checker_decisions=t.checker,
+                    cube_decisions=t.cube,
+                    total_loss=t.loss,
+                    doubtful=t.counts.get(Skill.DOUBTFUL, 0),
+                    bad=t.counts.get(Skill.BAD, 0),
+                    very_bad=t.counts.get(Skill.VERY_BAD, 0),
+                    luck=t.luck,
+                    result=t.result,
+                )
+            )
+        return out[0], out[1]
+
+
+# -- the API ----------------------------------------------------------------------------
+
+
+def analyse_actions(
+    variant: Variant,
+    games: Sequence[list[Action]],
+    *,
+    length: int = 0,
+    names: tuple[str, str] = ("Player 0", "Player 1"),
+    evaluator: Evaluator | None = None,
+    jacoby: bool = False,
+    progress: Progress | None = None,
+) -> MatchAnalysis:
+    """Analyse games given as :class:`~core.analysis.records.Action` lists."""
+    evaluator = evaluator or evaluator_for(variant)
+    analyser = _Analyser(variant, length, evaluator, jacoby, progress)
+    analyser.run(games)
+    return MatchAnalysis(
+        variant=variant.name,
+        length=length,
+        names=names,
+        evaluator=evaluator.name,
+        decisions=analyser.decisions,
+        players=analyser.summaries(names),
+    )
+
+
+def analyse_match(
+    variant: Variant,
+    histories: Sequence[list[dict[str, Any]]],
+    *,
+    length: int = 0,
+    names: tuple[str, str] = ("Player 0", "Player 1"),
+    evaluator: Evaluator | None = None,
+    jacoby: bool = False,
+    progress: Progress | None = None,
+) -> MatchAnalysis:
+    """Analyse a contest from its games' event histories (:attr:`core.game.Game.history`,
+    in order, as the bot stores them and :func:`core.export.export_games` takes them).
+
+    ``length`` is the match length (0 money play, 1 a single game); ``progress(done, total)``
+    is called after each roll is analysed. Runs for seconds: call it off the event loop.
+    """
+    return analyse_actions(
+        variant,
+        from_histories(histories),
+        length=length,
+        names=names,
+        evaluator=evaluator,
+        jacoby=jacoby,
+        progress=progress,
+    )
+
+
+def analyse_game(
+    game: Game,
+    *,
+    names: tuple[str, str] = ("Player 0", "Player 1"),
+    evaluator: Evaluator | None = None,
+    progress: Progress | None = None,
+) -> MatchAnalysis:
+    """Analyse one finished (or running) game as a single game (a match to 1 point)."""
+    return analyse_match(
+        game.variant,
+        [game.history],
+        length=1,
+        names=names,
+        evaluator=evaluator,
+        jacoby=game.jacoby,
+        progress=progress,
+    )
