@@ -224,36 +224,43 @@ class _Analyser:
 
     # -- games ----------------------------------------------------------------------------
 
-    def run(self, games: Sequence[list[Action]]) -> None:
+    def run(self, games: Sequence[list[Action]], start: Game | None = None) -> None:
         total = sum(1 for g in games for a in g if a.kind == "roll") or 1
         self.done = 0
         self.total = total
         previous_winner: int | None = None
         for number, actions in enumerate(games, 1):
-            previous_winner = self.game(number, actions, previous_winner)
+            first = start if number == 1 else None
+            previous_winner = self.game(number, actions, previous_winner, first)
         if self.progress:
             self.progress(total, total)
 
-    def game(self, number: int, actions: list[Action], previous_winner: int | None) -> int | None:
+    def game(
+        self, number: int, actions: list[Action], previous_winner: int | None, start: Game | None
+    ) -> int | None:
         starter = next((a.seat for a in actions if a.kind in ("roll", "double")), None)
         if starter is None:
             return previous_winner
         crawford = self._crawford_next()
         if crawford:
             self.crawford_played = True
-        game = Game.new(
-            self.variant,
-            FixedDice([]),
-            opening="winner",
-            starter=starter,
-            crawford=crawford,
-            jacoby=self.jacoby and self.length == 0,
-        )
-        # Tavla's games open with the two single dice: no cube decision, no luck (gnubg's
-        # "first move" is not a free choice of dice either).
-        opening_roll = not self.variant.head_rule and (
-            number == 1 or self.variant.next_game_opening == "roll"
-        )
+        if start is not None:
+            game = Game.from_dict(start.to_dict())
+            opening_roll = False
+        else:
+            game = Game.new(
+                self.variant,
+                FixedDice([]),
+                opening="winner",
+                starter=starter,
+                crawford=crawford,
+                jacoby=self.jacoby and self.length == 0,
+            )
+            # Tavla's games open with the two single dice: no cube decision, no luck
+            # (gnubg's "first move" is not a free choice of dice either).
+            opening_roll = not self.variant.head_rule and (
+                number == 1 or self.variant.next_game_opening == "roll"
+            )
         move = 0
         auto = False  # core played the roll itself (forced, or no play): skip the record's
         doubled = False
@@ -488,11 +495,16 @@ def analyse_actions(
     evaluator: Evaluator | None = None,
     jacoby: bool = False,
     progress: Progress | None = None,
+    start: Game | None = None,
 ) -> MatchAnalysis:
-    """Analyse games given as :class:`~core.analysis.records.Action` lists."""
+    """Analyse games given as :class:`~core.analysis.records.Action` lists.
+
+    ``start``, a game waiting for its first recorded action, replaces the opening of the
+    first game (to study a position; its state is copied, not changed).
+    """
     evaluator = evaluator or evaluator_for(variant)
     analyser = _Analyser(variant, length, evaluator, jacoby, progress)
-    analyser.run(games)
+    analyser.run(games, start)
     return MatchAnalysis(
         variant=variant.name,
         length=length,
