@@ -37,7 +37,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
 
 
-def run(args: argparse.Namespace, stdout: TextIO = sys.stdout) -> int:
+def run(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     """Run the ``analyse`` command; returns the exit status."""
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text("utf-8")
@@ -57,7 +57,8 @@ def run(args: argparse.Namespace, stdout: TextIO = sys.stdout) -> int:
     except (RecordError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    out = stdout or sys.stdout
     for line in analysis.json_lines():
-        stdout.write(line + "\n")
-    stdout.flush()
+        out.write(line + "\n")
+    out.flush()
     return 0

@@ -19,8 +19,15 @@ from typing import Protocol
 import numpy as np
 
 from core.ai.gnubg_player import gnubg_board, load_gnubg
-from core.ai.network import Network, flip, network_kind, positions_array, shipped_network
-from core.ai.sim import result_points
+from core.ai.network import (
+    Network,
+    equity,
+    flip,
+    network_kind,
+    positions_array,
+    shipped_network,
+)
+from core.ai.sim import outcome_vector, result_points
 from core.movegen import legal_plays
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
@@ -121,7 +128,26 @@ class NetworkEvaluator:
         return total
 
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
-        return self.net.evaluate([position])[0]
+        """The outputs after each roll's best play (by cubeless equity), averaged: the
+        network's own pre-roll value is least sure in the rare positions cubes are turned in.
+        """
+        first = _first_turn(variant, position)
+        total = np.zeros(5)
+        bgs = variant.backgammons
+        for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
+            plays = legal_plays(variant, position, roll, first)
+            if not plays:
+                total += weight * flip(self.net.evaluate([position.swapped()])[0])
+                continue
+            won = [p for p in plays if p.after.mover[OFF] == CHECKERS]
+            if won:
+                best = max(result_points(variant, p.after) for p in won)
+                total += weight * np.array(outcome_vector(best))
+                continue
+            arr = positions_array([p.after.swapped() for p in plays])
+            outs = flip(self.net.evaluate_array(arr))
+            total += weight * outs[int(np.argmax(equity(outs, True, bgs)))]
+        return total
 
 
 class GnubgEvaluator:
