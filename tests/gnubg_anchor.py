@@ -161,6 +161,12 @@ class Comparison:
         return self.both_very_bad / self.gnubg_very_bad if self.gnubg_very_bad else 1.0
 
     @property
+    def mean_rate_gap(self) -> float:
+        """The mean relative gap of the players' error per decision from gnubg's."""
+        gaps = [abs(p - g) / g for p, g in self.rates if g > 0]
+        return sum(gaps) / len(gaps) if gaps else 0.0
+
+    @property
     def worst_rate_gap(self) -> float:
         """The largest relative gap of a player's error per decision from gnubg's."""
         return max((abs(p - g) / g for p, g in self.rates if g > 0), default=0.0)
@@ -170,14 +176,13 @@ def compare(pairs: list[tuple[MatchAnalysis, GnubgAnalysis]]) -> Comparison:
     """Pool the very bad decisions of several matches and compare each player's rate."""
     g_vb = p_vb = both = matched = g_plays = 0
     rates: list[tuple[float, float]] = []
-    for index, (ours, theirs) in enumerate(pairs):
+    for ours, theirs in pairs:
         checker, very_bad = project_keys(ours)
         g_vb += len(theirs.very_bad)
         p_vb += len(very_bad)
         both += len(theirs.very_bad & very_bad)
         matched += len(theirs.checker_keys & checker)
         g_plays += len(theirs.checker_keys)
-        del index
         for seat in (0, 1):
             rates.append((ours.players[seat].error_per_decision, theirs.overall_rate[seat]))
     return Comparison(g_vb, p_vb, both, matched, g_plays, rates)
