@@ -75,10 +75,15 @@ class Scoring:
     """The value, in cube-normalized equity, of each outcome for one player.
 
     ``outcomes[k]`` for k = 1, 2, 3 is winning a single game, a gammon (mars), a backgammon;
-    for k = -1, -2, -3 losing one.
+    for k = -1, -2, -3 losing one. With ``cubeful`` (Tavla while the cube is alive) a
+    position's value is Janowski's cubeful equity for the cube ``owner`` (1 me, 0 centred,
+    -1 the opponent), as gnubg's analysis uses cubeful equities: a live cube makes the
+    same change of winning chances worth more.
     """
 
     outcomes: dict[int, float]
+    cubeful: bool = False
+    owner: int = 0
 
     @classmethod
     def money(cls, *, backgammons: bool = True, gammons: bool = True) -> Scoring:
@@ -102,10 +107,11 @@ class Scoring:
         """
         v = state.value
         stake = v if stake is None else stake
+        cubeful = stake == v and _cube_alive(state)
         if state.money:
             gammons = not (state.jacoby and stake == 1)
             base = cls.money(backgammons=backgammons, gammons=gammons)
-            return cls({k: x * stake / v for k, x in base.outcomes.items()})
+            return cls({k: x * stake / v for k, x in base.outcomes.items()}, cubeful, state.owner)
         lose, win = _mwc(state, -v), _mwc(state, v)
         values = {}
         for k in (1, 2, 3):
@@ -113,21 +119,21 @@ class Scoring:
             for sign in (1, -1):
                 mwc = _mwc(state, sign * level * stake)
                 values[sign * k] = 2.0 * (mwc - lose) / (win - lose) - 1.0
-        return cls(values)
+        return cls(values, cubeful, state.owner)
 
     def value(self, out: np.ndarray) -> np.ndarray:
         """Equity of network outputs ``(5,)`` or ``(N, 5)`` for the side they belong to."""
         u = self.outcomes
         w, wg, wbg = out[..., WIN], out[..., WIN_G], out[..., WIN_BG]
         lg, lbg = out[..., LOSE_G], out[..., LOSE_BG]
-        return (
-            u[1] * (w - wg)
-            + u[2] * (wg - wbg)
-            + u[3] * wbg
-            + u[-1] * (1.0 - w - lg)
-            + u[-2] * (lg - lbg)
-            + u[-3] * lbg
-        )
+        won = u[1] * (w - wg) + u[2] * (wg - wbg) + u[3] * wbg
+        lost = u[-1] * (1.0 - w - lg) + u[-2] * (lg - lbg) + u[-3] * lbg
+        dead = won + lost
+        if not self.cubeful:
+            return dead
+        p = np.clip(w, 1e-6, 1.0 - 1e-6)
+        live = _live_array(p, won / p, -lost / (1.0 - p), self.owner)
+        return CUBE_EFFICIENCY * live + (1.0 - CUBE_EFFICIENCY) * dead
 
     def points(self, points: int) -> float:
         """Equity of a finished game won (``points`` > 0) or lost by that many points."""
@@ -157,6 +163,35 @@ def _mwc(state: CubeState, points: int) -> float:
     if points > 0:
         return match_equity(a - points, b, post)
     return match_equity(a, b + points, post)
+
+
+def _cube_alive(state: CubeState) -> bool:
+    """Whether the cube can still be turned usefully by its holder (or either side)."""
+    if state.crawford or state.value >= 64:
+        return False
+    if state.money:
+        return True
+    a, b = state.away
+    if state.post_crawford:
+        return False
+    mine, theirs = state.value < a, state.value < b
+    if state.owner > 0:
+        return mine
+    if state.owner < 0:
+        return theirs
+    return mine and theirs
+
+
+def _live_array(p: np.ndarray, w: np.ndarray, lo: np.ndarray, owner: int) -> np.ndarray:
+    """:func:`_live` on arrays."""
+    cash = (lo + 1.0) / (w + lo + 0.5)
+    low = (lo - 0.5) / (w + lo + 0.5)
+    if owner == 0:
+        mid = -1.0 + 2.0 * (p - low) / np.maximum(cash - low, 1e-9)
+        return np.clip(mid, -1.0, 1.0)
+    if owner > 0:
+        return np.where(p >= cash, 1.0, -lo + (1.0 + lo) * p / np.maximum(cash, 1e-9))
+    return np.where(p <= low, -1.0, -1.0 + (w + 1.0) * (p - low) / np.maximum(1.0 - low, 1e-9))
 
 
 # -- cube decisions ---------------------------------------------------------------------
