@@ -33,12 +33,13 @@ from core.ai.gnubg_player import load_gnubg  # noqa: E402
 from core.analysis import analyse_match, evaluator_for  # noqa: E402
 from core.analysis.selfplay import play_match  # noqa: E402
 from core.dice import RandomDice  # noqa: E402
-from core.export import export_games  # noqa: E402
 from core.variants import variant_by_name  # noqa: E402
-from tests.gnubg_anchor import compare, gnubg_analyse, gnubg_binary  # noqa: E402
-
-#: The pairings of the anchor matches, in turn.
-PAIRINGS = (("beginner", "club"), ("beginner", "expert"), ("club", "expert"))
+from tests.gnubg_anchor import (  # noqa: E402
+    compare,
+    gnubg_analyse,
+    gnubg_binary,
+    seeded_matches,
+)
 
 
 def speed(games: int, seed: int) -> float:
@@ -59,17 +60,6 @@ def speed(games: int, seed: int) -> float:
             f"{spent:.2f} s CPU ({per_60[-1]:.2f} s per 60 turns)"
         )
     return statistics.median(per_60)
-
-
-def seeded_matches(count: int, length: int, seed: int):
-    """``count`` seeded Tavla matches between the computer's levels, with their .mat text."""
-    variant = variant_by_name("tavla")
-    for m in range(count):
-        a, b = PAIRINGS[m % len(PAIRINGS)]
-        players = [player_for("tavla", a, seed + m), player_for("tavla", b, seed + m)]
-        _, histories = play_match(variant, players, RandomDice(seed + m), length=length)
-        names = (a, b)
-        yield names, histories, export_games(list(names), length, histories)
 
 
 def anchor(matches: int, length: int, seed: int) -> dict[str, float]:

@@ -17,7 +17,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.ai import player_for
 from core.analysis import MatchAnalysis
+from core.analysis.selfplay import play_match
+from core.dice import RandomDice
+from core.export import export_games
+from core.variants import variant_by_name
 
 _SCRIPT = """
 import gnubg, json
@@ -40,6 +45,21 @@ gnubg.command("show statistics match")
 """
 _RATE = re.compile(r"^Error rate mEMG[^-+\d]*([-+]?\d+\.\d+)[^\s]*\s.*?\s{2,}([-+]?\d+\.\d+)")
 _UNFORCED = re.compile(r"^Unforced moves\s+(\d+)\s+(\d+)")
+
+
+#: The pairings of the anchor matches, in turn.
+PAIRINGS = (("beginner", "club"), ("beginner", "expert"), ("club", "expert"))
+
+
+def seeded_matches(count: int, length: int, seed: int = 2026):
+    """``count`` seeded Tavla matches between the computer's levels, with their .mat text."""
+    variant = variant_by_name("tavla")
+    for m in range(count):
+        a, b = PAIRINGS[m % len(PAIRINGS)]
+        players = [player_for("tavla", a, seed + m), player_for("tavla", b, seed + m)]
+        _, histories = play_match(variant, players, RandomDice(seed + m), length=length)
+        names = (a, b)
+        yield names, histories, export_games(list(names), length, histories)
 
 
 def gnubg_binary() -> str | None:

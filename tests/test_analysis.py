@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.__main__ import main
 from core.ai import player_for
 from core.ai.cube import CubeState
+from core.ai.gnubg_player import load_gnubg
 from core.ai.network import flip, network_kind, shipped_network
 from core.analysis import (
     BAD,
@@ -39,6 +40,7 @@ from core.game import Game
 from core.gnubg import position_from_id
 from core.position import OFF, Position
 from core.variants import Variant, variant_by_name
+from tests.gnubg_anchor import compare, gnubg_analyse, gnubg_binary, seeded_matches
 
 VARIANTS = ("tavla", "turkish", "uzun")
 
@@ -376,3 +378,28 @@ def test_uzun_cli_analyses_with_the_uzun_network(tmp_path, capsys) -> None:
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert all(line.get("kind", "play") == "play" for line in lines[:-2])
     assert {line["player"] for line in lines[:-2]} == {0, 1}
+
+
+# -- the anchor: GNU Backgammon's own analysis ------------------------------------------------
+
+
+@pytest.mark.skipif(
+    gnubg_binary() is None or load_gnubg() is None,
+    reason="needs Debian's gnubg program and the gnubg Python extra",
+)
+def test_analysis_agrees_with_gnubgs_analyse_match() -> None:
+    """Two seeded 3-point matches between the computer's levels, analysed by gnubg -t and
+    by the project (gnubg 2-ply evaluator, the default for Tavla with the extra): the same
+    unforced plays, gnubg's very bad decisions found (>= 85%) and the players' error per
+    decision within 20% of gnubg's on average."""
+    variant = variant_by_name("tavla")
+    pairs = []
+    for names, histories, text in seeded_matches(2, 3):
+        ours = analyse_match(variant, histories, length=3, names=names)
+        theirs = gnubg_analyse(text)
+        assert theirs.unforced == tuple(p.checker_decisions for p in ours.players)
+        pairs.append((ours, theirs))
+    comparison = compare(pairs)
+    assert comparison.matched_plays == comparison.gnubg_plays
+    assert comparison.overlap >= 0.85
+    assert comparison.mean_rate_gap <= 0.20
