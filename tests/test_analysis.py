@@ -26,6 +26,7 @@ from core.analysis import (
     RecordError,
     Scoring,
     analyse_actions,
+    analyse_game,
     analyse_match,
     cube_equities,
     from_histories,
@@ -403,3 +404,14 @@ def test_analysis_agrees_with_gnubgs_analyse_match() -> None:
     assert comparison.matched_plays == comparison.gnubg_plays
     assert comparison.overlap >= 0.85
     assert comparison.mean_rate_gap <= 0.20
+
+
+def test_a_single_game_object_is_analysed_as_a_one_point_match() -> None:
+    variant, (match, histories) = selfplay("turkish", 1, seed=13)
+    assert match.game is not None
+    evaluator = QuickEvaluator(network(variant).net)
+    whole = analyse_game(match.game, names=("a", "b"), evaluator=evaluator)
+    again = analyse_match(variant, histories, length=1, names=("a", "b"), evaluator=evaluator)
+    assert whole.decisions == again.decisions
+    assert whole.players == again.players
+    check_accounting(whole, histories, match)
