@@ -67,3 +67,20 @@ def test_a_game_without_errors_has_no_boards() -> None:
     analysis = analyse_actions(variant, [actions], evaluator=NetworkEvaluator(net), start=start)
     card = image(render_analysis_card(analysis))
     assert card.height < card.width
+
+
+def test_the_decision_list_has_a_line_per_decision_in_the_labels_language() -> None:
+    from renderers.analysis_text import analysis_text
+
+    analysis = analysis_of("turkish")
+    text = analysis_text(analysis)
+    for d in analysis.decisions:
+        assert f"move {d.move} · {analysis.names[d.player]}" in text
+    very_bad = sum(p.very_bad for p in analysis.players)
+    assert text.count("(Very bad)") == very_bad
+    turkish = analysis_text(
+        analysis, {"very_bad": "Çok kötü", "where": "Oyun {game}, hamle {move} · {name}"}
+    )
+    assert turkish.count("(Çok kötü)") == very_bad
+    assert "hamle" in turkish
+    assert ", move " not in turkish
