@@ -197,8 +197,20 @@ def _boards(analysis: MatchAnalysis, d: Decision, width: int, theme: str) -> lis
     """The board after the play made and after the best one (a cube decision: the board)."""
     variant = variant_by_name(analysis.variant)
     names = {WHITE: analysis.names[d.player], BLACK: analysis.names[1 - d.player]}
-    common = {"theme": theme, "names": names}
+    common: dict = {"theme": theme, "names": names}
+    if variant.cube:
+        value, owner = d.cube
+        common["cube_value"] = value
+        if owner is not None:
+            common["cube_owner"] = WHITE if owner == d.player else BLACK
     if d.kind != "play" or d.played_play is None or d.best_play is None:
+        # A cube decision: the board before it, seen by the doubler (on roll).
+        doubler = WHITE if d.played in ("double", "no double") else BLACK
+        if doubler == BLACK:
+            names = {WHITE: analysis.names[1 - d.player], BLACK: analysis.names[d.player]}
+            common["names"] = names
+            if "cube_owner" in common:
+                common["cube_owner"] = WHITE if common["cube_owner"] == BLACK else BLACK
         view = BoardView.from_position(variant, d.before, WHITE, **common)
         return [render_image(view, width)]
     out = []

@@ -32,6 +32,8 @@ from .scoring import CubeEquities, Scoring, Skill, cube_equities, rating, skill
 #: How many plays (best first at 0-ply, within :data:`FILTER_WINDOW`) get the look-ahead.
 FILTER_KEEP = 8
 FILTER_WINDOW = 0.16
+#: Equities closer than this are a tie (the choice made then counts as the best).
+TIE = 1e-9
 
 Progress = Callable[[int, int], None]
 
@@ -60,6 +62,8 @@ class Decision:
     best_after: Position | None = field(default=None, repr=False, compare=False)
     played_play: Play | None = field(default=None, repr=False, compare=False)
     best_play: Play | None = field(default=None, repr=False, compare=False)
+    #: The cube before the decision (value, owning seat or None), for pictures.
+    cube: tuple[int, int | None] = field(default=(1, None), repr=False, compare=False)
 
     @property
     def skill(self) -> Skill:
@@ -372,8 +376,8 @@ class _Analyser:
         deep = self.evaluator.play_values(self.variant, [afters[i] for i in keep], scoring, True)
         best = keep[int(np.argmax(deep))]
         loss = max(0.0, float(np.max(deep)) - float(deep[keep.index(index)]))
-        if best == index:
-            loss = 0.0
+        if best == index or loss <= TIE:
+            best, loss = index, 0.0  # a tie: the play made is as good as any
         self.add(
             Decision(
                 game=number,
@@ -390,6 +394,7 @@ class _Analyser:
                 best_after=plays[best].after,
                 played_play=plays[index],
                 best_play=plays[best],
+                cube=(game.cube_value, game.cube_owner),
             )
         )
 
@@ -404,6 +409,8 @@ class _Analyser:
         self, game: Game, number: int, move: int, seat: int, played: str, best: str, loss: float
     ) -> None:
         position = game.position(game.turn)
+        if loss <= TIE:
+            best, loss = played, 0.0
         self.add(
             Decision(
                 game=number,
@@ -416,6 +423,7 @@ class _Analyser:
                 best=best,
                 loss=max(0.0, loss),
                 before=position,
+                cube=(game.cube_value, game.cube_owner),
             )
         )
 
