@@ -8,16 +8,10 @@ file; :mod:`renderers.analysis_card` draws the card.
 >>> analysis.players[0].error_per_decision, analysis.worst(3)  # doctest: +SKIP
 """
 
-from .analyse import (
-    Decision,
-    MatchAnalysis,
-    PlayerSummary,
-    analyse_actions,
-    analyse_game,
-    analyse_match,
-)
+from .analyse import analyse_actions, analyse_game, analyse_match
 from .evaluators import Evaluator, GnubgEvaluator, NetworkEvaluator, evaluator_for
 from .records import Action, Record, RecordError, from_histories, parse_mat
+from .results import Decision, MatchAnalysis, PlayerSummary
 from .scoring import BAD, DOUBTFUL, VERY_BAD, Scoring, Skill, cube_equities, rating, skill
 
 __all__ = [
