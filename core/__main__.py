@@ -14,6 +14,9 @@ asks instead for the cube decisions on that position, gnubg-style: ``double`` (w
 side on roll double?) and ``take`` (would the other side take?); optional fields
 ``cube_value``, ``cube_owner`` (0 centred, 1 the side on roll, -1 the other),
 ``match_length``, ``score`` ([side on roll, other]), ``crawford`` and ``jacoby``.
+
+``python -m core analyse --variant V FILE.mat [--level L]`` scores every decision of a match
+(see :mod:`core.analysis.cli`).
 """
 
 from __future__ import annotations
@@ -140,8 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ai.add_argument("--seed", type=int, default=None, help="seed of the noisy levels")
     ai.add_argument("--block-needs-home", action="store_true", help="Uzun option (U-6)")
     ai.add_argument("--jsonl", action="store_true", help="read JSON lines from stdin")
+    from .analysis import cli as analysis_cli
+
+    analysis_cli.add_parser(commands)
     args = parser.parse_args(argv)
 
+    if args.command == "analyse":
+        return analysis_cli.run(args)
     if args.command == "ai":
         from .ai import player_for
 

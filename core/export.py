@@ -18,9 +18,17 @@ def export_games(
     names: Sequence[str],
     length: int,
     games: Iterable[list[dict[str, Any]]],
+    *,
+    variant: str = "tavla",
 ) -> str:
-    """The ``.mat`` text of a contest: ``games`` holds each game's events in order."""
+    """The ``.mat`` text of a contest: ``games`` holds each game's events in order.
+
+    Tavla's text is exactly gnubg's format. For Turkish tavla and Uzun Tavla (``variant``
+    ``turkish`` or ``uzun``) a first comment line names the game: ``; [Variant "uzun"]``.
+    """
     out = [f" {length} point match" if length else " 0 point match", ""]
+    if variant != "tavla":
+        out.insert(0, f'; [Variant "{variant}"]')
     score = [0.0, 0.0]
     for number, events in enumerate(games, 1):
         out.append(f" Game {number}")

@@ -1,0 +1,202 @@
+"""The evaluators an analysis scores plays with: the project's networks or GNU Backgammon.
+
+An evaluator answers two questions, always from one player's side:
+
+* :meth:`~Evaluator.play_values`: the equity (under a :class:`~core.analysis.scoring.Scoring`)
+  of each board after a play of that player, quickly (``deep=False``: 0-ply, used to filter
+  candidates and to measure luck) or with look-ahead (``deep=True``: used to rank the
+  candidates left, as gnubg does with its move filters);
+* :meth:`~Evaluator.chances`: the five cubeless probabilities of the side on roll before it
+  rolls, for cube decisions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Protocol
+
+import numpy as np
+
+from core.ai.gnubg_player import gnubg_board, load_gnubg
+from core.ai.network import (
+    Network,
+    equity,
+    flip,
+    network_kind,
+    positions_array,
+    shipped_network,
+)
+from core.ai.sim import outcome_vector, result_points
+from core.movegen import legal_plays
+from core.position import CHECKERS, HEAD, OFF, Position
+from core.variants import Variant
+
+from .scoring import Scoring
+
+# The 21 distinct rolls and their weights out of 36.
+ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
+ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+
+
+class Evaluator(Protocol):
+    """Scores boards for the analysis (see the module doc)."""
+
+    name: str
+
+    def play_values(
+        self, variant: Variant, afters: Sequence[Position], scoring: Scoring, deep: bool
+    ) -> np.ndarray:
+        """Equity for the mover of each board after the mover's play (opponent to roll)."""
+        ...
+
+    def chances(self, variant: Variant, position: Position) -> np.ndarray:
+        """Cubeless outputs (5,) of the side on roll of ``position``, before rolling."""
+        ...
+
+
+def _first_turn(variant: Variant, position: Position) -> bool:
+    # In Uzun Tavla a player with all fifteen on the head has not moved yet.
+    return variant.head_rule and position.mover[HEAD] == CHECKERS
+
+
+def _split_finished(
+    variant: Variant, afters: Sequence[Position], scoring: Scoring
+) -> tuple[np.ndarray, list[int]]:
+    """Values of the boards where the mover has borne off (the rest marked to evaluate)."""
+    values = np.empty(len(afters))
+    rest: list[int] = []
+    for i, after in enumerate(afters):
+        if after.mover[OFF] == CHECKERS:
+            values[i] = scoring.points(result_points(variant, after))
+        else:
+            rest.append(i)
+    return values, rest
+
+
+class NetworkEvaluator:
+    """The project's network: 0-ply, and a 1-ply look-ahead (every reply to every roll)."""
+
+    def __init__(self, net: Network, name: str = "network 1-ply") -> None:
+        self.net = net
+        self.name = name
+
+    def play_values(
+        self, variant: Variant, afters: Sequence[Position], scoring: Scoring, deep: bool
+    ) -> np.ndarray:
+        values, rest = _split_finished(variant, afters, scoring)
+        if not rest:
+            return values
+        if not deep:
+            theirs = positions_array([afters[i].swapped() for i in rest])
+            values[rest] = scoring.value(flip(self.net.evaluate_array(theirs)))
+            return values
+        for i in rest:
+            values[i] = self._one_ply(variant, afters[i], scoring)
+        return values
+
+    def _one_ply(self, variant: Variant, after: Position, scoring: Scoring) -> float:
+        """My equity after ``after``, the opponent answering every roll with its best reply."""
+        theirs = after.swapped()
+        first = _first_turn(variant, theirs)
+        leaves: list[Position] = []
+        groups: list[tuple[int, list[float]]] = []  # (leaves to evaluate, fixed values)
+        for roll in ROLLS:
+            replies = legal_plays(variant, theirs, roll, first)
+            if not replies:
+                leaves.append(after)
+                groups.append((1, []))
+                continue
+            fixed: list[float] = []
+            count = 0
+            for reply in replies:
+                if reply.after.mover[OFF] == CHECKERS:
+                    fixed.append(scoring.points(-result_points(variant, reply.after)))
+                else:
+                    leaves.append(reply.after.swapped())
+                    count += 1
+            groups.append((count, fixed))
+        mine = scoring.value(self.net.evaluate_array(positions_array(leaves))) if leaves else []
+        total = 0.0
+        at = 0
+        for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):
+            worst = min(fixed) if fixed else np.inf
+            if count:
+                worst = min(worst, float(np.min(mine[at : at + count])))
+                at += count
+            total += weight * worst
+        return total
+
+    def chances(self, variant: Variant, position: Position) -> np.ndarray:
+        """The outputs after each roll's best play (by cubeless equity), averaged: the
+        network's own pre-roll value is least sure in the rare positions cubes are turned in.
+        """
+        first = _first_turn(variant, position)
+        total = np.zeros(5)
+        bgs = variant.backgammons
+        for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
+            plays = legal_plays(variant, position, roll, first)
+            if not plays:
+                total += weight * flip(self.net.evaluate([position.swapped()])[0])
+                continue
+            won = [p for p in plays if p.after.mover[OFF] == CHECKERS]
+            if won:
+                best = max(result_points(variant, p.after) for p in won)
+                total += weight * np.array(outcome_vector(best))
+                continue
+            arr = positions_array([p.after.swapped() for p in plays])
+            outs = flip(self.net.evaluate_array(arr))
+            total += weight * outs[int(np.argmax(equity(outs, True, bgs)))]
+        return total
+
+
+class GnubgEvaluator:
+    """GNU Backgammon's evaluator (Tavla only): 0-ply to filter, ``plies`` to rank."""
+
+    def __init__(self, gnubg: ModuleType, plies: int = 2) -> None:
+        self.gnubg = gnubg
+        self.plies = plies
+        self.name = f"gnubg {plies}-ply"
+        self._cube = gnubg.cubeinfo()
+        # (cubeful, plies, deterministic, prune, noise): cubeless, gnubg's pruning nets on.
+        self._quick = gnubg.evalcontext(0, 0, 1, 1, 0)
+        self._deep = gnubg.evalcontext(0, plies, 1, 1, 0)
+
+    def _outputs(self, position: Position, deep: bool) -> np.ndarray:
+        context = self._deep if deep else self._quick
+        return np.array(self.gnubg.evaluate(gnubg_board(position), self._cube, context)[:5])
+
+    def play_values(
+        self, variant: Variant, afters: Sequence[Position], scoring: Scoring, deep: bool
+    ) -> np.ndarray:
+        values, rest = _split_finished(variant, afters, scoring)
+        for i in rest:
+            values[i] = float(scoring.value(flip(self._outputs(afters[i].swapped(), deep))))
+        return values
+
+    def chances(self, variant: Variant, position: Position) -> np.ndarray:
+        return self._outputs(position, True)
+
+
+def evaluator_for(variant: Variant, level: str = "best") -> Evaluator:
+    """The evaluator for ``variant`` at ``level``.
+
+    ``best`` (the default): for Tavla GNU Backgammon 2-ply when the ``gnubg`` extra is
+    installed, else the network with look-ahead; for Turkish tavla and Uzun Tavla the
+    network with look-ahead. ``network`` forces the network; ``gnubg`` demands gnubg.
+    """
+    level = level.strip().lower()
+    if level not in ("best", "network", "gnubg"):
+        raise ValueError(f"unknown analysis level {level!r}; choose best, network or gnubg")
+    if variant.name == "tavla" and level in ("best", "gnubg"):
+        module = load_gnubg()
+        if module is not None:
+            return GnubgEvaluator(module)
+        if level == "gnubg":
+            raise ValueError("the gnubg level needs the optional gnubg package")
+    elif level == "gnubg":
+        raise ValueError("gnubg analyses Tavla only")
+    net = shipped_network(network_kind(variant.name))
+    if net is None:
+        raise ValueError(f"no trained network for {variant.title}")
+    return NetworkEvaluator(net)

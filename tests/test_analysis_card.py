@@ -1,0 +1,86 @@
+"""The analysis card (renderers/analysis_card.py): a PNG of both players' figures and the
+three costliest decisions, with every word taken from the labels passed in."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image, ImageChops
+
+from core.ai import player_for
+from core.ai.network import shipped_network
+from core.analysis import Action, NetworkEvaluator, analyse_actions, analyse_match
+from core.analysis.selfplay import play_match
+from core.dice import FixedDice, RandomDice
+from core.game import Game
+from core.position import Position
+from core.variants import variant_by_name
+from renderers.analysis_card import CARD_LABELS, render_analysis_card
+
+
+class QuickEvaluator(NetworkEvaluator):
+    def play_values(self, variant, afters, scoring, deep):  # type: ignore[override]
+        return super().play_values(variant, afters, scoring, False)
+
+
+def analysis_of(name: str, seed: int = 4):
+    variant = variant_by_name(name)
+    players = [player_for(name, "beginner", seed), player_for(name, "club")]
+    _, histories = play_match(variant, players, RandomDice(seed), length=1)
+    net = shipped_network("uzun" if name == "uzun" else "tavla")
+    return analyse_match(
+        variant, histories, length=1, names=("Ayşe", "Bob"), evaluator=QuickEvaluator(net)
+    )
+
+
+def image(png: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(png)).convert("RGB")
+
+
+def test_card_is_a_png_of_the_asked_width_with_two_boards_per_error() -> None:
+    analysis = analysis_of("tavla")
+    assert len([d for d in analysis.worst(3) if d.loss > 0]) == 3
+    card = image(render_analysis_card(analysis, width=1200))
+    assert card.width == 1200
+    # Six boards below the figures make the card taller than wide.
+    assert card.height > card.width
+
+
+def test_card_words_come_from_the_labels() -> None:
+    analysis = analysis_of("uzun")
+    english = image(render_analysis_card(analysis))
+    turkish = {**CARD_LABELS, "title": "Oyun analizi", "very_bad": "Çok kötü"}
+    translated = image(render_analysis_card(analysis, turkish))
+    assert english.size == translated.size
+    assert ImageChops.difference(english, translated).getbbox() is not None
+    assert image(render_analysis_card(analysis, CARD_LABELS)) == english
+
+
+def test_a_game_without_errors_has_no_boards() -> None:
+    variant = variant_by_name("tavla")
+    start = Game.new(variant, FixedDice([]), opening="winner", starter=0)
+    position = Position.from_points({4: 1, 3: 1}, {1: 1})
+    start.sides = [position.mover, position.opponent]
+    start.played_first_turn = [True, True]
+    actions = [Action("roll", 0, (4, 3)), Action("play", 0, play="4/off 3/off")]
+    net = shipped_network("tavla")
+    analysis = analyse_actions(variant, [actions], evaluator=NetworkEvaluator(net), start=start)
+    card = image(render_analysis_card(analysis))
+    assert card.height < card.width
+
+
+def test_the_decision_list_has_a_line_per_decision_in_the_labels_language() -> None:
+    from renderers.analysis_text import analysis_text
+
+    analysis = analysis_of("turkish")
+    text = analysis_text(analysis)
+    for d in analysis.decisions:
+        assert f"move {d.move} · {analysis.names[d.player]}" in text
+    very_bad = sum(p.very_bad for p in analysis.players)
+    assert text.count("(Very bad)") == very_bad
+    turkish = analysis_text(
+        analysis, {"very_bad": "Çok kötü", "where": "Oyun {game}, hamle {move} · {name}"}
+    )
+    assert turkish.count("(Çok kötü)") == very_bad
+    assert "hamle" in turkish
+    assert ", move " not in turkish
