@@ -62,7 +62,7 @@ def _point(word: str, text: str) -> int:
         return BAR
     if w in OFF_WORDS or plain in OFF_WORDS:
         return OFF
-    if not w.isdigit():
+    if not (w.isascii() and w.isdigit()):
         raise NotationError(
             f"I can't read {word!r} as a point in {text!r}: use numbers 1-24, 'bar' or 'off'",
             "notation_bad_point",

@@ -12,6 +12,7 @@ import asyncio
 import copy
 import logging
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -295,7 +296,9 @@ async def test_refused_press_and_stale_button_are_ephemeral(fake, bot):
     answer = await fake.press(bot.client, actor, old, stale)
     assert answer.acks == 1, answer.kinds()
     [text] = answer.ephemeral()
-    assert "out of date" in text or "eski" in text.lower()
+    # Pressed on the board message itself: it is redrawn to the game as it stands.
+    assert "behind the game" in text or "gerisinde" in text.lower()
+    assert custom_ids(board_message(fake)) != custom_ids(old)
 
 
 async def test_slow_answers_are_deferred_then_followed_up(fake, tmp_path):
@@ -451,3 +454,60 @@ def test_shards_split_over_processes():
     assert not client.sync_commands
     first = build_client(replace(second, discord_shard_ids=(0, 1)), service=None)  # type: ignore[arg-type]
     assert first.sync_commands
+
+
+async def test_board_left_behind_is_repaired_after_a_restart(fake, tmp_path):
+    """No dead ends (issue 11): the bot saved a move but its board edit never reached
+    Discord; after a restart the deadline round redraws the only board, which plays on."""
+    first = await Bot(fake, tmp_path / "behind.db", seed=3).start()
+    ali, veli, _channel = await open_game(fake, first)
+    users = {"11": ali, "22": veli}
+    while not find(board_message(fake), A.MOVE):
+        await step_once(fake, first, users)
+    board = board_message(fake)
+    before = await game_record(first)
+    fake.fail_next("callback", 500)
+    await fake.press(first.client, await awaiting(first, users), board, find(board, A.MOVE))
+    saved = await game_record(first)
+    assert saved.version > before.version
+    assert saved.shown_version < saved.version  # the board in the channel is behind
+    await first.stop()
+    second = Bot(fake, tmp_path / "behind.db", seed=99)
+    second.now = first.now + second_round_after(first)
+    await second.start()
+    await second.client.adapter.tick()  # the round that runs at start-up
+    repaired = await game_record(second)
+    assert repaired.shown_version == repaired.version == saved.version
+    [cid, *_] = custom_ids(board_message(fake))
+    assert A.decode(cid.removeprefix(PREFIX)).version == saved.version
+    assert board_message(fake)["id"] == board["id"]
+    for _ in range(3000):
+        if not await step_once(fake, second, users):
+            break
+    assert (await game_record(second)).status is GameStatus.FINISHED
+    await second.stop()
+
+
+def second_round_after(bot: Bot) -> float:
+    """Long enough for a lagging board to count as left behind rather than on its way."""
+    return bot.service.settings.repair_after + 1
+
+
+async def test_removed_from_a_server_the_games_wait_then_resume(fake, bot):
+    ali, veli, _channel = await open_game(fake, bot)
+    users = {"11": ali, "22": veli}
+    await step_once(fake, bot, users)
+    record = await game_record(bot)
+    await bot.client.on_guild_remove(SimpleNamespace(id=GUILD, name="Kahvehane"))
+    assert (await bot.storage.get_chat("discord", str(GUILD))).paused is not None
+    bot.now += 3 * bot.service.settings.turn_limit
+    sent = len(fake.calls)
+    await bot.client.adapter.tick()
+    assert len(fake.calls) == sent  # nothing is sent to a server the bot has left
+    await bot.client.on_guild_join(SimpleNamespace(id=GUILD, name="Kahvehane"))
+    resumed = await game_record(bot)
+    assert resumed.deadline - bot.now == pytest.approx(record.deadline - record.updated, abs=1)
+    for _ in range(3000):
+        if not await step_once(fake, bot, users):
+            break
+    assert (await game_record(bot)).status is GameStatus.FINISHED

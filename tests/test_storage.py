@@ -211,7 +211,7 @@ async def test_migrations_apply_once(target: Target):
     async with target.make() as store:
         first = await raw(store, "SELECT version, name, applied FROM schema_migrations")
         tables = await table_names(store)
-    assert [(v, n) for v, n, _ in first] == [(1, "0001_initial.sql")]
+    assert [(v, n) for v, n, _ in first] == [(m.version, m.name) for m in load_migrations()]
     assert {"users", "chats", "games", "events", "ratings", "rating_history", "results"} <= tables
     async with target.make() as store:  # re-open: nothing to do
         again = await raw(store, "SELECT version, name, applied FROM schema_migrations")
@@ -223,7 +223,7 @@ async def test_workers_starting_together_apply_migrations_once(target: Target):
     try:
         await asyncio.gather(*(store.open() for store in stores))
         rows = await raw(stores[0], "SELECT version, name FROM schema_migrations")
-        assert rows == [(1, "0001_initial.sql")]
+        assert rows == [(m.version, m.name) for m in load_migrations()]
         ali = await stores[1].get_or_create_user("telegram", "1", "Ali")
         assert await stores[2].get_user(ali.id) == ali
     finally:
@@ -241,24 +241,28 @@ async def test_pragmas(db_path: Path):
 
 async def test_new_migrations_apply_in_order_each_in_its_own_transaction(target: Target):
     shipped = target.shipped_migrations()
+    n = len(shipped)
     second = Migration(
-        2, "0002_extra.sql", "CREATE TABLE extra (a INTEGER);\nINSERT INTO extra VALUES (1);"
+        n + 1,
+        f"{n + 1:04}_extra.sql",
+        "CREATE TABLE extra (a INTEGER);\nINSERT INTO extra VALUES (1);",
     )
     async with target.make() as store:
         pass
     async with target.make(migrations=[*shipped, second]) as store:
         assert await raw(store, "SELECT version FROM schema_migrations ORDER BY version") == [
-            (1,),
-            (2,),
+            (v,) for v in range(1, n + 2)
         ]
         assert await raw(store, "SELECT a FROM extra") == [(1,)]
-    broken = Migration(3, "0003_broken.sql", "CREATE TABLE t3 (a INTEGER);\nSELECT * FROM missing;")
+    broken = Migration(
+        n + 2, f"{n + 2:04}_broken.sql", "CREATE TABLE t3 (a INTEGER);\nSELECT * FROM missing;"
+    )
     store = target.make(migrations=[*shipped, second, broken])
-    with pytest.raises(StorageError, match=r"0003_broken\.sql") as caught:
+    with pytest.raises(StorageError, match=rf"{n + 2:04}_broken\.sql") as caught:
         await store.open()
     assert isinstance(caught.value.__cause__, target.driver_error)
     async with target.make(migrations=[*shipped, second]) as store:
-        assert await raw(store, "SELECT max(version) FROM schema_migrations") == [(2,)]
+        assert await raw(store, "SELECT max(version) FROM schema_migrations") == [(n + 1,)]
         assert "t3" not in await table_names(store)
 
 
@@ -407,6 +411,64 @@ async def test_set_game_message_keeps_the_version(storage: Storage, players):
     assert stored.version == 1  # the buttons on the board stay valid
     await storage.set_game_message(game.id, None)
     assert (await storage.get_game(game.id)).message is None
+
+
+async def test_board_shown_is_never_lowered_and_keeps_the_version(storage: Storage, players):
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id, message=None))
+    assert game.shown_version == 0  # a new game's board is not on screen yet
+    await storage.mark_board_shown(game.id, 1, {"chat_id": -100, "message_id": 9})
+    stored = await storage.get_game(game.id)
+    assert (stored.shown_version, stored.version) == (1, 1)
+    assert stored.message == {"chat_id": -100, "message_id": 9}
+    async with storage.transaction() as tx:
+        await tx.save_game(stored, 1)
+    await storage.mark_board_shown(game.id, 2)  # an edit: the message stays
+    await storage.mark_board_shown(game.id, 1)  # a late confirmation of an older board
+    stored = await storage.get_game(game.id)
+    assert (stored.shown_version, stored.version) == (2, 2)
+    assert stored.message == {"chat_id": -100, "message_id": 9}
+
+
+async def test_lagging_boards_in_window_and_not_in_paused_chats(storage: Storage, players):
+    ali, veli = players
+    lagging = await insert(storage, new_game(ali.id, veli.id, updated=100.0))
+    shown = await insert(storage, new_game(ali.id, veli.id, updated=100.0))
+    await storage.mark_board_shown(shown.id, 1)
+    fresh = await insert(storage, new_game(ali.id, veli.id, updated=500.0))
+    ancient = await insert(storage, new_game(ali.id, veli.id, updated=1.0))
+    other = await insert(storage, new_game(ali.id, veli.id, chat_id="-200", updated=100.0))
+    challenge = await insert(
+        storage, new_game(ali.id, None, status=GameStatus.CHALLENGE, updated=100.0)
+    )
+    found = [g.id for g in await storage.lagging_boards(400.0, 50.0)]
+    assert found == [lagging.id, other.id]
+    assert fresh.id not in found
+    assert ancient.id not in found
+    assert challenge.id not in found
+    await storage.set_chat_paused("telegram", "-200", 300.0)
+    assert (await storage.get_chat("telegram", "-200")).paused == 300.0
+    assert [g.id for g in await storage.lagging_boards(400.0, 50.0)] == [lagging.id]
+    await storage.set_chat_paused("telegram", "-200", None)
+    assert (await storage.get_chat("telegram", "-200")).paused is None
+    assert len(await storage.lagging_boards(400.0, 50.0, limit=1)) == 1
+
+
+async def test_move_chat_carries_language_and_leaderboard(storage: Storage, players):
+    ali, _ = players
+    await storage.set_chat_lang("telegram", "-100", "tr")
+    await storage.get_chat("telegram", "-100", "Kahvehane")
+    async with storage.transaction() as tx:
+        row = await tx.get_rating(ali.id, "telegram:-100", "tavla")
+        row.rating, row.games = 1530.0, 1
+        await tx.put_rating(row, 5.0)
+    await storage.move_chat("telegram", "-100", "-100777")
+    moved = await storage.get_chat("telegram", "-100777")
+    assert (moved.lang, moved.title) == ("tr", "Kahvehane")
+    [(user, rating)] = await storage.top("telegram:-100777", "tavla")
+    assert (user.id, rating.rating) == (ali.id, 1530.0)
+    assert await storage.top("telegram:-100", "tavla") == []
+    assert await storage.rating_history(ali.id, "telegram:-100777", "tavla") == [(5.0, 1530.0)]
 
 
 async def test_insert_fills_zero_timestamps_and_open_challenge(storage: Storage, players):

@@ -31,6 +31,8 @@ from .commands import CatalogTranslator, build_commands
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 30.0
+#: Seconds after start-up before the first deadline and repair round (the gateway connects).
+STARTUP_ROUND = 3.0
 
 __all__ = [
     "PLATFORM",
@@ -87,6 +89,14 @@ class TavlaClient(discord.AutoShardedClient):
         self.sync_commands = sync_commands
         self.tree = TavlaTree(self)
 
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """Removed from a server: its games wait, clocks stopped, until the bot is back."""
+        await self.adapter.chat_gone(str(guild.id))
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """Added (back) to a server: games that waited there resume."""
+        await self.adapter.chat_back(str(guild.id), guild.name)
+
     async def setup_hook(self) -> None:
         # Every board ever posted is answered by this one template, restart or not.
         self.add_dynamic_items(GameButton)
@@ -140,11 +150,15 @@ async def run_discord(
         await client.login(config.discord_token or "")
         gateway = asyncio.create_task(client.connect(reconnect=True), name="discord-gateway")
         stopping = asyncio.create_task(stop.wait(), name="discord-stop")
+        # The first round comes soon after start-up: boards that lag their game (the bot
+        # stopped between a save and an edit) are redrawn without waiting a whole period.
+        wait = min(STARTUP_ROUND, tick_seconds)
         try:
             while True:
                 await asyncio.wait(
-                    {gateway, stopping}, timeout=tick_seconds, return_when=asyncio.FIRST_COMPLETED
+                    {gateway, stopping}, timeout=wait, return_when=asyncio.FIRST_COMPLETED
                 )
+                wait = tick_seconds
                 if stopping.done():
                     break
                 if gateway.done():

@@ -27,7 +27,7 @@ import discord
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
-from bot.service.service import Actor, GameService, Place
+from bot.service.service import BOARD_HERE, Actor, GameService, Place
 from bot.service.views import View
 
 from .buttons import view_of
@@ -131,7 +131,17 @@ class DiscordAdapter:
             place = place_of(interaction)
             decoded = A.decode(action)
             exchange = _Exchange(interaction, place, decoded.game_id if decoded else None)
-            work = self.service.press(actor_of(interaction.user, interaction.locale), place, action)
+            pressed = interaction.message
+            work = self.service.press(
+                actor_of(interaction.user, interaction.locale),
+                place,
+                action,
+                message=(
+                    {"channel_id": str(pressed.channel.id), "message_id": pressed.id}
+                    if pressed is not None
+                    else None
+                ),
+            )
             views = await self._in_time(exchange, work)
             await self.deliver(exchange, views)
         except Exception as exc:
@@ -184,8 +194,14 @@ class DiscordAdapter:
             if view.notice:
                 await self._notice(exchange, view)
             elif (
-                view.edit and view.game_id is not None and await self._edit_board(exchange, view)
-            ) or await self._replace_challenge(exchange, view):
+                (view.point and view.message and await self._point(exchange, view))
+                or (
+                    view.edit
+                    and view.game_id is not None
+                    and await self._edit_board(exchange, view)
+                )
+                or await self._replace_challenge(exchange, view)
+            ):
                 continue
             else:
                 await self._send(exchange, view)
@@ -207,6 +223,25 @@ class DiscordAdapter:
             await self._replace_thinking(exchange, text)
         else:
             await interaction.followup.send(text, ephemeral=True)
+
+    async def _point(self, exchange: _Exchange, view: View) -> bool:
+        """Tell the player privately where the current board is (a jump link); False when
+        that message is gone (then the board is posted anew)."""
+        assert view.message is not None
+        channel_id, message_id = view.message.get("channel_id"), view.message.get("message_id")
+        if self.client is None or channel_id is None or message_id is None:
+            return False
+        channel = self.client.get_partial_messageable(int(channel_id))
+        try:
+            await channel.fetch_message(int(message_id))
+        except discord.HTTPException as exc:
+            log.info("the board to point to is gone (%s): posting it anew", exc)
+            return False
+        guild = exchange.interaction.guild_id or "@me"
+        link = f"https://discord.com/channels/{guild}/{channel_id}/{message_id}"
+        text = f"{translate(BOARD_HERE, view.lang)}\n{link}"
+        await self._notice(exchange, View([text], lang=view.lang, notice=True))
+        return True
 
     async def _replace_thinking(self, exchange: _Exchange, text: str) -> None:
         """The public "thinking…" message gives way to a private answer."""
@@ -264,8 +299,14 @@ class DiscordAdapter:
                 await pressed.edit(content=content, attachments=files, view=ui)
             if view.message is None or view.message.get("message_id") != pressed.id:
                 await self._bind(view, pressed, exchange.place.chat_id, force=True)
+            elif view.version is not None:
+                await self.service.board_shown(view.game_id, view.version)
             return True
-        return await self._edit_bound(view, content, files, ui)
+        if await self._edit_bound(view, content, files, ui):
+            if view.version is not None:
+                await self.service.board_shown(view.game_id, view.version)
+            return True
+        return False
 
     async def _edit_bound(
         self,
@@ -315,25 +356,43 @@ class DiscordAdapter:
             return
         if not force and view.image is None and not (view.buttons and view.message is None):
             return
-        await self.service.bind_message(
-            view.game_id,
-            {
-                "chat_id": chat_id,
-                "channel_id": str(message.channel.id),
-                "message_id": message.id,
-                "image": bool(view.image is not None),
-            },
-        )
+        ref = {
+            "chat_id": chat_id,
+            "channel_id": str(message.channel.id),
+            "message_id": message.id,
+            "image": bool(view.image is not None),
+        }
+        if view.version is not None:
+            await self.service.board_shown(view.game_id, view.version, ref)
+        else:
+            await self.service.bind_message(view.game_id, ref)
 
     # -- background ------------------------------------------------------------------------
 
+    async def chat_gone(self, chat_id: str) -> None:
+        """The bot can no longer reach a server (removed from it)."""
+        await self.service.chat_unreachable(PLATFORM, chat_id)
+
+    async def chat_back(self, chat_id: str, title: str | None = None) -> None:
+        """The bot can reach a server again: show the boards of the games that waited."""
+        for view in await self.service.chat_reachable(Place(PLATFORM, chat_id, title=title)):
+            try:
+                await self.send_background(view)
+            except discord.HTTPException:
+                log.warning("could not show a board again", exc_info=True)
+
     async def tick(self) -> None:
-        """Send what the service's deadlines produced (reminders, expiries, claims)."""
+        """Send what the service's deadlines produced (reminders, expiries, claims) and the
+        boards that lag their game."""
         for view in await self.service.tick():
             try:
                 await self.send_background(view)
             except discord.HTTPException:
                 log.warning("could not deliver a deadline message", exc_info=True)
+                if view.game_id is not None and view.version is not None:
+                    # The board's channel is gone or closed to the bot: stop redrawing it
+                    # every round. A press on it, or /board in any channel, shows it again.
+                    await self.service.board_shown(view.game_id, view.version)
 
     async def send_background(self, view: View) -> None:
         """A view made without an interaction, to the channel of its game's board."""
@@ -346,11 +405,15 @@ class DiscordAdapter:
             target = record.message if record is not None else None
         if not target or target.get("channel_id") is None:
             log.info("no channel known for a deadline message of game %s", view.game_id)
+            if view.game_id is not None and view.version is not None:
+                await self.service.board_shown(view.game_id, view.version)
             return
         content, files, ui = text_of(view), files_of(view), view_of(view)
         if view.edit and await self._edit_bound(
             View(view.lines, message=target), content, files, ui
         ):
+            if view.game_id is not None and view.version is not None:
+                await self.service.board_shown(view.game_id, view.version)
             return
         channel = self.client.get_partial_messageable(int(target["channel_id"]))
         extra: dict[str, Any] = {"view": ui} if ui is not None else {}

@@ -74,13 +74,13 @@ def decode(data: str) -> Action | None:
     if not data or len(data) > MAX_ACTION_BYTES:
         return None
     parts = data.split(":")
-    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+    if len(parts) != 3 or not _number(parts[0]) or not _number(parts[1]):
         return None
     rest = parts[2]
     for code in _CODES:
         if rest.startswith(code):
             arg = rest[len(code) :]
-            if code in (SELECT, RESIGN) and not arg.isdigit():
+            if code in (SELECT, RESIGN) and not _number(arg):
                 continue
             if code == MOVE and not _is_step(arg):
                 return None
@@ -92,4 +92,9 @@ def decode(data: str) -> Action | None:
 
 def _is_step(arg: str) -> bool:
     a, _, b = arg.partition("-")
-    return a.isdigit() and b.isdigit() and int(a) <= 25 and int(b) <= 24
+    return _number(a) and _number(b) and int(a) <= 25 and int(b) <= 24
+
+
+def _number(text: str) -> bool:
+    """ASCII digits only (str.isdigit also accepts superscripts, which int() refuses)."""
+    return text.isascii() and text.isdigit()

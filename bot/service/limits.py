@@ -29,6 +29,11 @@ class RateLimiter:
         self.max_keys = max_keys
         self._buckets: OrderedDict[object, tuple[float, float]] = OrderedDict()
 
+    def has(self, key: object) -> bool:
+        """Whether ``key`` has a token left, without taking it."""
+        tokens, last = self._buckets.get(key, (float(self.capacity), self.clock()))
+        return min(self.capacity, tokens + (self.clock() - last) * self.rate) >= 1
+
     def allow(self, key: object) -> bool:
         """Take one token for ``key``; False when its bucket is empty."""
         now = self.clock()

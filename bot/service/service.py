@@ -54,6 +54,10 @@ log = logging.getLogger(__name__)
 
 DAY = 24 * 3600.0
 SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
+BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
+BOARD_JUST_CHANGED = t("The board has just changed: look again.")
+BOARD_OLD = t("That is an old board: your game goes on in the current one.")
+BOARD_HERE = t("⬆️ Your game's current board is here.")
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,23 @@ class ServiceSettings:
     theme: str = "classic"
     render_images: bool = True
     max_match_length: int = 25
-    # Per-user flood guard: this many actions, refilled over this many seconds.
-    burst_actions: int = 12
-    burst_window: float = 6.0
+    # Per-user flood guard: this many actions, refilled over this many seconds. A whole
+    # doubles turn pressed at human speed (ten presses in three seconds) stays well inside.
+    burst_actions: int = 16
+    burst_window: float = 8.0
+    # A separate allowance for presses that change nothing (another player's board, an old
+    # board, a refused move): they never use up the player's own, but a machine-speed flood
+    # of them is still refused.
+    idle_actions: int = 30
+    idle_window: float = 10.0
+    # A board that lags its game is redrawn by the deadline rounds once it has lagged this
+    # long (an edit may wait for Telegram's per-group limit meanwhile), for this long at most.
+    repair_after: float = 90.0
+    # A second press within this many seconds of a change, while that change's board is
+    # still on its way, is a double press: answered with a toast rather than another edit.
+    double_press: float = 2.0
+    repair_within: float = 7 * DAY
+    repair_batch: int = 50
     # Board pictures are drawn in this many worker processes (0: a thread of this process).
     # Processes let drawing use another core while this one answers players.
     render_processes: int = 0
@@ -158,6 +176,9 @@ class GameService:
         self.limiter = RateLimiter(
             self.settings.burst_actions, self.settings.burst_window, self.clock
         )
+        self.idle_limiter = RateLimiter(
+            self.settings.idle_actions, self.settings.idle_window, self.clock
+        )
         self._render_pool: ProcessPoolExecutor | None = None
         if self.settings.render_processes > 0:
             self._render_pool = ProcessPoolExecutor(
@@ -215,7 +236,7 @@ class GameService:
         }
         handler = handlers.get(name.lower())
         user = await self._user(actor)
-        chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        chat = await self._chat(place)
         if self._flooding(user):
             return [self._notice(user, chat, SLOW_DOWN)]
         if handler is None:
@@ -235,23 +256,35 @@ class GameService:
             ),
         )
 
-    async def press(self, actor: Actor, place: Place, data: str) -> list[View]:
-        """A button press with its action id."""
+    async def press(
+        self, actor: Actor, place: Place, data: str, *, message: dict[str, Any] | None = None
+    ) -> list[View]:
+        """A button press with its action id; ``message`` is the message pressed on, in the
+        form the adapter binds boards (see :meth:`board_shown`).
+
+        Presses that change nothing (refused, or on a board behind its game) are answered
+        from a separate allowance, so they never slow a player down."""
         user = await self._user(actor)
-        chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
-        if self._flooding(user):
+        chat = await self._chat(place)
+        if not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
             return [self._notice(user, chat, SLOW_DOWN)]
         action = A.decode(data)
         if action is None:
+            self.idle_limiter.allow(user.id)
             return [self._notice(user, chat, t("That button is not one of mine."))]
-        return await self._guard(user, chat, self._press(user, chat, place, action))
+        views = await self._guard(user, chat, self._press(user, chat, place, action, message))
+        if all(v.notice or v.repair for v in views):
+            self.idle_limiter.allow(user.id)
+        else:
+            self.limiter.allow(user.id)
+        return views
 
     async def text(
         self, actor: Actor, place: Place, text: str, *, reply_to_game: int | None = None
     ) -> list[View]:
         """A plain message: a typed move in a private chat or in reply to a board."""
         user = await self._user(actor)
-        chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        chat = await self._chat(place)
         if not place.private and reply_to_game is None:
             return []
         if self._flooding(user):
@@ -264,6 +297,62 @@ class GameService:
         """Remember where a game's board was posted, so later views can edit it."""
         await self.storage.set_game_message(game_id, message)
 
+    async def board_shown(
+        self, game_id: int, version: int, message: dict[str, Any] | None = None
+    ) -> None:
+        """The adapter showed the board of ``version`` (a view's ``version``), in ``message``
+        when it was posted anew. Boards never confirmed are redrawn by :meth:`tick`."""
+        await self.storage.mark_board_shown(game_id, version, message)
+
+    async def chat_unreachable(self, platform: str, chat_id: str) -> None:
+        """The bot can no longer post in the chat (removed, muted, chat deleted): its games
+        wait, with their clocks stopped, until the chat is heard from again."""
+        await self.storage.set_chat_paused(platform, str(chat_id), self.clock())
+        log.info("chat %s:%s is unreachable; its games wait", platform, chat_id)
+
+    async def chat_reachable(self, place: Place) -> list[View]:
+        """The bot may post in the chat again (added back, rights restored): resume."""
+        chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        if chat.paused is None:
+            return []
+        await self._resume(chat)
+        games = await self.storage.games_in_chat(chat.platform, chat.chat_id, (GameStatus.ACTIVE,))
+        return await self._boards_of(chat, games)
+
+    async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> list[View]:
+        """The chat got a new id (a Telegram group became a supergroup): move its games,
+        language and leaderboard, and post the boards of its games in the new chat."""
+        old_chat_id, new_chat_id = str(old_chat_id), str(new_chat_id)
+        if old_chat_id == new_chat_id:
+            return []
+        await self.storage.move_chat(platform, old_chat_id, new_chat_id)
+        new_scope = f"{platform}:{new_chat_id}"
+        moved = []
+        for record in await self.storage.games_in_chat(platform, old_chat_id):
+            assert record.id is not None
+            async with self.storage.transaction() as tx:
+                fresh = await tx.get_game(record.id)
+                if fresh is None or fresh.chat_id != old_chat_id:
+                    continue  # moved already (Telegram announces a move in both chats)
+                fresh.chat_id = new_chat_id
+                fresh.message = None  # the old chat's messages are gone with it
+                if fresh.settings.get("scope") == f"{platform}:{old_chat_id}":
+                    fresh.settings["scope"] = new_scope
+                moved.append(await tx.save_game(fresh, fresh.version))
+        log.info("chat %s:%s moved to %s", platform, old_chat_id, new_chat_id)
+        chat = await self.storage.get_chat(platform, new_chat_id)
+        return await self._boards_of(chat, [r for r in moved if r.status is GameStatus.ACTIVE])
+
+    async def _boards_of(self, chat: Chat, records: list[GameRecord]) -> list[View]:
+        """The boards of these games, shown again (after a move or a pause): edited where
+        the message is known, posted anew where it is not."""
+        views = []
+        for record in records:
+            view = await self._board(self._context(record), chat, edit=record.message is not None)
+            view.chat = (chat.platform, chat.chat_id)
+            views.append(view)
+        return views
+
     async def game_of_message(self, platform: str, message: dict[str, Any]) -> int | None:
         """The game whose board is ``message`` (for replies to a board)."""
         chat_id = str(message.get("chat_id", ""))
@@ -273,9 +362,11 @@ class GameService:
         return None
 
     async def tick(self) -> list[View]:
-        """Deadlines: expire old challenges, remind slow players, offer claims. Run often."""
+        """Deadlines: expire old challenges, remind slow players, offer claims; and boards
+        that lag their game (the bot stopped between a save and its edit, an edit failed)
+        redrawn. Run often, and once at start-up."""
         now = self.clock()
-        views: list[View] = []
+        views: list[View] = await self._repairs(now)
         longest = max(self.settings.turn_limit, self.settings.fast_turn_limit)
         lead = longest * (1 - self.settings.reminder_at)
         for record in await self.storage.due_games(now, lead):
@@ -287,7 +378,55 @@ class GameService:
                 log.warning("tick: storage unavailable for game %s", record.id, exc_info=True)
         return views
 
+    async def _repairs(self, now: float) -> list[View]:
+        """Board views for games whose board message shows an older version."""
+        views = []
+        settings = self.settings
+        try:
+            lagging = await self.storage.lagging_boards(
+                now - settings.repair_after, now - settings.repair_within, settings.repair_batch
+            )
+        except StorageError:
+            log.warning("tick: storage unavailable for board repairs", exc_info=True)
+            return []
+        for record in lagging:
+            chat = await self.storage.get_chat(record.platform, record.chat_id)
+            view = await self._board(self._context(record), chat, edit=record.message is not None)
+            view.chat = (record.platform, record.chat_id)
+            views.append(view)
+        return views
+
     # -- plumbing ----------------------------------------------------------------------
+
+    async def _chat(self, place: Place) -> Chat:
+        """The chat of an incoming update; hearing from a paused chat resumes its games."""
+        chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        if chat.paused is not None:
+            await self._resume(chat)
+        return chat
+
+    async def _resume(self, chat: Chat) -> None:
+        """Unpause the chat; its games' clocks restart where they stood."""
+        paused, now = chat.paused, self.clock()
+        chat.paused = None
+        await self.storage.set_chat_paused(chat.platform, chat.chat_id, None)
+        if paused is None:
+            return
+        for record in await self.storage.games_in_chat(
+            chat.platform, chat.chat_id, (GameStatus.ACTIVE,)
+        ):
+            if record.deadline is None:
+                continue
+            try:
+                async with self.storage.transaction() as tx:
+                    fresh = await tx.get_game(record.id)  # type: ignore[arg-type]
+                    if fresh is None or fresh.deadline is None:
+                        continue
+                    fresh.deadline += max(0.0, now - paused)
+                    await self._save_bookkeeping(tx, fresh)
+            except StaleVersionError:
+                continue
+        log.info("chat %s:%s is reachable again", chat.platform, chat.chat_id)
 
     async def _user(self, actor: Actor) -> User:
         return await self.storage.get_or_create_user(
@@ -351,7 +490,7 @@ class GameService:
         opponent: User | None = None
         for word in args.split():
             low = word.casefold()
-            if low.isdigit():
+            if low.isascii() and low.isdigit():
                 length = int(low)
             elif (
                 low in ("turkish", "türk", "turk", "turkce", "türkçe", "geleneksel")
@@ -465,7 +604,7 @@ class GameService:
                 variant = "uzun"
             elif low in ("turkish", "türk", "turk"):
                 variant = "turkish"
-            elif low.isdigit():
+            elif low.isascii() and low.isdigit():
                 length = int(low)
             elif low in ("beginner", "club", "expert", "master", "random"):
                 level = low
@@ -535,11 +674,20 @@ class GameService:
 
     # -- presses -----------------------------------------------------------------------
 
-    async def _press(self, user: User, chat: Chat, place: Place, action: A.Action) -> list[View]:
+    async def _press(
+        self,
+        user: User,
+        chat: Chat,
+        place: Place,
+        action: A.Action,
+        message: dict[str, Any] | None = None,
+    ) -> list[View]:
         record = await self.storage.get_game(action.game_id)
         if record is None or record.platform != place.platform or record.chat_id != place.chat_id:
             raise UserFacingError(t("I can't find that game."))
         if action.code in (A.ACCEPT, A.DECLINE):
+            if record.status is not GameStatus.CHALLENGE:
+                raise UserFacingError(t("This challenge is no longer open."))
             if action.version != record.version:
                 raise StaleVersionError("stale challenge button")
             if action.code == A.ACCEPT:
@@ -547,9 +695,21 @@ class GameService:
             return await self._decline(user, chat, record)
         if action.code == A.REMATCH:
             return await self._rematch(user, chat, place, record)
+        # Saves the board does not show (a reminder, say) leave its buttons valid.
+        current = record.settings.get("state_version", record.version) <= action.version
+        elsewhere = (  # pressed on an older board message than the game's board
+            message is not None
+            and record.message is not None
+            and action.code != A.CLAIM
+            and not _same_message(record.message, message)
+        )
+        if (elsewhere or not (current and action.version <= record.version)) and (
+            record.status in (GameStatus.ACTIVE, GameStatus.FINISHED)
+        ):
+            return await self._repair_press(user, chat, record, message)
         if record.status is not GameStatus.ACTIVE:
             raise UserFacingError(t("This game is already over."))
-        if action.version != record.version:
+        if not current:
             raise StaleVersionError("stale game button")
         if action.code in (A.SELECT, A.BACK):
             return await self._select(user, chat, record, action)
@@ -575,6 +735,34 @@ class GameService:
         seat = self._seat(record, user)
         handler(ctx.game, seat)
         return await self._commit(ctx, chat, user)
+
+    async def _repair_press(
+        self, user: User, chat: Chat, record: GameRecord, pressed: dict[str, Any] | None
+    ) -> list[View]:
+        """A press on a board behind its game never leaves the player stuck (design.md).
+
+        Pressed on the game's board message (or where none is known): that message is
+        redrawn at the game's current state. Pressed on an older message: the player is
+        pointed to the current board (which the adapter posts anew if it is gone)."""
+        notice = BOARD_REPAIRED if record.status is GameStatus.ACTIVE else None
+        if record.status is GameStatus.FINISHED:
+            notice = t("This game is already over.")
+        board_message = record.message
+        on_board = board_message is None or pressed is None or _same_message(board_message, pressed)
+        if (
+            on_board
+            and record.shown_version < record.version
+            and self.clock() - record.updated < self.settings.double_press
+        ):
+            # A double press: the first one's board edit is on its way.
+            return [self._notice(user, chat, BOARD_JUST_CHANGED)]
+        view = await self._board(self._context(record), chat, edit=True)
+        view.repair = True
+        if on_board:
+            assert notice is not None
+            return [self._notice(user, chat, notice), view]
+        view.point = True
+        return [self._notice(user, chat, BOARD_OLD), view]
 
     async def _select(
         self, user: User, chat: Chat, record: GameRecord, action: A.Action
@@ -741,7 +929,7 @@ class GameService:
                     "{name} asks to call off the game. The opponent can agree with /abort.",
                     name=user.name,
                 )
-            await tx.save_game(fresh, fresh.version)
+            await self._save_bookkeeping(tx, fresh)
             await tx.add_events(fresh.id, [("abort", {"seat": seat})])  # type: ignore[arg-type]
         return [View([line], lang=self._lang(user, chat, private=False), game_id=record.id)]
 
@@ -800,7 +988,20 @@ class GameService:
         record.match = ctx.match.to_dict()
         record.dice = ctx.dice.to_dict()
         record.updated = self.clock()
+        record.settings["state_version"] = expected + 1
         return await tx.save_game(record, expected)
+
+    async def _save_bookkeeping(self, tx: Any, record: GameRecord) -> GameRecord:
+        """Save a change the board does not show (a reminder sent, a claim offered, clocks
+        moved): the board's buttons stay valid (``state_version``), and a board that was up
+        to date stays so rather than counting as lagging."""
+        shown = record.shown_version >= record.version
+        record.settings.setdefault("state_version", record.version)
+        saved = await tx.save_game(record, record.version)
+        if shown:
+            assert saved.id is not None
+            await self.storage.mark_board_shown(saved.id, saved.version)
+        return saved
 
     async def _after_action_off_loop(self, ctx: _Context) -> None:
         """:meth:`_after_action`, in a thread when the computer may think there (between
@@ -972,6 +1173,7 @@ class GameService:
             edit=edit,
             message=record.message,
             text_board=render_text(view),
+            version=record.version,
         )
 
     async def _game_lang(self, record: GameRecord, chat: Chat) -> str:
@@ -1021,6 +1223,8 @@ class GameService:
         ):
             return []  # nothing due yet: decided before any costly work
         chat = await self.storage.get_chat(record.platform, record.chat_id)
+        if chat.paused is not None:
+            return []  # the bot can't speak there: the clocks wait with the game
         lang = await self._game_lang(record, chat)
         where = (record.platform, record.chat_id)
         if record.status is GameStatus.CHALLENGE:
@@ -1056,7 +1260,7 @@ class GameService:
                 # Offered once: the game leaves the deadline scan, the claim stays open.
                 record.settings["claimable_since"] = record.deadline
                 record.deadline = None
-                await tx.save_game(record, record.version)
+                await self._save_bookkeeping(tx, record)
             views.append(
                 View(
                     [
@@ -1085,7 +1289,7 @@ class GameService:
         ):
             async with self.storage.transaction() as tx:
                 record.reminded = True
-                await tx.save_game(record, record.version)
+                await self._save_bookkeeping(tx, record)
             minutes = max(1, int((record.deadline - now) // 60))
             views.append(
                 View(
@@ -1118,6 +1322,7 @@ class GameService:
             t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too"),
             t("/bot [uzun|turkish] [points] — play the computer"),
             t("/move 13/8 6/5 — type a move (or reply to the board with it)"),
+            t("/board — your game's board here again, with live buttons"),
             t("/resign [gammon|backgammon], /abort, /claim — end a game"),
             t("/top, /stats [@name] — leaderboard and statistics"),
             t("/export — the game for GNU Backgammon; /dice — check the dice"),
@@ -1307,6 +1512,16 @@ class GameService:
         if not games:
             raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
         return max(games, key=lambda g: g.updated)
+
+
+def _same_message(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two message references (as adapters bind them) name the same message."""
+    if str(a.get("message_id")) != str(b.get("message_id")):
+        return False
+    for key in ("channel_id", "chat_id"):
+        if a.get(key) is not None and b.get(key) is not None and str(a[key]) != str(b[key]):
+            return False
+    return True
 
 
 def _kind_word(text: str) -> str | None:

@@ -42,3 +42,11 @@ class View:
     message: dict[str, Any] | None = None
     #: The text board, for adapters without pictures (the console) and as a fallback.
     text_board: str | None = None
+    #: On a board view: the game version it shows. Once the board is on screen the adapter
+    #: confirms it with ``GameService.board_shown`` (boards never confirmed get redrawn).
+    version: int | None = None
+    #: A board redrawn because it was behind its game (the press changed nothing).
+    repair: bool = False
+    #: Instead of editing or posting the board, point the player to ``message`` (Telegram: a
+    #: reply to it; Discord: a link to it); if that message is gone, post this board anew.
+    point: bool = False

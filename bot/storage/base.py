@@ -55,6 +55,9 @@ class Chat:
     chat_id: str
     lang: str | None = None
     title: str | None = None
+    #: Since when (epoch seconds) the bot cannot post here (removed, muted, chat gone);
+    #: None while it can. Games here wait and resume when the chat is heard from again.
+    paused: float | None = None
 
     @property
     def scope(self) -> str:
@@ -89,6 +92,9 @@ class GameRecord:
     updated: float = 0.0
     version: int = 0
     id: int | None = None
+    #: The game version the board message last showed (confirmed by the adapter). Lower than
+    #: ``version`` while a board lags its game; the deadline rounds redraw such boards.
+    shown_version: int = 0
 
 
 @dataclass
@@ -218,6 +224,30 @@ class Storage(Protocol):
     async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
         """Remember where the game's board is shown. This is not a change of the game, so
         its version stays (the buttons on the board remain valid)."""
+        ...
+
+    async def mark_board_shown(
+        self, game_id: int, version: int, message: dict[str, Any] | None = None
+    ) -> None:
+        """The game's board now shows ``version`` (never lowered); ``message``, when given,
+        is where the board now is. Not a change of the game: its version stays."""
+        ...
+
+    async def lagging_boards(
+        self, updated_before: float, updated_after: float, limit: int = 50
+    ) -> list[GameRecord]:
+        """Active and finished games whose board shows an older version than the saved game,
+        changed between ``updated_after`` and ``updated_before``, in chats that are not
+        paused; least recently changed first."""
+        ...
+
+    async def set_chat_paused(self, platform: str, chat_id: str, paused: float | None) -> None:
+        """Mark the chat as unreachable since ``paused`` (None: reachable again)."""
+        ...
+
+    async def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+        """The chat has a new id (a Telegram group became a supergroup): carry its language,
+        title and leaderboard over. Games are moved by the service, one transaction each."""
         ...
 
     async def games_in_chat(

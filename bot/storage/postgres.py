@@ -812,6 +812,83 @@ class PostgresStorage:
             )
 
     @_translated
+    async def mark_board_shown(
+        self, game_id: int, version: int, message: dict[str, Any] | None = None
+    ) -> None:
+        async with self._writing() as conn:
+            await conn.execute(
+                "UPDATE games SET shown_version = GREATEST(shown_version, $1), "
+                "message = COALESCE($2::json, message) WHERE id = $3",
+                version,
+                _dumps(message),
+                game_id,
+            )
+
+    @_translated
+    async def lagging_boards(
+        self, updated_before: float, updated_after: float, limit: int = 50
+    ) -> list[GameRecord]:
+        async with self._reading() as conn:
+            rows = await conn.fetch(
+                "SELECT * FROM games WHERE shown_version < version "
+                "AND updated < $1 AND updated > $2 AND status = ANY($3::text[]) "
+                "AND NOT EXISTS (SELECT 1 FROM chats WHERE chats.platform = games.platform "
+                "AND chats.chat_id = games.chat_id AND chats.paused IS NOT NULL) "
+                "ORDER BY updated, id LIMIT $4",
+                float(updated_before),
+                float(updated_after),
+                _status_values((GameStatus.ACTIVE, GameStatus.FINISHED)),
+                limit,
+            )
+        return [_game(row) for row in rows]
+
+    @_translated
+    async def set_chat_paused(self, platform: str, chat_id: str, paused: float | None) -> None:
+        async with self._writing() as conn:
+            await conn.execute(
+                "INSERT INTO chats (platform, chat_id, paused, created) VALUES ($1, $2, $3, $4) "
+                "ON CONFLICT (platform, chat_id) DO UPDATE SET paused = excluded.paused",
+                platform,
+                str(chat_id),
+                paused,
+                time.time(),
+            )
+
+    @_translated
+    async def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+        old_scope, new_scope = f"{platform}:{old_chat_id}", f"{platform}:{new_chat_id}"
+        async with self._writing() as conn:
+            await conn.execute(
+                "INSERT INTO chats (platform, chat_id, title, lang, created) "
+                "SELECT platform, $1, title, lang, created FROM chats "
+                "WHERE platform = $2 AND chat_id = $3 "
+                "ON CONFLICT (platform, chat_id) DO UPDATE SET "
+                "title = COALESCE(chats.title, excluded.title), "
+                "lang = COALESCE(chats.lang, excluded.lang), paused = NULL",
+                str(new_chat_id),
+                platform,
+                str(old_chat_id),
+            )
+            # Rows the new chat already has win (it cannot have any, in practice: Telegram
+            # announces the move before anything happens in the new chat).
+            await conn.execute(
+                "UPDATE ratings SET scope = $1 WHERE scope = $2 AND NOT EXISTS (SELECT 1 "
+                "FROM ratings AS r WHERE r.scope = $1 AND r.user_id = ratings.user_id "
+                "AND r.kind = ratings.kind)",
+                new_scope,
+                old_scope,
+            )
+            await conn.execute(
+                "UPDATE rating_history SET scope = $1 WHERE scope = $2", new_scope, old_scope
+            )
+            await conn.execute(
+                "UPDATE results SET scope = $1 WHERE scope = $2 AND NOT EXISTS (SELECT 1 "
+                "FROM results AS r WHERE r.scope = $1 AND r.game_id = results.game_id)",
+                new_scope,
+                old_scope,
+            )
+
+    @_translated
     async def get_game(self, game_id: int) -> GameRecord | None:
         async with self._reading() as conn:
             return await _get_game(conn, game_id)

@@ -198,7 +198,11 @@ def _user(row: sqlite3.Row) -> User:
 
 def _chat(row: sqlite3.Row) -> Chat:
     return Chat(
-        platform=row["platform"], chat_id=row["chat_id"], lang=row["lang"], title=row["title"]
+        platform=row["platform"],
+        chat_id=row["chat_id"],
+        lang=row["lang"],
+        title=row["title"],
+        paused=row["paused"],
     )
 
 
@@ -222,6 +226,7 @@ def _game(row: sqlite3.Row) -> GameRecord:
         created=row["created"],
         updated=row["updated"],
         version=row["version"],
+        shown_version=row["shown_version"],
     )
 
 
@@ -869,6 +874,65 @@ class SqliteStorage:
             await conn.execute(
                 "UPDATE games SET message = ? WHERE id = ?", (_dumps(message), game_id)
             )
+
+    @_translated
+    async def mark_board_shown(
+        self, game_id: int, version: int, message: dict[str, Any] | None = None
+    ) -> None:
+        async with self._writing() as conn:
+            await conn.execute(
+                "UPDATE games SET shown_version = MAX(shown_version, ?), "
+                "message = COALESCE(?, message) WHERE id = ?",
+                (version, _dumps(message), game_id),
+            )
+
+    @_translated
+    async def lagging_boards(
+        self, updated_before: float, updated_after: float, limit: int = 50
+    ) -> list[GameRecord]:
+        values = _status_values((GameStatus.ACTIVE, GameStatus.FINISHED))
+        async with self._reading() as conn:
+            rows = await _fetchall(
+                conn,
+                "SELECT * FROM games WHERE shown_version < version "
+                "AND updated < ? AND updated > ? "
+                f"AND status IN ({_placeholders(values)}) "
+                "AND NOT EXISTS (SELECT 1 FROM chats WHERE chats.platform = games.platform "
+                "AND chats.chat_id = games.chat_id AND chats.paused IS NOT NULL) "
+                "ORDER BY updated, id LIMIT ?",
+                (updated_before, updated_after, *values, limit),
+            )
+        return [_game(row) for row in rows]
+
+    @_translated
+    async def set_chat_paused(self, platform: str, chat_id: str, paused: float | None) -> None:
+        async with self._writing() as conn:
+            await conn.execute(
+                "INSERT INTO chats (platform, chat_id, paused, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (platform, chat_id) DO UPDATE SET paused = excluded.paused",
+                (platform, str(chat_id), paused, time.time()),
+            )
+
+    @_translated
+    async def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+        old_scope, new_scope = f"{platform}:{old_chat_id}", f"{platform}:{new_chat_id}"
+        async with self._writing() as conn:
+            await conn.execute(
+                "INSERT INTO chats (platform, chat_id, title, lang, created) "
+                "SELECT platform, ?, title, lang, created FROM chats "
+                "WHERE platform = ? AND chat_id = ? "
+                "ON CONFLICT (platform, chat_id) DO UPDATE SET "
+                "title = COALESCE(chats.title, excluded.title), "
+                "lang = COALESCE(chats.lang, excluded.lang), paused = NULL",
+                (str(new_chat_id), platform, str(old_chat_id)),
+            )
+            for table in ("ratings", "rating_history", "results"):
+                # OR IGNORE: a row the new chat already has wins (it cannot, in practice:
+                # Telegram announces the move before anything happens in the new chat).
+                await conn.execute(
+                    f"UPDATE OR IGNORE {table} SET scope = ? WHERE scope = ?",
+                    (new_scope, old_scope),
+                )
 
     @_translated
     async def get_game(self, game_id: int) -> GameRecord | None:

@@ -28,12 +28,20 @@ from telegram import (
     MessageEntity,
     Update,
 )
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import (
     AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     InlineQueryHandler,
@@ -44,7 +52,7 @@ from telegram.ext import (
 from bot.config import Config
 from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
 from bot.logs import quiet_http_clients
-from bot.service.service import Actor, GameService, Place
+from bot.service.service import BOARD_HERE, Actor, GameService, Place
 from bot.service.views import View
 from bot.telegram.transport import AiohttpRequest
 
@@ -56,6 +64,17 @@ NETWORK_BACKOFF = 0.5  # seconds, times the attempt number
 T = TypeVar("T")
 CAPTION_LIMIT = 1024
 TICK_SECONDS = 30.0
+#: Refusals that mean the bot cannot post in the chat at all (any other BadRequest is about
+#: one message). Telegram words them like this; Forbidden is always such a refusal.
+_UNREACHABLE = (
+    "chat not found",
+    "not enough rights",
+    "have no rights",
+    "chat_write_forbidden",
+    "bot is not a member",
+    "bot was kicked",
+    "group chat was deactivated",
+)
 
 COMMANDS: dict[str, Text] = {
     "tavla": t("Challenge to tavla (backgammon)"),
@@ -195,7 +214,10 @@ class TelegramAdapter:
             return
         chat = query.message.chat
         views = await self.service.press(
-            actor_of(query.from_user), place_of(chat), query.data or ""
+            actor_of(query.from_user),
+            place_of(chat),
+            query.data or "",
+            message={"chat_id": chat.id, "message_id": query.message.message_id},
         )
         notices = [v for v in views if v.notice]
         if notices:
@@ -209,6 +231,37 @@ class TelegramAdapter:
         # The answer (which stops the button's spinner) and the new board do not depend on
         # each other: sent together, the board arrives one Bot API round trip sooner.
         await _all(answer, self.send(rest, context, chat_id=chat.id, pressed=query.message))
+
+    async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group became a supergroup: its games, language and leaderboard move along, and
+        the boards are posted in the new chat (messages of the old one can't be edited)."""
+        message = update.effective_message
+        if message is None:
+            return
+        if message.migrate_to_chat_id:
+            old, new = message.chat_id, message.migrate_to_chat_id
+        elif message.migrate_from_chat_id:
+            old, new = message.migrate_from_chat_id, message.chat_id
+        else:
+            return
+        views = await self.service.chat_moved(PLATFORM, str(old), str(new))
+        await self.send(views, context, chat_id=new)
+
+    async def on_my_member(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """The bot was removed from a chat or muted there (its games wait), or may post
+        there again (its games resume and their boards are shown)."""
+        change = update.my_chat_member
+        if change is None:
+            return
+        member = change.new_chat_member
+        can_post = member.status in ("member", "administrator", "creator") or (
+            member.status == "restricted" and getattr(member, "can_send_messages", False)
+        )
+        if not can_post:
+            await self.service.chat_unreachable(PLATFORM, str(change.chat.id))
+            return
+        views = await self.service.chat_reachable(place_of(change.chat))
+        await self.send(views, context, chat_id=change.chat.id)
 
     async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.inline_query
@@ -279,55 +332,114 @@ class TelegramAdapter:
         reply_to: Message | None = None,
         pressed: Message | None = None,
     ) -> None:
-        """Deliver views in order to ``chat_id``."""
-        bot = context.bot
+        """Deliver views in order to ``chat_id``.
+
+        When the chat turns out to be unreachable (the bot removed or muted, the chat gone)
+        its games are paused and the rest is dropped; when it became a supergroup, the games
+        move there and the views follow them."""
         for view in views:
-            markup = keyboard(view)
-            if view.document is not None:
-                name, data = view.document
-                await with_retries(
-                    partial(
-                        bot.send_document,
-                        chat_id,
-                        data,
-                        filename=name,
-                        caption=_text(view, CAPTION_LIMIT),
-                    )
+            try:
+                await self._send_one(view, context, chat_id, reply_to, pressed)
+            except ChatMigrated as exc:
+                moved = await self.service.chat_moved(PLATFORM, str(chat_id), str(exc.new_chat_id))
+                await self.send(moved, context, chat_id=exc.new_chat_id)
+                return
+            except (Forbidden, BadRequest) as exc:
+                if isinstance(exc, BadRequest) and not _unreachable(exc):
+                    raise
+                log.info("chat %s is unreachable: %s", chat_id, exc)
+                await self.service.chat_unreachable(PLATFORM, str(chat_id))
+                return
+
+    async def _send_one(
+        self,
+        view: View,
+        context: ContextTypes.DEFAULT_TYPE | Any,
+        chat_id: int | str,
+        reply_to: Message | None,
+        pressed: Message | None,
+    ) -> None:
+        bot = context.bot
+        markup = keyboard(view)
+        if view.document is not None:
+            name, data = view.document
+            await with_retries(
+                partial(
+                    bot.send_document,
+                    chat_id,
+                    data,
+                    filename=name,
+                    caption=_text(view, CAPTION_LIMIT),
                 )
-                continue
-            target = self._edit_target(view, pressed)
-            if view.edit and target is not None and await self._edit(bot, view, target, markup):
-                continue
-            if view.image is not None:
-                sent = await with_retries(
-                    partial(
-                        bot.send_photo,
-                        chat_id,
-                        view.image,
-                        caption=_text(view, CAPTION_LIMIT),
-                        reply_markup=markup,
-                    )
+            )
+            return
+        if view.point and view.message and await self._point(bot, view, chat_id):
+            return
+        target = self._edit_target(view, pressed)
+        if (
+            view.edit
+            and not view.point
+            and target is not None
+            and await self._edit(bot, view, target, markup)
+        ):
+            if view.game_id is not None and view.version is not None:
+                moved = view.message is None or target["message_id"] != view.message.get(
+                    "message_id"
                 )
+                await self.service.board_shown(
+                    view.game_id, view.version, _ref(target) if moved else None
+                )
+            return
+        if view.image is not None:
+            sent = await with_retries(
+                partial(
+                    bot.send_photo,
+                    chat_id,
+                    view.image,
+                    caption=_text(view, CAPTION_LIMIT),
+                    reply_markup=markup,
+                )
+            )
+        else:
+            reply_id = reply_to.message_id if reply_to is not None and view.notice else None
+            sent = await with_retries(
+                partial(
+                    bot.send_message,
+                    chat_id,
+                    _text(view),
+                    reply_markup=markup,
+                    reply_to_message_id=reply_id,
+                )
+            )
+        if view.game_id is not None and (markup is not None or view.image is not None):
+            ref = {
+                "chat_id": sent.chat_id,
+                "message_id": sent.message_id,
+                "photo": bool(sent.photo),
+            }
+            if view.version is not None:
+                await self.service.board_shown(view.game_id, view.version, ref)
             else:
-                reply_id = reply_to.message_id if reply_to is not None and view.notice else None
-                sent = await with_retries(
-                    partial(
-                        bot.send_message,
-                        chat_id,
-                        _text(view),
-                        reply_markup=markup,
-                        reply_to_message_id=reply_id,
-                    )
+                await self.service.bind_message(view.game_id, ref)
+
+    async def _point(self, bot: Any, view: View, chat_id: int | str) -> bool:
+        """Point to the current board with a reply to it; False when it is gone."""
+        assert view.message is not None
+        try:
+            await with_retries(
+                partial(
+                    bot.send_message,
+                    chat_id,
+                    translate(BOARD_HERE, view.lang),
+                    reply_to_message_id=view.message["message_id"],
                 )
-            if view.game_id is not None and (markup is not None or view.image is not None):
-                await self.service.bind_message(
-                    view.game_id,
-                    {
-                        "chat_id": sent.chat_id,
-                        "message_id": sent.message_id,
-                        "photo": bool(sent.photo),
-                    },
-                )
+            )
+        except BadRequest as exc:
+            if _unreachable(exc):
+                raise
+            log.info("the board to point to is gone (%s): posting it anew", exc)
+            return False
+        return True
 
     @staticmethod
     def _edit_target(view: View, pressed: Message | None) -> dict[str, Any] | None:
@@ -379,9 +491,9 @@ class TelegramAdapter:
     # -- background --------------------------------------------------------------------------
 
     async def tick(self, bot: Any) -> None:
-        """Send what the service's deadlines produced."""
+        """Send what the service's deadlines and board repairs produced."""
         for view in await self.service.tick():
-            if view.chat is None:
+            if view.chat is None or view.chat[0] != PLATFORM:
                 continue
             try:
                 await self.send([view], _BotContext(bot), chat_id=view.chat[1])
@@ -394,6 +506,21 @@ class _BotContext:
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
+
+
+def _unreachable(exc: BadRequest) -> bool:
+    """Whether a refusal means the bot cannot post in the chat at all."""
+    text = str(exc).lower()
+    return any(words in text for words in _UNREACHABLE)
+
+
+def _ref(target: dict[str, Any]) -> dict[str, Any]:
+    """A board message reference as it is stored."""
+    return {
+        "chat_id": target["chat_id"],
+        "message_id": target["message_id"],
+        "photo": bool(target.get("photo")),
+    }
 
 
 async def set_commands(app: Application) -> None:
@@ -448,6 +575,8 @@ def build_application(
     app.add_handler(CommandHandler([*COMMANDS, "start", *ADMIN_COMMANDS], adapter.on_command))
     app.add_handler(CallbackQueryHandler(adapter.on_press))
     app.add_handler(InlineQueryHandler(adapter.on_inline))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, adapter.on_migrate))
+    app.add_handler(ChatMemberHandler(adapter.on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, adapter.on_text))
     app.add_error_handler(adapter.on_error)
     return app, adapter
@@ -478,14 +607,16 @@ async def run_telegram(
         else:
             await app.updater.start_polling()
         try:
+            # The first round runs at start-up: boards that lag their game (the bot stopped
+            # between a save and an edit) are redrawn at once.
             while not stop.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), tick_seconds)
                 try:
                     await adapter.tick(app.bot)
                 except Exception:
                     # A failed round of reminders must not stop the bot; the next one retries.
                     log.exception("deadline round failed")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), tick_seconds)
         finally:
             await app.updater.stop()
             await app.stop()

@@ -229,6 +229,10 @@ class _ChatState:
     chat: FakeChat
     next_id: int = 1
     messages: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: The bot's membership: "member", "kicked" (removed) or "restricted" (may not post).
+    bot_status: str = "member"
+    #: Set once the group became a supergroup: the old id answers every call with an error.
+    migrated_to: int | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -959,6 +963,49 @@ class FakeTelegram:
     def unblock(self, user: FakeUser | int) -> None:
         self.blocked.discard(user if isinstance(user, int) else user.id)
 
+    def set_bot_status(self, chat: FakeChat, status: str, by: FakeUser) -> dict[str, Any]:
+        """An admin removes the bot ("kicked"), takes its right to post ("restricted") or
+        brings it back ("member"); the bot gets a ``my_chat_member`` update as in Telegram."""
+        state = self._chat_state(chat)
+        old = state.bot_status
+        state.bot_status = status
+        return self.queue_update(
+            "my_chat_member",
+            {
+                "chat": chat.to_dict(),
+                "from": by.to_dict(),
+                "date": int(time.time()),
+                "old_chat_member": _bot_member(self.bot_user(), old),
+                "new_chat_member": _bot_member(self.bot_user(), status),
+            },
+        )
+
+    def migrate(self, chat: FakeChat, new_id: int, by: FakeUser) -> FakeChat:
+        """The group becomes a supergroup with a new id. As in Telegram, the old chat gets a
+        service message with ``migrate_to_chat_id`` and the new one a message with
+        ``migrate_from_chat_id``; the old id answers every later call with an error that
+        carries the new id."""
+        old = self._chat_state(chat)
+        new_chat = self.group(new_id, chat.title or "", type="supergroup")
+        new = self._chat_state(new_chat)
+        leaving = self._new_message(old, by.to_dict())
+        leaving["migrate_to_chat_id"] = new_id
+        old.messages[leaving["message_id"]] = leaving
+        old.migrated_to = new_id
+        arriving = self._new_message(new, by.to_dict())
+        arriving["migrate_from_chat_id"] = chat.id
+        new.messages[arriving["message_id"]] = arriving
+        self.queue_update("message", copy.deepcopy(leaving))
+        self.queue_update("message", copy.deepcopy(arriving))
+        return new_chat
+
+    def delete_by_admin(self, chat: FakeChat, message_id: int) -> None:
+        """A chat admin deletes a message (the bot is not told)."""
+        state = self._chat_state(chat)
+        if state.messages.pop(message_id, None) is None:
+            raise LookupError(f"no message {message_id} in chat {chat.id}")
+        self.deleted.append((chat.id, message_id))
+
     def queue_update(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Queue a raw update ``{"update_id": ..., kind: payload}`` and wake the bot."""
         update = {"update_id": next(self._update_ids), kind: payload}
@@ -1111,6 +1158,17 @@ class FakeTelegram:
             state = next((s for s in self._chats.values() if s.chat.username == chat_id[1:]), None)
         if state is None:
             raise ApiError(400, "Bad Request: chat not found")
+        if state.migrated_to is not None:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": state.migrated_to},
+            )
+        if state.bot_status == "kicked":
+            kind = "supergroup" if state.chat.type == "supergroup" else "group"
+            raise ApiError(403, f"Forbidden: bot was kicked from the {kind} chat")
+        if sending and state.bot_status == "restricted":
+            raise ApiError(400, "Bad Request: not enough rights to send text messages to the chat")
         if sending and state.chat.type == "private" and state.chat.id in self.blocked:
             raise ApiError(403, "Forbidden: bot was blocked by the user")
         return state
@@ -1831,6 +1889,42 @@ class FakeBotAPI(FakeTelegram):
 
 def _dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode()
+
+
+def _bot_member(bot: dict[str, Any], status: str) -> dict[str, Any]:
+    """The bot as a ChatMember of ``status`` (all rights withheld when restricted)."""
+    member: dict[str, Any] = {"user": bot, "status": status}
+    if status == "kicked":
+        member["until_date"] = 0
+    if status == "restricted":
+        member.update(
+            {
+                "is_member": True,
+                "until_date": 0,
+                **dict.fromkeys(
+                    (
+                        "can_send_messages",
+                        "can_send_audios",
+                        "can_send_documents",
+                        "can_send_photos",
+                        "can_send_videos",
+                        "can_send_video_notes",
+                        "can_send_voice_notes",
+                        "can_send_polls",
+                        "can_send_other_messages",
+                        "can_add_web_page_previews",
+                        "can_change_info",
+                        "can_invite_users",
+                        "can_pin_messages",
+                        "can_manage_topics",
+                        "can_edit_tag",
+                        "can_react_to_messages",
+                    ),
+                    False,
+                ),
+            }
+        )
+    return member
 
 
 def _chat_id(chat: FakeChat | int) -> int:

@@ -1,0 +1,187 @@
+"""No dead ends, through the service: boards that lag their game, presses at human speed,
+and chats the bot can't reach (issue 11; the same through the real clients in
+tests/test_no_dead_ends.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.service import actions as A
+from bot.service.service import GameService, ServiceSettings
+from bot.storage.sqlite import SqliteStorage
+from core.dice import SeededDice
+from core.match import Match
+from tests.test_service import (
+    ALI,
+    AYSE,
+    GROUP,
+    VELI,
+    Clock,
+    awaiting_actor,
+    board,
+    find,
+    start_game,
+    text_of,
+)
+
+
+@pytest.fixture
+async def make(tmp_path):
+    """Services on one database with default settings (the real flood guard)."""
+    storages = []
+
+    async def build(**changes) -> tuple[GameService, Clock]:
+        storage = SqliteStorage(str(tmp_path / "repair.db"))
+        await storage.open()
+        storages.append(storage)
+        clock = Clock()
+        seeds = iter(range(1, 10_000))
+        service = GameService(
+            storage,
+            ServiceSettings(render_images=False, **changes),
+            clock=clock,
+            dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+        )
+        return service, clock
+
+    yield build
+    for storage in storages:
+        await storage.close()
+
+
+async def change(service: GameService, view):
+    """Press what the player to act would until the game changes; the new board."""
+    actor = await awaiting_actor(service, view.game_id)
+    current = view
+    while True:
+        code = next(c for c in (A.CONFIRM, A.MOVE, A.SELECT, A.ROLL) if find(current, c))
+        views = await service.press(actor, GROUP, find(current, code))
+        current = board(views)
+        if current.version != view.version:
+            return current
+
+
+async def shown(service: GameService, view) -> None:
+    """What an adapter does once a board is on screen."""
+    await service.board_shown(view.game_id, view.version, {"message_id": 1})
+
+
+async def test_a_doubles_turn_at_human_speed_is_never_slowed_down(make):
+    """Roll, four times pick and place, confirm: ten presses in three seconds."""
+    service, clock = await make()
+    views = await start_game(service)
+    game_id = board(views).game_id
+    for _ in range(40):  # whole turns, until a doubles roll is played out
+        actor = await awaiting_actor(service, game_id)
+        current = board(views)
+        presses = 0
+        while True:
+            code = next(
+                (c for c in (A.CONFIRM, A.MOVE, A.SELECT, A.ROLL) if find(current, c)), None
+            )
+            if code is None:
+                break
+            views = await service.press(actor, GROUP, find(current, code))
+            clock.now += 0.3
+            presses += 1
+            assert not any("Not so fast" in text_of([v]) for v in views)
+            current = board(views)
+            if code == A.CONFIRM or await awaiting_actor(service, game_id) != actor:
+                break
+        if presses >= 10:
+            return
+    pytest.fail("no doubles turn in 40 turns")
+
+
+async def test_presses_that_change_nothing_leave_the_players_allowance(make):
+    # An allowance of five: one went on the challenge or its acceptance.
+    service, _ = await make(burst_actions=5, idle_actions=30)
+    views = await start_game(service)
+    current = board(views)
+    actor = await awaiting_actor(service, current.game_id)
+    other = VELI if actor is ALI else ALI
+    data = current.buttons[0][0].action
+    for _ in range(20):  # the wrong player and a stranger press away
+        assert (await service.press(other, GROUP, data))[0].notice
+        assert (await service.press(AYSE, GROUP, data))[0].notice
+    # The player to move still has their whole allowance of four presses.
+    for _ in range(4):
+        current = board(views)
+        code = next(c for c in (A.BACK, A.SELECT, A.ROLL) if find(current, c))
+        views = await service.press(actor, GROUP, find(current, code))
+        assert not views[0].notice, text_of(views)
+    # A machine-speed flood of idle presses is refused, politely, as a toast.
+    for _ in range(15):
+        answer = await service.press(other, GROUP, data)
+    assert answer[0].notice
+    assert "Not so fast" in text_of(answer)
+
+
+async def test_a_board_left_behind_is_repaired_by_the_deadline_round(make):
+    service, clock = await make(repair_after=90.0)
+    views = await start_game(service)
+    first = board(views)
+    await shown(service, first)
+    lost = await change(service, first)  # this edit never reaches the chat: unconfirmed
+    assert await service.tick() == []  # within the grace: the edit may still be on its way
+    clock.now += 91
+    [repair] = await service.tick()
+    assert repair.version == lost.version
+    assert repair.edit
+    assert repair.chat == (GROUP.platform, GROUP.chat_id)
+    await shown(service, repair)
+    assert await service.tick() == []  # repaired once
+
+
+async def test_a_reminder_keeps_the_boards_buttons_valid(make):
+    service, clock = await make()
+    views = await start_game(service)
+    current = board(views)
+    await shown(service, current)
+    clock.now += 0.8 * service.settings.turn_limit
+    reminders = await service.tick()
+    assert any("minutes left" in text_of([v]) for v in reminders)
+    assert not [v for v in reminders if v.version is not None]  # no board is redrawn
+    actor = await awaiting_actor(service, current.game_id)
+    pressed = await service.press(actor, GROUP, current.buttons[0][0].action)
+    assert not pressed[0].notice, text_of(pressed)
+
+
+async def test_stale_press_on_the_board_redraws_it_and_on_an_old_message_points(make):
+    service, clock = await make()
+    views = await start_game(service)
+    first = board(views)
+    await service.board_shown(first.game_id, first.version, {"message_id": 10})
+    rolled = await change(service, first)
+    await service.board_shown(rolled.game_id, rolled.version)
+    clock.now += 5
+    stale = first.buttons[0][0].action
+    repaired = await service.press(VELI, GROUP, stale, message={"message_id": 10})
+    assert "behind the game" in text_of(repaired[:1])
+    assert repaired[1].edit
+    assert not repaired[1].point
+    assert repaired[1].version == rolled.version
+    pointed = await service.press(VELI, GROUP, stale, message={"message_id": 7})
+    assert "old board" in text_of(pointed[:1])
+    assert pointed[1].point
+    assert pointed[1].message == {"message_id": 10}
+
+
+async def test_paused_chat_stops_its_clocks_and_resumes(make):
+    service, clock = await make()
+    views = await start_game(service)
+    current = board(views)
+    await shown(service, current)
+    record = await service.storage.get_game(current.game_id)
+    left = record.deadline - clock.now
+    await service.chat_unreachable(GROUP.platform, GROUP.chat_id)
+    clock.now += 3 * service.settings.turn_limit
+    assert await service.tick() == []  # no reminder, no claim, no repair into the void
+    back = await service.chat_reachable(GROUP)
+    assert [v.game_id for v in back] == [current.game_id]
+    record = await service.storage.get_game(current.game_id)
+    assert record.deadline - clock.now == pytest.approx(left)
+    actor = await awaiting_actor(service, current.game_id)
+    match = Match.from_dict(record.match)
+    assert match.game is not None
+    assert not (await service.press(actor, GROUP, back[0].buttons[0][0].action))[0].notice
