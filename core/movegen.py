@@ -91,6 +91,8 @@ class MoveGenerator:
 
     own: list[int]
     opp: list[int]
+    #: The dice in the order the search uses them (four for doubles).
+    dice: tuple[int, ...]
     outside: int
     head_left: int
     head_limit: int

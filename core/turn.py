@@ -307,9 +307,9 @@ class Turn:
             for _ in range(made):
                 self.undo()
         for leg in legs:
-            error = self._explain(leg)
-            if error.code != "must_use_dice":
-                return error
+            reason = self._explain(leg)
+            if reason.code != "must_use_dice":
+                return reason
         return self._explain(legs[0]) if legs else IllegalPlayError("Illegal move")
 
     def _explain(self, leg: Leg) -> IllegalPlayError:

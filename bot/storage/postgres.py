@@ -43,7 +43,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
@@ -59,7 +59,7 @@ DEFAULT_POOL_SIZE = 10
 #: The first key of the advisory locks taken here (the second is per schema or per rating).
 _MIGRATION_LOCK = 0x7A71A  # "tavla"
 
-Connection = asyncpg.Connection | PoolConnectionProxy
+Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
 
 
 def load_pg_migrations() -> list[Migration]:
@@ -281,7 +281,7 @@ class _TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
             log.debug("rollback failed", exc_info=True)
 
 
-class _PooledConnection(asyncpg.Connection):  # type: ignore[misc]
+class _PooledConnection(asyncpg.Connection):
     """A pooled connection returned to the pool without asyncpg's reset query.
 
     The reset (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``) costs a round

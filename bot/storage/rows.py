@@ -8,7 +8,6 @@ columns as text from both.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
@@ -152,9 +151,14 @@ def result_from_row(row: Row) -> ResultRow:
 _Record = TypeVar("_Record")
 
 
-@functools.cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+    return names
 
 
 def _from_row(cls: type[_Record], row: Row, **converted: Any) -> _Record:
