@@ -409,6 +409,18 @@ async def test_set_game_message_keeps_the_version(storage: Storage, players):
     assert (await storage.get_game(game.id)).message is None
 
 
+async def test_a_stored_game_has_a_stored_id(storage: Storage, players):
+    ali, veli = players
+    record = new_game(ali.id, veli.id)
+    with pytest.raises(ValueError, match="not stored"):
+        _ = record.stored_id
+    stored = await insert(storage, record)
+    assert stored.stored_id == stored.id
+    fetched = await storage.get_game(stored.stored_id)
+    assert fetched is not None
+    assert fetched.stored_id == stored.id
+
+
 async def test_insert_fills_zero_timestamps_and_open_challenge(storage: Storage, players):
     ali, _ = players
     record = await insert(
