@@ -44,7 +44,7 @@ def _game_lines(events: list[dict[str, Any]], score: list[float], length: int) -
     pending: dict[int, str] = {}
     for event in events:
         kind = event.get("type")
-        seat = event.get("seat")
+        seat: int = event.get("seat", -1)  # -1: an event of no seat (the end of a game)
         if kind == "roll":
             a, b = event["dice"]
             pending[seat] = f"{a}{b}:"

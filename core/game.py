@@ -344,6 +344,7 @@ class Game:
         seat = self.turn
         event: dict[str, Any] = {"type": "play" if play else "pass", "seat": seat}
         if play is not None:
+            assert self._turn is not None  # a play comes from the turn under way
             event["play"] = format_steps(play.steps, play.dice)
             event["steps"] = [[s.source, s.dest, int(s.hit), d] for s, d in self._turn.done]
             event["forced"] = forced

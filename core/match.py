@@ -171,7 +171,8 @@ class Match:
         )
         if data.get("game"):
             match.game = Game.from_dict(data["game"])
-            if data.get("game_recorded") and match.results:
+            result = match.game.result
+            if data.get("game_recorded") and match.results and result is not None:
                 # Keep record_game idempotent: it recognises the recorded result by identity.
-                match.results[-1] = match.game.result
+                match.results[-1] = result
         return match

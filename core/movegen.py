@@ -66,7 +66,7 @@ def legal_plays(
     a, b = dice
     if not (1 <= a <= 6 and 1 <= b <= 6):
         raise ValueError(f"dice must be 1..6, got {dice}")
-    gen = _Generator(variant, position)
+    gen = MoveGenerator(variant, position)
     if not variant.head_rule:
         return gen.run(a, b, head_limit=15)
     plays = gen.run(a, b, head_limit=1)
@@ -78,10 +78,26 @@ def legal_plays(
     return plays
 
 
-class _Generator:
-    """The search state for one position; :meth:`run` answers one roll."""
+class MoveGenerator:
+    """Single-die steps on one position, made and undone in place; :meth:`run` answers a roll.
 
-    def __init__(self, variant: Variant, position: Position) -> None:
+    Besides :func:`legal_plays`, :class:`core.turn.Turn` uses it to walk a roll step by step:
+    :meth:`steps` lists the steps one die allows on the current board, :meth:`push` makes one
+    and :meth:`pop` undoes it. ``own`` and ``opp`` are the current slots of the mover and the
+    opponent (each in its own numbering, read them but change them only through
+    :meth:`push`/:meth:`pop`); ``outside`` counts the mover's checkers outside their home
+    board, ``head_left`` the checkers that left the head in this turn, at most ``head_limit``.
+    """
+
+    own: list[int]
+    opp: list[int]
+    #: The dice in the order the search uses them (four for doubles).
+    dice: tuple[int, ...]
+    outside: int
+    head_left: int
+    head_limit: int
+
+    def __init__(self, variant: Variant, position: Position, head_limit: int = 15) -> None:
         self.variant = variant
         self.position = position
         self.opposite = variant.opposite
@@ -103,6 +119,17 @@ class _Generator:
                     lowest = q
                     break
         self.opp_lowest = lowest
+        self.reset(head_limit)
+
+    @property
+    def board(self) -> Position:
+        """The position after the steps made so far (still seen from the mover)."""
+        return Position(tuple(self.own), tuple(self.opp))
+
+    @property
+    def head_closed(self) -> bool:
+        """Whether no more checkers may leave the head this turn (U-4)."""
+        return self.head_left >= self.head_limit
 
     def reset(self, head_limit: int) -> None:
         """Put the boards back to the position, with no step made."""
@@ -161,9 +188,16 @@ class _Generator:
         if not moved and depth:
             self._leaf(key, depth)
 
-    def steps(self, die: int, max_source: int = BAR) -> Iterator[Step]:
-        """The single steps die ``die`` allows now, from points no higher than ``max_source``."""
+    def steps(
+        self, die: int, max_source: int = BAR, *, block_rule: bool | None = None
+    ) -> Iterator[Step]:
+        """The single steps die ``die`` allows now, from points no higher than ``max_source``.
+
+        ``block_rule=False`` ignores the six-block rule (U-6), to tell whether it is the rule
+        that refuses a step.
+        """
         own = self.own
+        check_block = self.block_rule if block_rule is None else block_rule
         if own[BAR]:
             dest = BAR - die
             hit = self._landing(dest)
@@ -180,7 +214,7 @@ class _Generator:
                 hit = self._landing(dest)
                 if hit is None:
                     continue
-                if self.block_rule and not own[dest]:
+                if check_block and not own[dest]:
                     # Judge the board after the step: its source may leave the run.
                     own[source] -= 1
                     blocked = self._forms_block(dest)

@@ -51,7 +51,7 @@ def p_upset(diff: float, length: int) -> float:
     ``diff`` is the rating difference; its sign is ignored (the formula uses ``|D|``).
     """
     _check_length(length)
-    return 1.0 / (10.0 ** (abs(diff) * math.sqrt(length) / 2000.0) + 1.0)
+    return 1.0 / (math.pow(10.0, abs(diff) * math.sqrt(length) / 2000.0) + 1.0)
 
 
 def k_factor(experience: int) -> float:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .errors import AmbiguousPlayError, IllegalPlayError
-from .movegen import Play, Step, _Generator, legal_plays
+from .movegen import MoveGenerator, Play, Step, legal_plays
 from .notation import Leg, format_steps, parse_legs, point_name
 from .position import BAR, HEAD, OFF, Position
 from .variants import Variant
@@ -42,8 +42,7 @@ class Turn:
                 (sum(s.source == HEAD for s in p.steps) for p in self.plays), default=1
             )
             head_limit = max(head_limit, 1)
-        self._gen = _Generator(variant, position)
-        self._gen.reset(head_limit)
+        self._gen = MoveGenerator(variant, position, head_limit)
         self.done: list[DoneStep] = []
         self._memo: dict[tuple[Position, tuple[int, ...]], bool] = {}
 
@@ -64,7 +63,7 @@ class Turn:
     @property
     def position(self) -> Position:
         """The board as it stands after the steps made so far."""
-        return Position(tuple(self._gen.own), tuple(self._gen.opp))
+        return self._gen.board
 
     @property
     def can_move(self) -> bool:
@@ -308,9 +307,9 @@ class Turn:
             for _ in range(made):
                 self.undo()
         for leg in legs:
-            error = self._explain(leg)
-            if error.code != "must_use_dice":
-                return error
+            reason = self._explain(leg)
+            if reason.code != "must_use_dice":
+                return reason
         return self._explain(legs[0]) if legs else IllegalPlayError("Illegal move")
 
     def _explain(self, leg: Leg) -> IllegalPlayError:
@@ -352,29 +351,25 @@ class Turn:
                 return IllegalPlayError(
                     f"Point {dest} is closed: your opponent holds it", "blocked", point=dest
                 )
-        if source == HEAD and self.variant.head_rule and gen.head_left >= gen.head_limit:
+        if source == HEAD and self.variant.head_rule and gen.head_closed:
             return IllegalPlayError("Only one checker may leave the head each turn", "head_rule")
         # The steps that head for ``dest``: the leg's own die when one die covers it, else
         # a first stop short of ``dest``. The six-block rule is to blame when the steps
         # would be there without it.
         single = dest == OFF or distance in dice
 
-        def heading() -> list[Step]:
+        def heading(block_rule: bool | None = None) -> list[Step]:
             return [
                 s
                 for d in set(dice)
-                for s in gen.steps(d)
+                for s in gen.steps(d, block_rule=block_rule)
                 if s.source == source and (s.dest == dest if single else s.dest > dest)
             ]
 
         reachable = heading()
         unblocked = reachable
-        if not reachable and gen.block_rule:
-            gen.block_rule = False
-            try:
-                unblocked = heading()
-            finally:
-                gen.block_rule = True
+        if not reachable and self.variant.block_rule:
+            unblocked = heading(block_rule=False)
         if unblocked and not reachable:
             return IllegalPlayError(
                 "That would build a wall of six points that no opposing checker has passed",

@@ -26,6 +26,9 @@ class Variant:
 
     name: ClassVar[str]
     title: ClassVar[str]
+    #: Every name a player or a file may call the variant by (lower case), its ``name`` first;
+    #: :func:`find_variant` resolves them.
+    aliases: ClassVar[tuple[str, ...]]
     #: Whether landing on a lone opposing checker hits it (Tavla) or the point is closed (Uzun).
     hitting: ClassVar[bool]
     #: Whether the doubling cube is used (T-8).
@@ -75,6 +78,7 @@ class Tavla(Variant):
 
     name: ClassVar[str] = "tavla"
     title: ClassVar[str] = "Tavla"
+    aliases: ClassVar[tuple[str, ...]] = ("tavla", "backgammon")
     hitting: ClassVar[bool] = True
     cube: ClassVar[bool] = True
     backgammons: ClassVar[bool] = True
@@ -88,6 +92,15 @@ class Turkish(Tavla):
 
     name: ClassVar[str] = "turkish"
     title: ClassVar[str] = "Turkish tavla"
+    aliases: ClassVar[tuple[str, ...]] = (
+        "turkish",
+        "tavla-turkish",
+        "türk",
+        "turk",
+        "türkçe",
+        "turkce",
+        "geleneksel",
+    )
     cube: ClassVar[bool] = False
     backgammons: ClassVar[bool] = False
     next_game_opening: ClassVar[str] = "winner_rolls"
@@ -99,6 +112,15 @@ class Uzun(Variant):
 
     name: ClassVar[str] = "uzun"
     title: ClassVar[str] = "Uzun Tavla"
+    aliases: ClassVar[tuple[str, ...]] = (
+        "uzun",
+        "uzun_tavla",
+        "uzun-tavla",
+        "nardy",
+        "long_nardy",
+        "long-nardy",
+        "нарды",
+    )
     hitting: ClassVar[bool] = False
     cube: ClassVar[bool] = False
     backgammons: ClassVar[bool] = False
@@ -123,17 +145,34 @@ class Uzun(Variant):
 
 VARIANTS: dict[str, type[Variant]] = {"tavla": Tavla, "turkish": Turkish, "uzun": Uzun}
 
+_BY_ALIAS: dict[str, type[Variant]] = {
+    alias: cls for cls in VARIANTS.values() for alias in cls.aliases
+}
 
-def variant_by_name(name: str, **options: bool) -> Variant:
-    """The variant called ``name`` (``tavla``, ``turkish``, ``uzun``; ``nardy`` = ``uzun``)."""
-    key = name.strip().lower()
-    if key in ("nardy", "long_nardy", "uzun_tavla"):
-        key = "uzun"
+
+def find_variant(name: str) -> type[Variant]:
+    """The variant class that ``name`` (any of its ``aliases``, case ignored) stands for.
+
+    Raises ``ValueError`` for a name that no variant answers to.
+    """
     try:
-        cls = VARIANTS[key]
+        return _BY_ALIAS[name.strip().casefold()]
     except KeyError:
         raise ValueError(f"unknown variant {name!r}") from None
-    return cls(**options)
 
 
-__all__ = ["OFF", "VARIANTS", "Tavla", "Turkish", "Uzun", "Variant", "variant_by_name"]
+def variant_by_name(name: str, **options: bool) -> Variant:
+    """The variant called ``name`` (its name or an alias, e.g. ``nardy`` for ``uzun``)."""
+    return find_variant(name)(**options)
+
+
+__all__ = [
+    "OFF",
+    "VARIANTS",
+    "Tavla",
+    "Turkish",
+    "Uzun",
+    "Variant",
+    "find_variant",
+    "variant_by_name",
+]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -197,7 +198,7 @@ def _boards(analysis: MatchAnalysis, d: Decision, width: int, theme: str) -> lis
     """The board after the play made and after the best one (a cube decision: the board)."""
     variant = variant_by_name(analysis.variant)
     names = {WHITE: analysis.names[d.player], BLACK: analysis.names[1 - d.player]}
-    common: dict = {"theme": theme, "names": names}
+    common: dict[str, Any] = {"theme": theme, "names": names}
     if variant.cube:
         value, owner = d.cube
         common["cube_value"] = value

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 from core.movegen import Play, legal_plays
 from core.notation import format_play
@@ -31,7 +32,7 @@ def find_play(
 class Line:
     """A game followed play by play, to build views of real positions."""
 
-    def __init__(self, variant: Variant, mover: str = WHITE, **fields: object) -> None:
+    def __init__(self, variant: Variant, mover: str = WHITE, **fields: Any) -> None:
         self.variant = variant
         self.position = variant.start_position()
         self.mover = mover
@@ -49,9 +50,9 @@ class Line:
         self.mover = other(self.mover)
         return self
 
-    def view(self, **fields: object) -> BoardView:
+    def view(self, **fields: Any) -> BoardView:
         """The board now, the player on roll to move; the last play marked."""
-        merged = {**self.fields, **fields}
+        merged: dict[str, Any] = {**self.fields, **fields}
         if self.last is not None:
             merged.setdefault("last_play", self.last.steps)
             merged.setdefault("last_play_color", self.last_color)
@@ -65,7 +66,8 @@ def gallery_views(theme: str = "classic") -> dict[str, BoardView]:
     """The review set: openings, a hit on the bar, bear-off, the cube, Uzun Tavla's heads."""
     tavla = variant_by_name("tavla")
     uzun = variant_by_name("uzun")
-    common = {"names": NAMES, "theme": theme}
+    # BoardView fields by name, of several types (BoardView checks them).
+    common: dict[str, Any] = {"names": NAMES, "theme": theme}
     views: dict[str, BoardView] = {}
 
     views["tavla-opening"] = BoardView.from_position(
@@ -196,7 +198,7 @@ def random_game(
     mover = WHITE
     first = {WHITE: True, BLACK: True}
     views: list[BoardView] = []
-    common = {"names": NAMES, "theme": theme, "viewer": WHITE}
+    common: dict[str, Any] = {"names": NAMES, "theme": theme, "viewer": WHITE}
     for _ in range(max_plays):
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         plays = legal_plays(variant, position, dice, first[mover])

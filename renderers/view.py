@@ -63,7 +63,7 @@ def _frozen(mapping: Mapping[str, object] | None) -> Mapping[str, object]:
     return MappingProxyType(dict(mapping or {}))
 
 
-def _proxy(items: dict[str, object]) -> Mapping[str, object]:
+def _proxy(items: dict[str, object]) -> MappingProxyType[str, object]:
     return MappingProxyType(items)
 
 

@@ -471,6 +471,18 @@ async def test_move_chat_carries_language_and_leaderboard(storage: Storage, play
     assert await storage.rating_history(ali.id, "telegram:-100777", "tavla") == [(5.0, 1530.0)]
 
 
+async def test_a_stored_game_has_a_stored_id(storage: Storage, players):
+    ali, veli = players
+    record = new_game(ali.id, veli.id)
+    with pytest.raises(ValueError, match="not stored"):
+        _ = record.stored_id
+    stored = await insert(storage, record)
+    assert stored.stored_id == stored.id
+    fetched = await storage.get_game(stored.stored_id)
+    assert fetched is not None
+    assert fetched.stored_id == stored.id
+
+
 async def test_insert_fills_zero_timestamps_and_open_challenge(storage: Storage, players):
     ali, _ = players
     record = await insert(
@@ -547,7 +559,7 @@ async def test_event_log_is_append_only(target: Target, storage: Storage, player
         with pytest.raises(refused, match="append-only"):
             await raw(storage, statement)
     assert [e.type for e in await storage.events(game.id)] == ["roll"]
-    for module in ("sqlite.py", "postgres.py"):
+    for module in ("sqlite.py", "postgres.py", "sql.py"):  # every module with queries
         source = (Path(__file__).parents[1] / "bot" / "storage" / module).read_text().upper()
         assert "UPDATE EVENTS" not in source
         assert "DELETE FROM EVENTS" not in source

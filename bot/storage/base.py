@@ -96,6 +96,17 @@ class GameRecord:
     #: ``version`` while a board lags its game; the deadline rounds redraw such boards.
     shown_version: int = 0
 
+    @property
+    def stored_id(self) -> int:
+        """The id of a stored game (every record the storage returns has one).
+
+        Raises ``ValueError`` for a record not yet inserted; use it where ``id`` may not be
+        None, instead of an assertion or a ``# type: ignore``.
+        """
+        if self.id is None:
+            raise ValueError("this game is not stored yet (insert_game first)")
+        return self.id
+
 
 @dataclass
 class Event:

@@ -1,6 +1,7 @@
 """PostgreSQL storage through asyncpg, for several worker processes on one database.
 
-The same interface and behaviour as :mod:`bot.storage.sqlite`. One :class:`PostgresStorage`
+The same interface, behaviour and queries (:mod:`bot.storage.sql`, run by :class:`PostgresDb`)
+as :mod:`bot.storage.sqlite`. One :class:`PostgresStorage`
 owns an asyncpg pool; a transaction is one connection taken from the pool for its whole
 duration, inside ``connection.transaction()`` (read committed). Concurrent writers are kept
 apart by the database itself:
@@ -32,47 +33,24 @@ and programming errors (bugs) are left as they are.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
-import json
+import itertools
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar, Token
-from importlib import resources
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ClassVar, TypeAlias
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.base import (
-    OPEN_STATUSES,
-    Chat,
-    Event,
-    GameRecord,
-    GameStatus,
-    RatingRow,
-    ResultRow,
-    StaleVersionError,
-    StorageError,
-    User,
-)
-from bot.storage.sqlite import (
-    COMPUTER_NAME,
-    COMPUTER_PLATFORM_ID,
-    Migration,
-    _chat,
-    _dumps,
-    _game,
-    _key,
-    _rating,
-    _result,
-    _seats,
-    _status_values,
-    _user,
-)
+from bot.storage.base import RatingRow, StorageError
+from bot.storage.schema import POSTGRES_FOLDER, Migration, load_migrations
+from bot.storage.sql import Db, SqlStorage, SqlTransaction
 
 log = logging.getLogger(__name__)
 
@@ -81,33 +59,13 @@ DEFAULT_POOL_SIZE = 10
 #: The first key of the advisory locks taken here (the second is per schema or per rating).
 _MIGRATION_LOCK = 0x7A71A  # "tavla"
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-Connection = asyncpg.Connection | PoolConnectionProxy
-
-
-# --- migrations --------------------------------------------------------------------------
-
-_MIGRATION_FILE = re.compile(r"^(\d{4})_[A-Za-z0-9_]+\.sql$")
+Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
 
 
 def load_pg_migrations() -> list[Migration]:
-    """The migrations shipped in ``bot/storage/migrations_pg``, in order.
-
-    They must be numbered 0001, 0002, … without gaps or repeats, like ``migrations/``.
-    """
-    folder = resources.files("bot.storage").joinpath("migrations_pg")
-    found = []
-    for entry in folder.iterdir():
-        match = _MIGRATION_FILE.match(entry.name)
-        if match is not None:
-            found.append(Migration(int(match[1]), entry.name, entry.read_text(encoding="utf-8")))
-    found.sort(key=lambda m: m.version)
-    if [m.version for m in found] != list(range(1, len(found) + 1)):
-        names = ", ".join(m.name for m in found)
-        raise RuntimeError(f"migrations must be numbered 0001, 0002, … without gaps: {names}")
-    return found
+    """The migrations shipped in ``bot/storage/migrations_pg``, in order (numbered like
+    ``migrations/``, without gaps or repeats)."""
+    return load_migrations(POSTGRES_FOLDER)
 
 
 # --- errors ------------------------------------------------------------------------------
@@ -133,149 +91,95 @@ def _storage_error(exc: BaseException, what: str = "database error") -> StorageE
     return StorageError(f"{what}: {type(exc).__name__}: {exc}")
 
 
-def _translated(
-    function: Callable[_P, Awaitable[_R]],
-) -> Callable[_P, Awaitable[_R]]:
+@contextlib.contextmanager
+def _translated(what: str = "database error") -> Iterator[None]:
     """Raise the database's own failures as :class:`StorageError`, the cause chained."""
-
-    @functools.wraps(function)
-    async def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return await function(*args, **kwargs)
-        except StorageError:
-            raise
-        except Exception as exc:
-            if _is_unavailable(exc):
-                raise _storage_error(exc) from exc
-            raise
-
-    return wrapper
+    try:
+        yield
+    except StorageError:
+        raise
+    except Exception as exc:
+        if _is_unavailable(exc):
+            raise _storage_error(exc, what) from exc
+        raise
 
 
-# --- rows --------------------------------------------------------------------------------
-
-#: The columns written from a GameRecord (besides id, created, updated and version).
-_GAME_FIELDS = (
-    "platform",
-    "chat_id",
-    "variant",
-    "status",
-    "seat0",
-    "seat1",
-    "challenger",
-    "match",
-    "dice",
-    "commitment",
-    "settings",
-    "message",
-    "deadline",
-    "reminded",
-    "rated",
-)
-_GAME_COLUMNS = ", ".join(_GAME_FIELDS)
-_GAME_MARKS = ", ".join(f"${n}" for n in range(1, len(_GAME_FIELDS) + 1))
-_GAME_ASSIGNMENTS = ", ".join(f"{name} = ${n}" for n, name in enumerate(_GAME_FIELDS, start=1))
-_N = len(_GAME_FIELDS)
+# --- the dialect -------------------------------------------------------------------------
 
 
-def _game_values(record: GameRecord) -> tuple[Any, ...]:
-    seat0, seat1 = _seats(record.seats)
-    return (
-        record.platform,
-        str(record.chat_id),
-        record.variant,
-        GameStatus(record.status).value,
-        seat0,
-        seat1,
-        record.challenger,
-        _dumps(record.match),
-        _dumps(record.dice if record.dice is not None else {}),
-        record.commitment,
-        _dumps(record.settings if record.settings is not None else {}),
-        _dumps(record.message),
-        record.deadline,
-        bool(record.reminded),
-        bool(record.rated),
-    )
+@functools.lru_cache(maxsize=256)
+def _numbered(sql: str) -> str:
+    """The shared SQL with PostgreSQL's placeholders: each ``?`` becomes ``$1``, ``$2``, …
+
+    (The shared queries never hold a ``?`` inside a string literal.)
+    """
+    numbers = itertools.count(1)
+    return re.sub(r"\?", lambda _: f"${next(numbers)}", sql)
 
 
-async def _get_game(conn: Connection, game_id: int, *, lock: bool = False) -> GameRecord | None:
-    sql = "SELECT * FROM games WHERE id = $1" + (" FOR UPDATE" if lock else "")
-    row = await conn.fetchrow(sql, game_id)
-    return None if row is None else _game(row)
+def _rows_changed(status: str) -> int:
+    """The row count at the end of a command status such as ``UPDATE 1`` or ``INSERT 0 1``."""
+    last = status.rpartition(" ")[2]
+    return int(last) if last.isdigit() else 0
 
 
-async def _get_user(conn: Connection, user_id: int) -> User | None:
-    row = await conn.fetchrow("SELECT * FROM users WHERE id = $1", user_id)
-    return None if row is None else _user(row)
+class PostgresDb:
+    """The shared queries (:class:`bot.storage.sql.Db`) on an asyncpg connection."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        with _translated():
+            return list(await self.conn.fetch(_numbered(sql), *args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
+        with _translated():
+            return await self.conn.fetchrow(_numbered(sql), *args)
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        with _translated():
+            return await self.conn.fetchval(_numbered(sql), *args)
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        with _translated():
+            return _rows_changed(await self.conn.execute(_numbered(sql), *args))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with _translated():
+            await self.conn.executemany(_numbered(sql), rows)
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        new_id = await self.fetchval(sql + " RETURNING id", *args)
+        return int(new_id)
 
 
-# The transaction running in the current task (and the tasks it starts), if any.
-_ACTIVE: ContextVar[PostgresTransaction | None] = ContextVar("tavla_postgres_tx", default=None)
+class PostgresTransaction(SqlTransaction):
+    """The operations of one transaction on one pooled connection (see ``base.Transaction``).
 
+    Read committed, so the reads that a write depends on take locks: the game's row
+    (``FOR UPDATE``) and an advisory lock per rating.
+    """
 
-class PostgresTransaction:
-    """The operations of one transaction on one pooled connection (see ``base.Transaction``)."""
+    _db: PostgresDb
 
-    def __init__(self, storage: PostgresStorage, conn: Connection) -> None:
-        self._storage = storage
-        self._conn = conn
-        self._open = True
+    def __init__(self, storage: PostgresStorage, db: PostgresDb) -> None:
+        super().__init__(storage, db)
+
+    @property
+    def db(self) -> PostgresDb:
+        if not self._open:
+            raise RuntimeError("this transaction is over")
+        return self._db
 
     @property
     def conn(self) -> Connection:
-        if not self._open:
-            raise RuntimeError("this transaction is over")
-        return self._conn
+        """The transaction's asyncpg connection."""
+        return self.db.conn
 
-    @_translated
-    async def get_game(self, game_id: int) -> GameRecord | None:
-        """The game, its row locked until the transaction ends (``FOR UPDATE``)."""
-        return await _get_game(self.conn, game_id, lock=True)
+    #: ``get_game`` locks the game's row until the transaction ends.
+    _row_lock: ClassVar[str] = " FOR UPDATE"
 
-    @_translated
-    async def insert_game(self, record: GameRecord) -> GameRecord:
-        """Store a new game; sets ``id``, ``version`` = 1 and zero timestamps, in place."""
-        if record.id is not None:
-            raise ValueError(f"game {record.id} is stored already")
-        created = record.created or time.time()
-        updated = record.updated or created
-        record.id = await self.conn.fetchval(
-            f"INSERT INTO games ({_GAME_COLUMNS}, created, updated, version) "
-            f"VALUES ({_GAME_MARKS}, ${_N + 1}, ${_N + 2}, 1) RETURNING id",
-            *_game_values(record),
-            float(created),
-            float(updated),
-        )
-        record.created = created
-        record.updated = updated
-        record.version = 1
-        return record
-
-    @_translated
-    async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
-        """Write the game if it is still at ``expected_version``; sets ``version`` in place.
-
-        ``updated`` is written as given (the caller's clock), or the current time if it is 0.
-        """
-        if record.id is None:
-            raise ValueError("save_game needs a stored game (insert_game first)")
-        updated = record.updated or time.time()
-        status = await self.conn.execute(
-            f"UPDATE games SET {_GAME_ASSIGNMENTS}, updated = ${_N + 1}, version = version + 1 "
-            f"WHERE id = ${_N + 2} AND version = ${_N + 3}",
-            *_game_values(record),
-            float(updated),
-            record.id,
-            expected_version,
-        )
-        if status != "UPDATE 1":
-            raise StaleVersionError(f"game {record.id} is no longer at version {expected_version}")
-        record.updated = updated
-        record.version = expected_version + 1
-        return record
-
-    @_translated
     async def add_events(
         self,
         game_id: int,
@@ -284,105 +188,19 @@ class PostgresTransaction:
         ts: float | None = None,
     ) -> None:
         """Append events with the next sequence numbers (``ts`` defaults to now)."""
-        if not events:
-            return
-        conn = self.conn
-        # The game's row lock keeps two transactions from taking the same numbers.
-        await conn.execute("SELECT 1 FROM games WHERE id = $1 FOR UPDATE", game_id)
-        last = await conn.fetchval(
-            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE game_id = $1", game_id
-        )
-        stamp = time.time() if ts is None else ts
-        await conn.executemany(
-            "INSERT INTO events (game_id, seq, ts, type, data) VALUES ($1, $2, $3, $4, $5)",
-            [
-                (game_id, last + number, float(stamp), kind, _dumps(data))
-                for number, (kind, data) in enumerate(events, start=1)
-            ],
-        )
+        if events:
+            # The game's row lock keeps two transactions from taking the same numbers.
+            await self.db.execute("SELECT 1 FROM games WHERE id = ? FOR UPDATE", game_id)
+        await super().add_events(game_id, events, ts=ts)
 
-    @_translated
     async def get_rating(self, user_id: int, scope: str, kind: str) -> RatingRow:
         """The rating row (or a fresh one), locked against other writers until the end."""
-        conn = self.conn
-        await conn.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended($1, $2))",
+        await self.db.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(?, ?))",
             f"tavla.rating:{user_id}:{scope}:{kind}",
             _MIGRATION_LOCK,
         )
-        row = await conn.fetchrow(
-            "SELECT * FROM ratings WHERE user_id = $1 AND scope = $2 AND kind = $3",
-            user_id,
-            scope,
-            kind,
-        )
-        if row is None:
-            return RatingRow(user_id=user_id, scope=scope, kind=kind)
-        return _rating(row)
-
-    @_translated
-    async def put_rating(self, row: RatingRow, ts: float) -> None:
-        conn = self.conn
-        await conn.execute(
-            "INSERT INTO ratings (user_id, scope, kind, rating, experience, games, updated) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7) "
-            "ON CONFLICT (user_id, scope, kind) DO UPDATE SET rating = excluded.rating, "
-            "experience = excluded.experience, games = excluded.games, updated = excluded.updated",
-            row.user_id,
-            row.scope,
-            row.kind,
-            float(row.rating),
-            row.experience,
-            row.games,
-            float(ts),
-        )
-        await conn.execute(
-            "INSERT INTO rating_history (user_id, scope, kind, ts, rating, experience) "
-            "VALUES ($1, $2, $3, $4, $5, $6)",
-            row.user_id,
-            row.scope,
-            row.kind,
-            float(ts),
-            float(row.rating),
-            row.experience,
-        )
-
-    @_translated
-    async def add_result(self, row: ResultRow) -> None:
-        await self.conn.execute(
-            "INSERT INTO results (game_id, scope, kind, winner_id, loser_id, length, "
-            "winner_points, loser_points, gammons, backgammons, rated, finished) "
-            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-            row.game_id,
-            row.scope,
-            row.kind,
-            row.winner_id,
-            row.loser_id,
-            row.length,
-            float(row.winner_points),
-            float(row.loser_points),
-            row.gammons,
-            row.backgammons,
-            bool(row.rated),
-            float(row.finished),
-        )
-
-    @_translated
-    async def count_rated_between(self, user_a: int, user_b: int, kind: str, since: float) -> int:
-        """Rated contests of this kind between the two finished at or after ``since``.
-
-        A contest recorded in several scopes counts once.
-        """
-        count = await self.conn.fetchval(
-            "SELECT COUNT(DISTINCT game_id) FROM results "
-            "WHERE rated AND kind = $1 AND finished >= $2 "
-            "AND ((winner_id = $3 AND loser_id = $4) OR (winner_id = $4 AND loser_id = $3))",
-            kind,
-            float(since),
-            user_a,
-            user_b,
-        )
-        return int(count or 0)
+        return await super().get_rating(user_id, scope, kind)
 
 
 class _TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
@@ -410,23 +228,15 @@ class _TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
             transaction = conn.transaction()
             await transaction.start()
         except BaseException as exc:
-            await self._release(conn)
+            await _release(self._storage._pool, conn)
             if isinstance(exc, Exception) and _is_unavailable(exc):
                 raise _storage_error(exc, "could not start a transaction") from exc
             raise
         self._conn = conn
         self._transaction = transaction
-        self._tx = PostgresTransaction(storage, conn)
-        self._token = _ACTIVE.set(self._tx)
+        self._tx = PostgresTransaction(storage, PostgresDb(conn))
+        self._token = storage._active.set(self._tx)
         return self._tx
-
-    async def _release(self, conn: Connection) -> None:
-        pool = self._storage._pool
-        try:
-            if pool is not None:
-                await pool.release(conn)
-        except Exception:  # a broken connection: the pool replaces it
-            log.debug("releasing a connection failed", exc_info=True)
 
     async def __aexit__(
         self,
@@ -438,7 +248,7 @@ class _TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
         assert self._token is not None
         assert self._conn is not None
         tx, self._tx = self._tx, None
-        _ACTIVE.reset(self._token)
+        self._storage._active.reset(self._token)
         tx._open = False
         conn, transaction = self._conn, self._transaction
         try:
@@ -459,7 +269,7 @@ class _TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
                 ):
                     raise _storage_error(exc) from exc
         finally:
-            await self._release(conn)
+            await _release(self._storage._pool, conn)
         return False
 
     @staticmethod
@@ -471,7 +281,7 @@ class _TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
             log.debug("rollback failed", exc_info=True)
 
 
-class _PooledConnection(asyncpg.Connection):  # type: ignore[misc]
+class _PooledConnection(asyncpg.Connection):
     """A pooled connection returned to the pool without asyncpg's reset query.
 
     The reset (``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``) costs a round
@@ -485,7 +295,7 @@ class _PooledConnection(asyncpg.Connection):  # type: ignore[misc]
         return ""
 
 
-class PostgresStorage:
+class PostgresStorage(SqlStorage):
     """:class:`~bot.storage.base.Storage` on a PostgreSQL database (``postgresql://…``).
 
     ``lock_timeout`` (seconds) is how long a statement waits for a lock held by another
@@ -493,6 +303,12 @@ class PostgresStorage:
     ``pool_size`` is the most connections kept open. ``server_settings`` are passed to every
     connection (e.g. ``{"search_path": "tavla"}``), as are query parameters of the URL.
     """
+
+    # The transaction running in the current task (and the tasks it starts), if any.
+    _active: ClassVar[ContextVar[PostgresTransaction | None]] = ContextVar(
+        "tavla_postgres_tx", default=None
+    )
+    migrations_folder: ClassVar[str] = POSTGRES_FOLDER
 
     def __init__(
         self,
@@ -504,24 +320,17 @@ class PostgresStorage:
         server_settings: Mapping[str, str] | None = None,
         migrations: Sequence[Migration] | None = None,
     ) -> None:
+        super().__init__(migrations)
         self.dsn = dsn
         self.lock_timeout = lock_timeout
         self.pool_size = pool_size
         self.connect_timeout = connect_timeout
         self.server_settings = dict(server_settings or {})
-        self._migrations = list(migrations) if migrations is not None else None
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"PostgresStorage({_redacted(self.dsn)!r})"
-
-    async def __aenter__(self) -> PostgresStorage:
-        await self.open()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
 
     # --- connection ------------------------------------------------------------------------
 
@@ -572,7 +381,7 @@ class PostgresStorage:
         return self._pool
 
     async def _migrate(self, conn: Connection) -> None:
-        migrations = self._migrations if self._migrations is not None else load_pg_migrations()
+        migrations = self.migrations
         lock = (
             "SELECT pg_advisory_xact_lock($1, hashtext(COALESCE(current_schema(), '')))",
             _MIGRATION_LOCK,
@@ -617,401 +426,26 @@ class PostgresStorage:
 
     # --- transactions ----------------------------------------------------------------------
 
-    def transaction(self) -> AbstractAsyncContextManager[PostgresTransaction]:
-        """``async with storage.transaction() as tx:`` commits on success, rolls back on error.
-
-        Transactions do not nest; the storage's own methods called inside one are part of it.
-        """
+    def _scope(self) -> _TransactionScope:
         return _TransactionScope(self)
 
-    def _current_transaction(self) -> PostgresTransaction | None:
-        tx = _ACTIVE.get()
-        if tx is not None and tx._storage is self and tx._open:
-            return tx
-        return None
-
     @asynccontextmanager
-    async def _reading(self) -> AsyncIterator[Connection]:
-        """A connection, for statements that need no transaction of their own."""
-        tx = self._current_transaction()
-        if tx is not None:
-            yield tx.conn
-            return
-        async with self._connection_pool().acquire() as conn:
-            yield conn
+    async def _connection_alone(self) -> AsyncIterator[Db]:
+        with _translated("could not get a connection"):
+            conn = await self._connection_pool().acquire()
+        try:
+            yield PostgresDb(conn)
+        finally:
+            await _release(self._pool, conn)
 
-    @asynccontextmanager
-    async def _writing(self) -> AsyncIterator[Connection]:
-        """A connection inside a transaction: the current one, or a new one."""
-        tx = self._current_transaction()
-        if tx is not None:
-            yield tx.conn
-            return
-        async with self.transaction() as new:
-            yield new.conn
 
-    # --- users and chats -------------------------------------------------------------------
-
-    @_translated
-    async def get_or_create_user(
-        self,
-        platform: str,
-        platform_id: str,
-        name: str,
-        platform_lang: str | None = None,
-        *,
-        username: str | None = None,
-    ) -> User:
-        """The user, created on first sight; name, username and platform language refreshed.
-
-        ``username`` (e.g. Telegram's ``@ali``) is what :meth:`find_user` looks for first;
-        without it the name serves. A ``platform_lang`` of None keeps the one known.
-        """
-        platform_id = str(platform_id)
-        handle = _key(username or name)
-        async with self._reading() as conn:
-            row = await conn.fetchrow(
-                "SELECT * FROM users WHERE platform = $1 AND platform_id = $2",
-                platform,
-                platform_id,
-            )
-        if (
-            row is not None
-            and row["name"] == name
-            and row["handle"] == handle
-            and (platform_lang is None or row["platform_lang"] == platform_lang)
-        ):
-            return _user(row)
-        return await self._upsert_user(platform, platform_id, name, handle, platform_lang, False)
-
-    @_translated
-    async def computer_user(self, platform: str) -> User:
-        async with self._reading() as conn:
-            row = await conn.fetchrow(
-                "SELECT * FROM users WHERE platform = $1 AND platform_id = $2",
-                platform,
-                COMPUTER_PLATFORM_ID,
-            )
-        if row is not None and row["is_bot"]:
-            return _user(row)
-        return await self._upsert_user(
-            platform, COMPUTER_PLATFORM_ID, COMPUTER_NAME, _key(COMPUTER_NAME), None, True
-        )
-
-    async def _upsert_user(
-        self,
-        platform: str,
-        platform_id: str,
-        name: str,
-        handle: str,
-        platform_lang: str | None,
-        is_bot: bool,
-    ) -> User:
-        now = time.time()
-        async with self._writing() as conn:
-            row = await conn.fetchrow(
-                "INSERT INTO users (platform, platform_id, name, handle, name_key, platform_lang, "
-                "is_bot, created, updated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) "
-                "ON CONFLICT (platform, platform_id) DO UPDATE SET name = excluded.name, "
-                "handle = excluded.handle, name_key = excluded.name_key, "
-                "platform_lang = COALESCE(excluded.platform_lang, users.platform_lang), "
-                "is_bot = users.is_bot OR excluded.is_bot, updated = excluded.updated "
-                "RETURNING *",
-                platform,
-                platform_id,
-                name,
-                handle,
-                _key(name),
-                platform_lang,
-                is_bot,
-                now,
-            )
-        assert row is not None
-        return _user(row)
-
-    @_translated
-    async def get_user(self, user_id: int) -> User | None:
-        async with self._reading() as conn:
-            return await _get_user(conn, user_id)
-
-    @_translated
-    async def find_user(self, platform: str, name_or_id: str) -> User | None:
-        """By platform id, else by username, else by name (``@`` and case ignored).
-
-        When several users had the same name, the one whose name changed last wins.
-        """
-        text = str(name_or_id).strip()
-        key = _key(text)
-        if not key:
-            return None
-        async with self._reading() as conn:
-            row = await conn.fetchrow(
-                "SELECT * FROM users WHERE platform = $1 "
-                "AND (platform_id = $2 OR platform_id = $3 OR handle = $4 OR name_key = $4) "
-                "ORDER BY platform_id IN ($2, $3) DESC, handle = $4 DESC, updated DESC, id DESC "
-                "LIMIT 1",
-                platform,
-                text,
-                text.removeprefix("@"),
-                key,
-            )
-        return None if row is None else _user(row)
-
-    @_translated
-    async def set_user_lang(self, user_id: int, lang: str | None) -> None:
-        async with self._writing() as conn:
-            await conn.execute(
-                "UPDATE users SET lang = $1, updated = $2 WHERE id = $3",
-                lang,
-                time.time(),
-                user_id,
-            )
-
-    @_translated
-    async def get_chat(self, platform: str, chat_id: str, title: str | None = None) -> Chat:
-        """The chat, created on first sight; a title given replaces the one known."""
-        chat_id = str(chat_id)
-        async with self._reading() as conn:
-            row = await conn.fetchrow(
-                "SELECT * FROM chats WHERE platform = $1 AND chat_id = $2", platform, chat_id
-            )
-        if row is not None and (title is None or row["title"] == title):
-            return _chat(row)
-        async with self._writing() as conn:
-            row = await conn.fetchrow(
-                "INSERT INTO chats (platform, chat_id, title, created) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT (platform, chat_id) DO UPDATE SET "
-                "title = COALESCE(excluded.title, chats.title) RETURNING *",
-                platform,
-                chat_id,
-                title,
-                time.time(),
-            )
-        assert row is not None
-        return _chat(row)
-
-    @_translated
-    async def set_chat_lang(self, platform: str, chat_id: str, lang: str | None) -> None:
-        async with self._writing() as conn:
-            await conn.execute(
-                "INSERT INTO chats (platform, chat_id, lang, created) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT (platform, chat_id) DO UPDATE SET lang = excluded.lang",
-                platform,
-                str(chat_id),
-                lang,
-                time.time(),
-            )
-
-    # --- games -----------------------------------------------------------------------------
-
-    @_translated
-    async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
-        async with self._writing() as conn:
-            await conn.execute(
-                "UPDATE games SET message = $1 WHERE id = $2", _dumps(message), game_id
-            )
-
-    @_translated
-    async def mark_board_shown(
-        self, game_id: int, version: int, message: dict[str, Any] | None = None
-    ) -> None:
-        async with self._writing() as conn:
-            await conn.execute(
-                "UPDATE games SET shown_version = GREATEST(shown_version, $1), "
-                "message = COALESCE($2::json, message) WHERE id = $3",
-                version,
-                _dumps(message),
-                game_id,
-            )
-
-    @_translated
-    async def lagging_boards(
-        self, updated_before: float, updated_after: float, limit: int = 50
-    ) -> list[GameRecord]:
-        async with self._reading() as conn:
-            rows = await conn.fetch(
-                "SELECT * FROM games WHERE shown_version < version "
-                "AND updated < $1 AND updated > $2 AND status = ANY($3::text[]) "
-                "AND NOT EXISTS (SELECT 1 FROM chats WHERE chats.platform = games.platform "
-                "AND chats.chat_id = games.chat_id AND chats.paused IS NOT NULL) "
-                "ORDER BY updated, id LIMIT $4",
-                float(updated_before),
-                float(updated_after),
-                _status_values((GameStatus.ACTIVE, GameStatus.FINISHED)),
-                limit,
-            )
-        return [_game(row) for row in rows]
-
-    @_translated
-    async def set_chat_paused(self, platform: str, chat_id: str, paused: float | None) -> None:
-        async with self._writing() as conn:
-            await conn.execute(
-                "INSERT INTO chats (platform, chat_id, paused, created) VALUES ($1, $2, $3, $4) "
-                "ON CONFLICT (platform, chat_id) DO UPDATE SET paused = excluded.paused",
-                platform,
-                str(chat_id),
-                paused,
-                time.time(),
-            )
-
-    @_translated
-    async def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
-        old_scope, new_scope = f"{platform}:{old_chat_id}", f"{platform}:{new_chat_id}"
-        async with self._writing() as conn:
-            await conn.execute(
-                "INSERT INTO chats (platform, chat_id, title, lang, created) "
-                "SELECT platform, $1, title, lang, created FROM chats "
-                "WHERE platform = $2 AND chat_id = $3 "
-                "ON CONFLICT (platform, chat_id) DO UPDATE SET "
-                "title = COALESCE(chats.title, excluded.title), "
-                "lang = COALESCE(chats.lang, excluded.lang), paused = NULL",
-                str(new_chat_id),
-                platform,
-                str(old_chat_id),
-            )
-            # Rows the new chat already has win (it cannot have any, in practice: Telegram
-            # announces the move before anything happens in the new chat).
-            await conn.execute(
-                "UPDATE ratings SET scope = $1 WHERE scope = $2 AND NOT EXISTS (SELECT 1 "
-                "FROM ratings AS r WHERE r.scope = $1 AND r.user_id = ratings.user_id "
-                "AND r.kind = ratings.kind)",
-                new_scope,
-                old_scope,
-            )
-            await conn.execute(
-                "UPDATE rating_history SET scope = $1 WHERE scope = $2", new_scope, old_scope
-            )
-            await conn.execute(
-                "UPDATE results SET scope = $1 WHERE scope = $2 AND NOT EXISTS (SELECT 1 "
-                "FROM results AS r WHERE r.scope = $1 AND r.game_id = results.game_id)",
-                new_scope,
-                old_scope,
-            )
-
-    @_translated
-    async def get_game(self, game_id: int) -> GameRecord | None:
-        async with self._reading() as conn:
-            return await _get_game(conn, game_id)
-
-    @_translated
-    async def games_in_chat(
-        self, platform: str, chat_id: str, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
-    ) -> list[GameRecord]:
-        """The chat's games with one of these statuses, oldest first."""
-        values = _status_values(statuses)
-        if not values:
-            return []
-        async with self._reading() as conn:
-            rows = await conn.fetch(
-                "SELECT * FROM games WHERE platform = $1 AND chat_id = $2 "
-                "AND status = ANY($3::text[]) ORDER BY id",
-                platform,
-                str(chat_id),
-                values,
-            )
-        return [_game(row) for row in rows]
-
-    @_translated
-    async def games_of_user(
-        self, user_id: int, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
-    ) -> list[GameRecord]:
-        """The games where the user holds a seat, with one of these statuses, oldest first."""
-        values = _status_values(statuses)
-        if not values:
-            return []
-        async with self._reading() as conn:
-            rows = await conn.fetch(
-                "SELECT * FROM games WHERE (seat0 = $1 OR seat1 = $1) "
-                "AND status = ANY($2::text[]) ORDER BY id",
-                user_id,
-                values,
-            )
-        return [_game(row) for row in rows]
-
-    @_translated
-    async def due_games(self, now: float, remind_within: float = 0.0) -> list[GameRecord]:
-        """Open games whose deadline has passed, or not yet reminded and whose deadline is
-        within ``remind_within`` seconds; soonest first."""
-        async with self._reading() as conn:
-            rows = await conn.fetch(
-                "SELECT * FROM games WHERE status = ANY($1::text[]) "
-                "AND deadline IS NOT NULL "
-                "AND (deadline <= $2 OR (NOT reminded AND deadline <= $3)) "
-                "ORDER BY deadline, id",
-                _status_values(OPEN_STATUSES),
-                float(now),
-                float(now) + float(remind_within),
-            )
-        return [_game(row) for row in rows]
-
-    @_translated
-    async def events(self, game_id: int) -> list[Event]:
-        """The game's log, in order (seq 1, 2, …)."""
-        async with self._reading() as conn:
-            rows = await conn.fetch("SELECT * FROM events WHERE game_id = $1 ORDER BY seq", game_id)
-        return [
-            Event(
-                game_id=row["game_id"],
-                seq=row["seq"],
-                ts=row["ts"],
-                type=row["type"],
-                data=json.loads(row["data"]),
-            )
-            for row in rows
-        ]
-
-    # --- ratings and results ---------------------------------------------------------------
-
-    @_translated
-    async def top(self, scope: str, kind: str, limit: int = 10) -> list[tuple[User, RatingRow]]:
-        """The best ratings of a scope and kind: highest first, then most games."""
-        async with self._reading() as conn:
-            rows = await conn.fetch(
-                "SELECT users.*, ratings.user_id, ratings.scope, ratings.kind, ratings.rating, "
-                "ratings.experience, ratings.games FROM ratings "
-                "JOIN users ON users.id = ratings.user_id "
-                "WHERE ratings.scope = $1 AND ratings.kind = $2 "
-                "ORDER BY ratings.rating DESC, ratings.games DESC, users.id LIMIT $3",
-                scope,
-                kind,
-                limit,
-            )
-        return [(_user(row), _rating(row)) for row in rows]
-
-    @_translated
-    async def reset_scope(self, scope: str, kind: str | None = None) -> int:
-        where, args = "scope = $1", [scope]
-        if kind is not None:
-            where, args = where + " AND kind = $2", [*args, kind]
-        async with self._writing() as conn:
-            status = await conn.execute(f"DELETE FROM ratings WHERE {where}", *args)
-        return int(status.split()[-1])
-
-    @_translated
-    async def rating_history(
-        self, user_id: int, scope: str, kind: str
-    ) -> list[tuple[float, float]]:
-        async with self._reading() as conn:
-            rows = await conn.fetch(
-                "SELECT ts, rating FROM rating_history WHERE user_id = $1 AND scope = $2 "
-                "AND kind = $3 ORDER BY ts, id",
-                user_id,
-                scope,
-                kind,
-            )
-        return [(row["ts"], row["rating"]) for row in rows]
-
-    @_translated
-    async def results_of_user(self, user_id: int, kind: str | None = None) -> list[ResultRow]:
-        """The user's finished contests (as winner or loser), oldest first."""
-        async with self._reading() as conn:
-            rows = await conn.fetch(
-                "SELECT * FROM results WHERE (winner_id = $1 OR loser_id = $1) "
-                "AND ($2::text IS NULL OR kind = $2) ORDER BY finished, id",
-                user_id,
-                kind,
-            )
-        return [_result(row) for row in rows]
+async def _release(pool: asyncpg.Pool | None, conn: Connection) -> None:
+    """Give a connection back to its pool; a broken one is dropped (the pool replaces it)."""
+    try:
+        if pool is not None:
+            await pool.release(conn)
+    except Exception:
+        log.debug("releasing a connection failed", exc_info=True)
 
 
 def _redacted(dsn: str) -> str:
@@ -1022,6 +456,7 @@ def _redacted(dsn: str) -> str:
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
     "DEFAULT_POOL_SIZE",
+    "PostgresDb",
     "PostgresStorage",
     "PostgresTransaction",
     "load_pg_migrations",

@@ -24,7 +24,7 @@ LEVELS = ("best", "network", "gnubg")
 _HEADER_NAMES = {"tavla": "tavla", "backgammon": "tavla", "turkish": "turkish", "uzun": "uzun"}
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the ``analyse`` command on ``python -m core``'s sub-commands."""
     parser = commands.add_parser("analyse", help="score every decision of a .mat match")
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="tavla")

@@ -116,7 +116,9 @@ class NetworkEvaluator:
                     leaves.append(reply.after.swapped())
                     count += 1
             groups.append((count, fixed))
-        mine = scoring.value(self.net.evaluate_array(positions_array(leaves))) if leaves else []
+        mine: Sequence[float] | np.ndarray = (
+            scoring.value(self.net.evaluate_array(positions_array(leaves))) if leaves else []
+        )
         total = 0.0
         at = 0
         for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):

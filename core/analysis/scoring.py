@@ -130,10 +130,10 @@ class Scoring:
         lost = u[-1] * (1.0 - w - lg) + u[-2] * (lg - lbg) + u[-3] * lbg
         dead = won + lost
         if not self.cubeful:
-            return dead
+            return np.asarray(dead)
         p = np.clip(w, 1e-6, 1.0 - 1e-6)
         live = _live_array(p, won / p, -lost / (1.0 - p), self.owner)
-        return CUBE_EFFICIENCY * live + (1.0 - CUBE_EFFICIENCY) * dead
+        return np.asarray(CUBE_EFFICIENCY * live + (1.0 - CUBE_EFFICIENCY) * dead)
 
     def points(self, points: int) -> float:
         """Equity of a finished game won (``points`` > 0) or lost by that many points."""
@@ -188,7 +188,7 @@ def _live_array(p: np.ndarray, w: np.ndarray, lo: np.ndarray, owner: int) -> np.
     low = (lo - 0.5) / (w + lo + 0.5)
     if owner == 0:
         mid = -1.0 + 2.0 * (p - low) / np.maximum(cash - low, 1e-9)
-        return np.clip(mid, -1.0, 1.0)
+        return np.asarray(np.clip(mid, -1.0, 1.0))
     if owner > 0:
         return np.where(p >= cash, 1.0, -lo + (1.0 + lo) * p / np.maximum(cash, 1e-9))
     return np.where(p <= low, -1.0, -1.0 + (w + 1.0) * (p - low) / np.maximum(1.0 - low, 1e-9))

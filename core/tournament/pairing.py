@@ -147,7 +147,7 @@ def swiss_pairs(
             secondary = abs(rank[a] - rank[b])
         return big * diff * diff + secondary
 
-    graph = nx.Graph()
+    graph: nx.Graph[int | str] = nx.Graph()
     graph.add_nodes_from(ranked)
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
