@@ -39,7 +39,7 @@ from core.gnubg import position_id
 from core.match import Match
 from core.ratings import Rating, update_ratings
 from core.variants import variant_by_name
-from renderers.board import render_png
+from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
 from renderers.text import render_text
 from renderers.view import BoardView
 
@@ -97,6 +97,12 @@ class ServiceSettings:
     # Board pictures are drawn in this many worker processes (0: a thread of this process).
     # Processes let drawing use another core while this one answers players.
     render_processes: int = 0
+    # Picture format by platform (PNG elsewhere): Telegram re-encodes every photo as JPEG
+    # anyway, so a JPEG costs its players nothing and half the encoding; Discord shows
+    # attachments as they are, so it keeps the exact PNG.
+    picture_formats: dict[str, str] = field(default_factory=lambda: {"telegram": JPEG})
+    # Drawn boards kept by what they show (renderers.picture.PictureCache), in bytes.
+    picture_cache_bytes: int = 32 << 20
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -158,6 +164,7 @@ class GameService:
         self.limiter = RateLimiter(
             self.settings.burst_actions, self.settings.burst_window, self.clock
         )
+        self._pictures = PictureCache(self.settings.picture_cache_bytes)
         self._render_pool: ProcessPoolExecutor | None = None
         if self.settings.render_processes > 0:
             self._render_pool = ProcessPoolExecutor(
@@ -167,12 +174,18 @@ class GameService:
                 initargs=(os.getpid(),),
             )
 
-    async def _render(self, view: BoardView) -> bytes:
-        """The board picture, drawn off the event loop."""
-        if self._render_pool is None:
-            return await asyncio.to_thread(render_png, view)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._render_pool, render_png, view)
+    async def _render(self, view: BoardView, fmt: str = PNG) -> bytes:
+        """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
+        key = picture_key(view, fmt)
+        image = self._pictures.get(key)
+        if image is None:
+            if self._render_pool is None:
+                image = await asyncio.to_thread(render_picture, view, fmt)
+            else:
+                loop = asyncio.get_running_loop()
+                image = await loop.run_in_executor(self._render_pool, render_picture, view, fmt)
+            self._pictures.put(key, image)
+        return image
 
     def close(self) -> None:
         """Stop the drawing processes, if any."""
@@ -962,7 +975,7 @@ class GameService:
         )
         image = None
         if self.settings.render_images:
-            image = await self._render(view)
+            image = await self._render(view, self.settings.picture_formats.get(chat.platform, PNG))
         return View(
             lines,
             lang=lang,

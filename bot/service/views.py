@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.i18n import Text
+from renderers.picture import image_extension
 
 
 @dataclass(frozen=True)
@@ -42,3 +43,8 @@ class View:
     message: dict[str, Any] | None = None
     #: The text board, for adapters without pictures (the console) and as a fallback.
     text_board: str | None = None
+
+    @property
+    def image_name(self) -> str:
+        """A file name for ``image`` whose extension says its format (``board.jpg``)."""
+        return "board" + image_extension(self.image or b"")

@@ -304,6 +304,7 @@ class TelegramAdapter:
                         bot.send_photo,
                         chat_id,
                         view.image,
+                        filename=view.image_name,
                         caption=_text(view, CAPTION_LIMIT),
                         reply_markup=markup,
                     )
@@ -351,7 +352,9 @@ class TelegramAdapter:
                 await with_retries(
                     partial(
                         bot.edit_message_media,
-                        InputMediaPhoto(view.image, caption=_text(view, CAPTION_LIMIT)),
+                        InputMediaPhoto(
+                            view.image, caption=_text(view, CAPTION_LIMIT), filename=view.image_name
+                        ),
                         chat_id=chat_id,
                         message_id=message_id,
                         reply_markup=markup,
