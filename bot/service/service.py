@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-import os
-import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.drawing import DrawingPool
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, Text, normalize_language, t
 from bot.storage.base import (
     Chat,
@@ -105,17 +102,6 @@ class ServiceSettings:
     picture_cache_bytes: int = 32 << 20
 
 
-def _exit_with_parent(parent: int) -> None:
-    """In a drawing process: exit when the bot process is gone (even after a SIGKILL)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(2.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
 class UserFacingError(Exception):
     """An expected refusal, shown to the player as a notice."""
 
@@ -165,14 +151,9 @@ class GameService:
             self.settings.burst_actions, self.settings.burst_window, self.clock
         )
         self._pictures = PictureCache(self.settings.picture_cache_bytes)
-        self._render_pool: ProcessPoolExecutor | None = None
+        self._render_pool: DrawingPool | None = None
         if self.settings.render_processes > 0:
-            self._render_pool = ProcessPoolExecutor(
-                self.settings.render_processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_exit_with_parent,
-                initargs=(os.getpid(),),
-            )
+            self._render_pool = DrawingPool(self.settings.render_processes)
 
     async def _render(self, view: BoardView, fmt: str = PNG) -> bytes:
         """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
@@ -182,15 +163,14 @@ class GameService:
             if self._render_pool is None:
                 image = await asyncio.to_thread(render_picture, view, fmt)
             else:
-                loop = asyncio.get_running_loop()
-                image = await loop.run_in_executor(self._render_pool, render_picture, view, fmt)
+                image = await self._render_pool.draw(view, fmt)
             self._pictures.put(key, image)
         return image
 
     def close(self) -> None:
         """Stop the drawing processes, if any."""
         if self._render_pool is not None:
-            self._render_pool.shutdown(cancel_futures=True)
+            self._render_pool.close()
             self._render_pool = None
 
     # -- entry points ------------------------------------------------------------------
