@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import pickle
 import signal
 import socket
@@ -72,6 +73,9 @@ async def _read_exactly(loop: asyncio.AbstractEventLoop, sock: socket.socket, si
 
 class DrawingPool:
     """``processes`` drawing processes; :meth:`draw` gives a picture from whichever is free."""
+
+    #: Whether this platform can start them (passing a socket to a child needs POSIX).
+    supported = os.name == "posix"
 
     def __init__(self, processes: int) -> None:
         if processes < 1:

@@ -152,7 +152,7 @@ class GameService:
         )
         self._pictures = PictureCache(self.settings.picture_cache_bytes)
         self._render_pool: DrawingPool | None = None
-        if self.settings.render_processes > 0:
+        if self.settings.render_processes > 0 and DrawingPool.supported:
             self._render_pool = DrawingPool(self.settings.render_processes)
 
     async def _render(self, view: BoardView, fmt: str = PNG) -> bytes:
