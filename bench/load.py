@@ -7,9 +7,20 @@ two players per game press the buttons the bot shows (open loop: together they o
 ``--rate`` presses per second). Prints handled presses per second and the latency from a
 press to the bot's finished reply (the press answered and the board edited), for the
 database given by ``--database`` (a new SQLite file by default, or ``postgresql://…``: a new
-schema in that database, dropped afterwards). The last line is ``updates_per_s=… p50_ms=… p99_ms=… errors=…``.
+schema in that database, dropped afterwards). The last line is
+``updates_per_s=… p50_ms=… p99_ms=… errors=… cpu_ms_per_press=…``.
 
-Run: ``python bench/load.py [--games 1000] [--rate 100] [--seconds 60] [--database URL]``.
+``cpu_ms_per_press`` is what the bot costs its host: the CPU time (user + system) that the bot
+process and every process below it (its drawing processes) used while the presses were
+offered, divided by the presses handled in that window. It is read from ``/proc/PID/stat``
+(utime + stime of each process, in clock ticks) at the window's start and end; processes
+that appear in between count from zero. Unlike latency it hardly depends on what else runs
+on the machine, so it is the figure to compare on a shared host.
+
+``--busy`` starts one more process running a plain CPU loop at normal priority for the whole
+run, as a neighbour on a shared host would (another service: in a session of its own).
+
+Run: ``python bench/load.py [--games 1000] [--rate 100] [--seconds 60] [--database URL] [--busy]``.
 """
 
 from __future__ import annotations
@@ -37,6 +48,7 @@ from tests.drivers import press_order  # noqa: E402
 from tests.fakes.telegram import FakeBotAPI  # noqa: E402
 
 TOKEN = "4242:LOAD"
+TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
 NICE = 10
 PREFERENCE = (*press_order(), A.REMATCH)
 ACTING = re.compile(r"^(\S+) to (roll|play)", re.M)
@@ -123,6 +135,45 @@ async def drive(game: Game, pause: float, until: float, rng: random.Random, out:
         out.append(latency)
 
 
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name, or None if the process is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name is in parentheses and may hold spaces: split after its last ")".
+    return raw[raw.rindex(")") + 2 :].split()
+
+
+def cpu_seconds(root: int) -> dict[int, float]:
+    """CPU seconds (user + system) used so far by ``root`` and each of its descendants."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        fields = _stat_fields(int(entry))
+        if fields is None:
+            continue
+        # After the name: state, ppid, ...; utime and stime are stat fields 14 and 15.
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = (int(fields[11]) + int(fields[12])) * TICK_S
+    family = {root}
+    grew = True
+    while grew:
+        grew = False
+        for pid, parent in parents.items():
+            if parent in family and pid not in family:
+                family.add(pid)
+                grew = True
+    return {pid: times[pid] for pid in family if pid in times}
+
+
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds used between two :func:`cpu_seconds` readings (new processes from zero)."""
+    return sum(t - before.get(pid, 0.0) for pid, t in after.items())
+
+
 @contextlib.asynccontextmanager
 async def fresh_database(database: str | None, folder: str) -> AsyncIterator[str]:
     """A ``DATABASE_URL`` for an empty database: a new SQLite file, or for PostgreSQL a new
@@ -144,7 +195,7 @@ async def fresh_database(database: str | None, folder: str) -> AsyncIterator[str
         await conn.close()
 
 
-async def run(games: int, rate: float, seconds: float, database: str | None) -> None:
+async def run(games: int, rate: float, seconds: float, database: str | None, busy: bool) -> None:
     folder = tempfile.mkdtemp(prefix="tavla-load-")
     async with FakeBotAPI() as fake, fresh_database(database, folder) as url:
         env = {
@@ -159,6 +210,15 @@ async def run(games: int, rate: float, seconds: float, database: str | None) -> 
         }
         env.pop("DISCORD_TOKEN", None)
         bot = subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
+        # A neighbour on a shared host: one plain CPU loop at normal priority, all run long.
+        # In a session of its own, as another service would be: where the kernel groups
+        # processes by session (autogroup), the loop then competes with the bot's whole
+        # group, and does not take the CPU share that the fake's lower priority leaves.
+        neighbour = (
+            subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            if busy
+            else None
+        )
         # Telegram's servers would not share the bot's machine: the fake and this generator
         # take the cores' spare time (the bot, started above, keeps normal priority).
         os.nice(NICE)
@@ -171,6 +231,7 @@ async def run(games: int, rate: float, seconds: float, database: str | None) -> 
             print(f"opened {games} games in {time.perf_counter() - start:.1f} s")
             results: list[float | None] = []
             pause = games / rate
+            cpu_before = cpu_seconds(bot.pid)
             began = time.perf_counter()
             until = began + seconds
             rng = random.Random(20261130)
@@ -179,7 +240,11 @@ async def run(games: int, rate: float, seconds: float, database: str | None) -> 
             )
             # Presses start until ``until``; the last replies may come a little later.
             elapsed = max(seconds, time.perf_counter() - began)
+            cpu = cpu_used(cpu_before, cpu_seconds(bot.pid))
         finally:
+            if neighbour is not None:
+                neighbour.kill()
+                neighbour.wait()
             bot.terminate()
             # Wait without blocking the loop: the fake must answer the bot's last calls.
             await asyncio.to_thread(bot.wait, 30)
@@ -187,18 +252,21 @@ async def run(games: int, rate: float, seconds: float, database: str | None) -> 
     errors = len(results) - len(done)
     if not done:
         print("no press was handled")
-        print(f"updates_per_s=0 p50_ms=0 p99_ms=0 errors={errors}")
+        print(f"updates_per_s=0 p50_ms=0 p99_ms=0 errors={errors} cpu_ms_per_press=0")
         return
     p50 = statistics.median(done) * 1000
     p95 = done[int(0.95 * (len(done) - 1))] * 1000
     p99 = done[int(0.99 * (len(done) - 1))] * 1000
     kind = "PostgreSQL" if database and database.startswith("postgres") else "SQLite"
     print(
-        f"{kind}: {games} games, offered {rate:.0f}/s for {seconds:.0f} s: "
-        f"{len(done)} presses handled, p95 {p95:.0f} ms, {errors} errors"
+        f"{kind}: {games} games, offered {rate:.0f}/s for {seconds:.0f} s"
+        f"{' beside a busy neighbour' if busy else ''}: "
+        f"{len(done)} presses handled, p95 {p95:.0f} ms, {errors} errors; "
+        f"bot and drawing processes used {cpu:.1f} CPU s ({cpu / elapsed:.2f} of a core)"
     )
     print(
-        f"updates_per_s={len(done) / elapsed:.1f} p50_ms={p50:.1f} p99_ms={p99:.1f} errors={errors}"
+        f"updates_per_s={len(done) / elapsed:.1f} p50_ms={p50:.1f} p99_ms={p99:.1f}"
+        f" errors={errors} cpu_ms_per_press={cpu * 1000 / len(done):.2f}"
     )
 
 
@@ -208,8 +276,11 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100.0, help="offered presses per second")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--database", help="DATABASE_URL for the bot (default: a SQLite file)")
+    parser.add_argument(
+        "--busy", action="store_true", help="run a CPU loop at normal priority beside the bot"
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.games, args.rate, args.seconds, args.database))
+    asyncio.run(run(args.games, args.rate, args.seconds, args.database, args.busy))
 
 
 if __name__ == "__main__":

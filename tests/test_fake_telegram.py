@@ -2,9 +2,11 @@
 
 import asyncio
 import contextlib
+import io
 import socket
 
 import pytest
+from PIL import Image
 from telegram import (
     Bot,
     BotCommand,
@@ -346,6 +348,28 @@ async def test_fake_request_sends_and_edits(bot, state):
     with pytest.raises(BadRequest, match=r"(?i)message to delete not found"):
         await bot.delete_message(chat.id, text.message_id)
     assert [m["message_id"] for m in fake.messages(chat)] == [2, 3, 4]
+
+
+async def test_fake_accepts_jpeg_photos_and_refuses_unreadable_ones(bot, state):
+    fake = state
+    chat = fake.private_chat(fake.user(8, "Veli"))
+
+    def jpeg(rgb: tuple[int, int, int]) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (1000, 842), rgb).save(out, format="JPEG", quality=90)
+        return out.getvalue()
+
+    first, second = jpeg((120, 60, 30)), jpeg((30, 60, 120))
+    photo = await bot.send_photo(chat.id, first, filename="board.jpg")
+    assert (photo.photo[-1].width, photo.photo[-1].height) == (1000, 842)
+    assert fake.photo_bytes(chat) == first
+    media = await bot.edit_message_media(
+        InputMediaPhoto(second, filename="board.jpg"), chat.id, photo.message_id
+    )
+    assert fake.photo_bytes(chat, media.message_id) == second
+    # Telegram decodes every photo: bytes that are no picture are refused.
+    with pytest.raises(BadRequest, match=r"(?i)image_process_failed"):
+        await bot.send_photo(chat.id, b"not a picture")
 
 
 async def test_fake_request_errors(bot, state):

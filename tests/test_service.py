@@ -7,17 +7,20 @@ test looks at them. The clock is a plain number the tests move forward.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 
 from bot.i18n import translate_lines
 from bot.service import actions as A
+from bot.service import service as service_module
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.service.views import View
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
+from renderers.picture import render_picture
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -363,6 +366,53 @@ async def test_board_picture_is_png(tmp_path):
     assert image is not None
     assert image.startswith(b"\x89PNG")
     await storage.close()
+
+
+async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch):
+    drawn: list[str] = []
+
+    def counting(view, fmt="png", width=1000):
+        drawn.append(fmt)
+        return render_picture(view, fmt, width)
+
+    monkeypatch.setattr(service_module, "render_picture", counting)
+    storage = SqliteStorage(str(tmp_path / "c.db"))
+    await storage.open()
+    try:
+        service = GameService(storage)
+        _, accept = await challenge(service)
+        shown = board(await service.press(VELI, GROUP, accept))
+        assert drawn == ["png"]
+        # The same board shown again is not drawn again.
+        again = await service.command(ALI, GROUP, "board", "")
+        assert again[0].image == shown.image
+        assert drawn == ["png"]
+        # Picking a checker changes what is shown (its targets light up): a new picture.
+        mover = await awaiting_actor(service, shown.game_id)
+        picked = board(await service.press(mover, GROUP, find(shown, A.SELECT)))
+        assert picked.image != shown.image
+        assert drawn == ["png", "png"]
+    finally:
+        await storage.close()
+
+
+async def test_telegram_gets_jpeg_other_platforms_png(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "j.db"))
+    await storage.open()
+    try:
+        service = GameService(storage)
+        chat = Place("telegram", "-5", private=False, title="Çay")
+        ali, veli = (replace(a, platform="telegram") for a in (ALI, VELI))
+        views = await service.command(ali, chat, "tavla", "")
+        telegram = board(await service.press(veli, chat, find(views[-1], A.ACCEPT)))
+        assert telegram.image.startswith(b"\xff\xd8\xff")
+        assert telegram.image_name == "board.jpg"
+        _, accept = await challenge(service)
+        other = board(await service.press(VELI, GROUP, accept))
+        assert other.image.startswith(b"\x89PNG")
+        assert other.image_name == "board.png"
+    finally:
+        await storage.close()
 
 
 async def test_stats_draws_the_rating_history(tmp_path):

@@ -23,7 +23,7 @@ from bot.telegram import run_telegram
 from core.dice import SeededDice
 from core.match import Match
 from tests.drivers import press_order
-from tests.fakes.telegram import FakeBotAPI
+from tests.fakes.telegram import FakeBotAPI, image_size
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -211,7 +211,10 @@ async def test_a_whole_match_in_a_group(fake, bot):
     assert "/dice" in final["text"]
     assert fake.calls_to("editMessageMedia")  # boards are edited in place
     photo = fake.photo_bytes(group, board_message(fake, group)["message_id"])
-    assert photo.startswith(b"\x89PNG")
+    # Telegram gets JPEG (it re-encodes every photo as JPEG anyway), named as one.
+    assert photo.startswith(b"\xff\xd8\xff")
+    assert image_size(photo)[0] == 1000
+    assert fake.files[board_message(fake, group)["photo"][-1]["file_id"]].file_name == "board.jpg"
 
 
 async def test_typed_moves_stale_and_foreign_presses(fake, bot):

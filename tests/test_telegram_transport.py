@@ -134,3 +134,24 @@ async def test_the_proxy_comes_from_the_environment(monkeypatch: pytest.MonkeyPa
         await request.shutdown()
         await runner.cleanup()
     assert seen == [f"http://api.telegram.invalid/bot{TOKEN}/getMe"]
+
+
+async def test_no_proxy_is_honoured_and_calls_need_no_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """NO_PROXY sends the Bot API past a configured proxy; and a call runs on the event
+    loop alone (aiohttp's ``trust_env`` would read ~/.netrc in a thread on every call)."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    async with FakeBotAPI() as fake:
+        chat = fake.private_chat(fake.user(8, "Veli"))
+        async with make_bot(fake, AiohttpRequest(2)) as bot:
+            loop = asyncio.get_running_loop()
+
+            def no_thread(*args: object) -> None:
+                raise AssertionError("a Bot API call went through a thread")
+
+            monkeypatch.setattr(loop, "run_in_executor", no_thread)
+            sent = await bot.send_message(chat.id, "direct")
+            await bot.send_photo(chat.id, tiny_png(30, 20), caption="direct too")
+    assert sent.text == "direct"

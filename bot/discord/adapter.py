@@ -38,7 +38,6 @@ PLATFORM = "discord"
 CONTENT_LIMIT = 2000
 #: Defer an interaction whose answer is not ready after this many seconds (Discord allows 3).
 DEFER_AFTER = 2.0
-BOARD_FILE = "board.png"
 
 
 def actor_of(user: discord.abc.User, locale: discord.Locale | None = None) -> Actor:
@@ -71,7 +70,7 @@ def files_of(view: View) -> list[discord.File]:
         name, data = view.document
         return [discord.File(io.BytesIO(data), filename=name)]
     if view.image is not None:
-        return [discord.File(io.BytesIO(view.image), filename=BOARD_FILE)]
+        return [discord.File(io.BytesIO(view.image), filename=view.image_name)]
     return []
 
 

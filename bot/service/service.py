@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-import os
-import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.drawing import DrawingPool
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, Text, normalize_language, t
 from bot.storage.base import (
     Chat,
@@ -39,7 +36,7 @@ from core.gnubg import position_id
 from core.match import Match
 from core.ratings import Rating, update_ratings
 from core.variants import variant_by_name
-from renderers.board import render_png
+from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
 from renderers.text import render_text
 from renderers.view import BoardView
 
@@ -115,17 +112,12 @@ class ServiceSettings:
     # Board pictures are drawn in this many worker processes (0: a thread of this process).
     # Processes let drawing use another core while this one answers players.
     render_processes: int = 0
-
-
-def _exit_with_parent(parent: int) -> None:
-    """In a drawing process: exit when the bot process is gone (even after a SIGKILL)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(2.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    # Picture format by platform (PNG elsewhere): Telegram re-encodes every photo as JPEG
+    # anyway, so a JPEG costs its players nothing and half the encoding; Discord shows
+    # attachments as they are, so it keeps the exact PNG.
+    picture_formats: dict[str, str] = field(default_factory=lambda: {"telegram": JPEG})
+    # Drawn boards kept by what they show (renderers.picture.PictureCache), in bytes.
+    picture_cache_bytes: int = 32 << 20
 
 
 class UserFacingError(Exception):
@@ -179,26 +171,27 @@ class GameService:
         self.idle_limiter = RateLimiter(
             self.settings.idle_actions, self.settings.idle_window, self.clock
         )
-        self._render_pool: ProcessPoolExecutor | None = None
-        if self.settings.render_processes > 0:
-            self._render_pool = ProcessPoolExecutor(
-                self.settings.render_processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_exit_with_parent,
-                initargs=(os.getpid(),),
-            )
+        self._pictures = PictureCache(self.settings.picture_cache_bytes)
+        self._render_pool: DrawingPool | None = None
+        if self.settings.render_processes > 0 and DrawingPool.supported:
+            self._render_pool = DrawingPool(self.settings.render_processes)
 
-    async def _render(self, view: BoardView) -> bytes:
-        """The board picture, drawn off the event loop."""
-        if self._render_pool is None:
-            return await asyncio.to_thread(render_png, view)
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._render_pool, render_png, view)
+    async def _render(self, view: BoardView, fmt: str = PNG) -> bytes:
+        """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
+        key = picture_key(view, fmt)
+        image = self._pictures.get(key)
+        if image is None:
+            if self._render_pool is None:
+                image = await asyncio.to_thread(render_picture, view, fmt)
+            else:
+                image = await self._render_pool.draw(view, fmt)
+            self._pictures.put(key, image)
+        return image
 
     def close(self) -> None:
         """Stop the drawing processes, if any."""
         if self._render_pool is not None:
-            self._render_pool.shutdown(cancel_futures=True)
+            self._render_pool.close()
             self._render_pool = None
 
     # -- entry points ------------------------------------------------------------------
@@ -1163,7 +1156,7 @@ class GameService:
         )
         image = None
         if self.settings.render_images:
-            image = await self._render(view)
+            image = await self._render(view, self.settings.picture_formats.get(chat.platform, PNG))
         return View(
             lines,
             lang=lang,

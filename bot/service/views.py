@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.i18n import Text
+from renderers.picture import image_extension
 
 
 @dataclass(frozen=True)
@@ -50,3 +51,8 @@ class View:
     #: Instead of editing or posting the board, point the player to ``message`` (Telegram: a
     #: reply to it; Discord: a link to it); if that message is gone, post this board anew.
     point: bool = False
+
+    @property
+    def image_name(self) -> str:
+        """A file name for ``image`` whose extension says its format (``board.jpg``)."""
+        return "board" + image_extension(self.image or b"")

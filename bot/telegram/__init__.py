@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
@@ -64,6 +65,7 @@ NETWORK_BACKOFF = 0.5  # seconds, times the attempt number
 T = TypeVar("T")
 CAPTION_LIMIT = 1024
 TICK_SECONDS = 30.0
+EDITED_MEMORY = 10_000  # board messages whose newest edited version is remembered
 #: Refusals that mean the bot cannot post in the chat at all (any other BadRequest is about
 #: one message). Telegram words them like this; Forbidden is always such a refusal.
 _UNREACHABLE = (
@@ -163,6 +165,10 @@ class TelegramAdapter:
 
     def __init__(self, service: GameService) -> None:
         self.service = service
+        # The newest game version each board message was edited to (a bounded memory):
+        # an edit that was delayed (retried after a network error, held by the rate
+        # limiter) never puts an older board back over a newer one.
+        self._edited: OrderedDict[tuple[Any, Any], int] = OrderedDict()
 
     # -- handlers --------------------------------------------------------------------------
 
@@ -396,6 +402,7 @@ class TelegramAdapter:
                     bot.send_photo,
                     chat_id,
                     view.image,
+                    filename=view.image_name,
                     caption=_text(view, CAPTION_LIMIT),
                     reply_markup=markup,
                 )
@@ -458,29 +465,39 @@ class TelegramAdapter:
     ) -> bool:
         """Edit the board in place; False when it can't be edited (then a new one is sent)."""
         chat_id, message_id = target["chat_id"], target["message_id"]
+        if view.image is not None and target.get("photo"):
+            edit = partial(
+                bot.edit_message_media,
+                InputMediaPhoto(
+                    view.image, caption=_text(view, CAPTION_LIMIT), filename=view.image_name
+                ),
+                chat_id=chat_id,
+                message_id=message_id,
+                reply_markup=markup,
+            )
+        elif view.image is None:
+            edit = partial(
+                bot.edit_message_text,
+                _text(view),
+                chat_id=chat_id,
+                message_id=message_id,
+                reply_markup=markup,
+            )
+        else:
+            return False
+        key = (str(chat_id), message_id)
+
+        async def unless_outdated() -> None:
+            if view.version is not None and self._edited.get(key, -1) > view.version:
+                return  # a newer board is on screen already
+            await edit()
+            if view.version is not None:
+                self._edited[key] = max(view.version, self._edited.pop(key, -1))
+                if len(self._edited) > EDITED_MEMORY:
+                    self._edited.popitem(last=False)
+
         try:
-            if view.image is not None and target.get("photo"):
-                await with_retries(
-                    partial(
-                        bot.edit_message_media,
-                        InputMediaPhoto(view.image, caption=_text(view, CAPTION_LIMIT)),
-                        chat_id=chat_id,
-                        message_id=message_id,
-                        reply_markup=markup,
-                    )
-                )
-            elif view.image is None:
-                await with_retries(
-                    partial(
-                        bot.edit_message_text,
-                        _text(view),
-                        chat_id=chat_id,
-                        message_id=message_id,
-                        reply_markup=markup,
-                    )
-                )
-            else:
-                return False
+            await with_retries(unless_outdated)
         except BadRequest as exc:
             if "not modified" in str(exc).lower():
                 return True

@@ -14,8 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp
+from aiohttp.helpers import get_env_proxy_for_url
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+from yarl import URL
 
 #: The class of PTB's "not given" timeout markers (its module is private).
 _NotGiven = type(BaseRequest.DEFAULT_NONE)
@@ -49,6 +51,8 @@ class AiohttpRequest(BaseRequest):
         self._media_write_timeout = media_write_timeout
         self._pool_timeout = pool_timeout
         self._session: aiohttp.ClientSession | None = None
+        #: (scheme, host) -> (proxy, its auth), read from the environment once per host.
+        self._proxies: dict[tuple[str, str], tuple[URL | None, aiohttp.BasicAuth | None]] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -61,10 +65,28 @@ class AiohttpRequest(BaseRequest):
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._connections),
                 headers={"User-Agent": self.USER_AGENT},
-                # HTTPS_PROXY / ALL_PROXY / NO_PROXY, as httpx (PTB's default) honours them:
-                # where Telegram is reached through a proxy, set it there.
-                trust_env=True,
+                # Not trust_env: with it aiohttp re-reads the proxy variables and ~/.netrc on
+                # every request, the latter through a thread (two thread hops and a file
+                # parse per Bot API call). The proxy is looked up once per host instead
+                # (:meth:`_proxy`); the Bot API needs no netrc login (the token is the URL).
+                trust_env=False,
             )
+            self._proxies.clear()
+
+    def _proxy(self, url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+        """The proxy for ``url`` from HTTP(S)_PROXY / NO_PROXY, as httpx (PTB's default)
+        and aiohttp's ``trust_env`` honour them: where Telegram is reached through a proxy,
+        set it there. Read once per scheme and host."""
+        parsed = URL(url)
+        key = (parsed.scheme, parsed.host or "")
+        found = self._proxies.get(key)
+        if found is None:
+            try:
+                found = get_env_proxy_for_url(parsed)
+            except LookupError:
+                found = (None, None)
+            self._proxies[key] = found
+        return found
 
     async def shutdown(self) -> None:
         """Close the session and its connections."""
@@ -123,8 +145,11 @@ class AiohttpRequest(BaseRequest):
         timeout = self._timeout(
             bool(files), read_timeout, write_timeout, connect_timeout, pool_timeout
         )
+        proxy, proxy_auth = self._proxy(url)
         try:
-            async with self._session.request(method, url, data=data, timeout=timeout) as answer:
+            async with self._session.request(
+                method, url, data=data, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth
+            ) as answer:
                 return answer.status, await answer.read()
         except TimeoutError as exc:  # aiohttp's timeouts are asyncio's (and the builtin)
             raise TimedOut from exc

@@ -1235,6 +1235,9 @@ class FakeTelegram:
             raise ApiError(400, f"Bad Request: wrong {key} specified")
         if not upload.data:
             raise ApiError(400, "Bad Request: file must be non-empty")
+        if kind == "photo" and image_size(upload.data) == (0, 0):
+            # Telegram decodes every uploaded photo (to re-encode it as JPEG).
+            raise ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED")
         stored = self._store_file(
             kind, upload.data, filename=upload.filename, mime_type=upload.content_type
         )
