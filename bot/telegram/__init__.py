@@ -47,6 +47,7 @@ from bot.logs import quiet_http_clients
 from bot.service.service import Actor, GameService, Place
 from bot.service.views import View
 from bot.telegram.transport import AiohttpRequest
+from bot.web.telegram import enable_web_board, with_web_board
 
 log = logging.getLogger(__name__)
 
@@ -282,7 +283,7 @@ class TelegramAdapter:
         """Deliver views in order to ``chat_id``."""
         bot = context.bot
         for view in views:
-            markup = keyboard(view)
+            markup = with_web_board(keyboard(view), view, chat_id, bot)
             if view.document is not None:
                 name, data = view.document
                 await with_retries(
@@ -467,6 +468,7 @@ async def run_telegram(
     async with app:
         await set_commands(app)
         await app.start()
+        enable_web_board(config, adapter, app.bot)
         assert app.updater is not None
         if config.telegram_webhook_url:
             await app.updater.start_webhook(

@@ -1,0 +1,28 @@
+"""Addresses that open the web board: Telegram buttons and links, personal and watch links."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from .auth import LinkSigner
+
+
+def webapp_url(base_url: str, game_id: int) -> str:
+    """The page for a ``web_app`` button (Telegram adds its launch data in the fragment)."""
+    return f"{base_url}/?game={game_id}"
+
+
+def direct_link(bot_username: str, app_name: str, game_id: int) -> str:
+    """Telegram's direct Mini App link, which also works in groups (BotFather's /newapp)."""
+    return f"https://t.me/{bot_username}/{app_name}?startapp=g{game_id}"
+
+
+def seat_url(base_url: str, signer: LinkSigner, game_id: int, seat: int, user_id: int) -> str:
+    """A personal link to one seat (in the fragment: never sent to servers or their logs)."""
+    token = signer.seat_token(game_id, seat, user_id)
+    return f"{base_url}/#game={game_id}&link={quote(token)}"
+
+
+def watch_url(base_url: str, signer: LinkSigner, game_id: int) -> str:
+    """The spectators' link of a game."""
+    return f"{base_url}/#game={game_id}&watch={quote(signer.watch_token(game_id))}"

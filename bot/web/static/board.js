@@ -1,0 +1,529 @@
+// The Tavla web board: draws the game the server describes and sends the player's actions.
+// Plain JavaScript, no build step. Nothing here decides a rule: legal destinations, buttons
+// and refusals all come from the server, which asks the game service and core.
+"use strict";
+
+(function () {
+  const SVG = "http://www.w3.org/2000/svg";
+  const DRAG_START = 8; // pixels a pointer moves before a press becomes a drag
+
+  const page = {
+    game: null,
+    auth: "",
+    lang: null,
+    layout: null,
+    texts: {},
+    state: null,
+    selected: null,
+    busy: false,
+    tg: null,
+    drag: null,
+  };
+
+  // -- launch parameters: Telegram's script if present, else the URL itself -------------------
+
+  function launchParams() {
+    const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+    const query = new URLSearchParams(location.search);
+    const tg = window.Telegram && window.Telegram.WebApp;
+    let initData = tg && tg.initData ? tg.initData : hash.get("tgWebAppData") || "";
+    let start = hash.get("tgWebAppStartParam") || "";
+    if (initData && !start) {
+      start = new URLSearchParams(initData).get("start_param") || "";
+    }
+    const game = query.get("game") || hash.get("game") || start.replace(/^g/, "");
+    let auth = "";
+    if (hash.get("link")) auth = "link " + hash.get("link");
+    else if (hash.get("watch")) auth = "watch " + hash.get("watch");
+    else if (initData) auth = "tma " + initData;
+    return { game: /^\d+$/.test(game) ? game : null, auth, inTelegram: Boolean(initData), tg };
+  }
+
+  // -- helpers -----------------------------------------------------------------------------------
+
+  function el(name, attrs, parent) {
+    const node = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  function html(tag, attrs, parent, text) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  function word(key, params) {
+    let text = page.texts[key] || key;
+    for (const [k, v] of Object.entries(params || {})) text = text.replace("{" + k + "}", v);
+    return text;
+  }
+
+  function api(path, options) {
+    const headers = { Authorization: page.auth };
+    if (options && options.body) headers["Content-Type"] = "application/json";
+    const lang = page.lang ? "?lang=" + page.lang : "";
+    return fetch("/api/game/" + page.game + path + lang, { ...(options || {}), headers });
+  }
+
+  function haptic(kind) {
+    const h = page.tg && page.tg.HapticFeedback;
+    if (!h) return;
+    if (kind === "error") h.notificationOccurred("error");
+    else if (kind === "success") h.notificationOccurred("success");
+    else h.impactOccurred("light");
+  }
+
+  function say(text, error) {
+    const line = document.getElementById("message");
+    line.textContent = text || "";
+    line.classList.toggle("error", Boolean(error));
+  }
+
+  // -- the page's frame ------------------------------------------------------------------------
+
+  function buildPage() {
+    document.body.textContent = "";
+    const app = html("main", { id: "app" }, document.body);
+    const top = html("div", { class: "strip", id: "strip-top" }, app);
+    html("span", { class: "name" }, top);
+    html("span", { class: "info" }, top);
+    const wrap = html("div", { id: "board-wrap" }, app);
+    const L = page.layout;
+    const svg = el("svg", { id: "board", viewBox: `0 0 ${L.width} ${L.height}` }, wrap);
+    svg.addEventListener("pointerdown", onPointerDown);
+    svg.addEventListener("pointermove", onPointerMove);
+    svg.addEventListener("pointerup", onPointerUp);
+    svg.addEventListener("pointercancel", cancelDrag);
+    const bottom = html("div", { class: "strip", id: "strip-bottom" }, app);
+    html("span", { class: "name" }, bottom);
+    html("span", { class: "info" }, bottom);
+    html("p", { id: "message", role: "status", "aria-live": "polite" }, app);
+    html("div", { id: "controls" }, app);
+    html("p", { id: "last" }, app);
+    html("p", { id: "caption" }, app);
+    const foot = html("div", { id: "foot" }, app);
+    const resign = html("button", { id: "resign", type: "button", "data-action": "resign" }, foot);
+    resign.textContent = word("resign");
+    resign.addEventListener("click", onResign);
+  }
+
+  // -- drawing -----------------------------------------------------------------------------------
+
+  function theme() {
+    const dark =
+      (page.tg && page.tg.colorScheme === "dark") ||
+      (!page.tg && window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+    return page.layout.themes[dark ? "dark" : "classic"];
+  }
+
+  function rect(parent, r, fill, extra) {
+    return el(
+      "rect",
+      { x: r[0], y: r[1], width: r[2] - r[0], height: r[3] - r[1], fill, ...(extra || {}) },
+      parent,
+    );
+  }
+
+  function checker(parent, cx, cy, color, label, extra) {
+    const T = theme();
+    const style = T[color];
+    const r = page.layout.checker / 2;
+    const g = el("g", { class: "checker " + color, ...(extra || {}) }, parent);
+    el("circle", { cx, cy, r: r - 1, fill: style.fill, stroke: style.edge, "stroke-width": 3 }, g);
+    el("circle", { cx, cy, r: r * 0.72, fill: "none", stroke: style.rim, "stroke-width": 2 }, g);
+    if (label) {
+      const text = el("text", { x: cx, y: cy, class: "count", fill: style.text }, g);
+      text.textContent = label;
+    }
+    return g;
+  }
+
+  function stackCentre(point, index) {
+    const L = page.layout;
+    const col = L.points[point].column;
+    const r = L.checker / 2;
+    const i = Math.min(index, L.max_stack - 1);
+    const cx = (col[0] + col[2]) / 2;
+    return L.points[point].top ? [cx, col[1] + r + i * L.checker] : [cx, col[3] - r - i * L.checker];
+  }
+
+  function barCentre(upper, index) {
+    const L = page.layout;
+    const r = L.checker / 2;
+    const i = Math.min(index, L.max_bar - 1);
+    const cx = (L.bar[0] + L.bar[2]) / 2;
+    const off = L.gap / 2 + r + i * L.checker;
+    return [cx, upper ? L.mid_y - off : L.mid_y + off];
+  }
+
+  function draw() {
+    const s = page.state;
+    const svg = document.getElementById("board");
+    svg.textContent = "";
+    const L = page.layout;
+    const T = theme();
+    document.body.dataset.theme = T.name;
+    if (!s.board) return;
+    const b = s.board;
+    rect(svg, L.board, T.frame);
+    rect(svg, L.rail, T.frame_dark);
+    rect(svg, L.left_field, T.field);
+    rect(svg, L.right_field, T.field);
+    rect(svg, L.bar, T.bar);
+    for (const side of ["top", "bottom"]) rect(svg, L.trays[side], T.tray, { stroke: T.tray_edge, "stroke-width": 2 });
+    const legalFrom = s.legal || {};
+    const targets = page.selected !== null ? legalFrom[String(page.selected)] || [] : [];
+    // Points: triangle, number, checkers, and a hit area for taps and drops.
+    for (let p = 1; p <= 24; p++) {
+      const P = L.points[p];
+      const tri = P.triangle.map((xy) => xy.join(",")).join(" ");
+      el("polygon", { points: tri, fill: p % 2 ? T.point_a : T.point_b }, svg);
+      const num = el("text", { x: P.label[0], y: P.label[1], class: "number", fill: T.numbers }, svg);
+      num.textContent = p;
+    }
+    // Last play: a ring where each moved checker now stands.
+    const lastTo = new Set((b.last_play || []).filter((st) => st.to > 0).map((st) => st.to));
+    for (let p = 1; p <= 24; p++) {
+      const here = b.points[p];
+      if (!here) continue;
+      const shown = Math.min(here.count, L.max_stack);
+      for (let i = 0; i < shown; i++) {
+        const [cx, cy] = stackCentre(p, i);
+        const label = i === shown - 1 && here.count > L.max_stack ? String(here.count) : "";
+        const extra = { "data-color": here.color };
+        if (i === shown - 1) extra["data-top"] = String(p);
+        const node = checker(svg, cx, cy, here.color, label, extra);
+        if (i === shown - 1 && lastTo.has(p) && b.last_play_color === here.color) {
+          el("circle", { cx, cy, r: L.checker / 2 + 3, class: "ring", stroke: T.last_move }, node);
+        }
+        if (i === shown - 1 && page.selected === p) {
+          el("circle", { cx, cy, r: L.checker / 2 + 4, class: "ring selected", stroke: T.highlight }, node);
+        }
+      }
+    }
+    // The bar: the viewer's checkers in the upper half, next to where they enter.
+    for (const [color, upper] of [[b.bottom, true], [b.top, false]]) {
+      const n = b.bar[color] || 0;
+      for (let i = 0; i < Math.min(n, L.max_bar); i++) {
+        const [cx, cy] = barCentre(upper, i);
+        const label = i === Math.min(n, L.max_bar) - 1 && n > L.max_bar ? String(n) : "";
+        const extra = { "data-color": color };
+        if (upper && i === Math.min(n, L.max_bar) - 1) extra["data-top"] = "25";
+        const node = checker(svg, cx, cy, color, label, extra);
+        if (upper && page.selected === 25 && i === Math.min(n, L.max_bar) - 1) {
+          el("circle", { cx, cy, r: L.checker / 2 + 4, class: "ring selected", stroke: T.highlight }, node);
+        }
+      }
+    }
+    // Borne-off checkers, edge on, in the trays (the viewer's at the bottom).
+    for (const [color, side] of [[b.bottom, "bottom"], [b.top, "top"]]) {
+      const tray = L.trays[side];
+      const pitch = (tray[3] - tray[1] - 44) / 15;
+      const n = b.off[color] || 0;
+      for (let i = 0; i < n; i++) {
+        const y = side === "top" ? tray[1] + 7 + i * pitch : tray[3] - 7 - (i + 1) * pitch;
+        rect(svg, [tray[0] + 11, y, tray[2] - 11, y + pitch * 0.82], T[color].fill, { stroke: T[color].edge, "stroke-width": 1 });
+      }
+      if (n) {
+        const label = el("text", { x: (tray[0] + tray[2]) / 2, y: side === "top" ? tray[3] - 17 : tray[1] + 17, class: "count", fill: T.numbers }, svg);
+        label.textContent = n;
+      }
+    }
+    // Legal destinations of the selected checker.
+    for (const dest of targets) {
+      if (dest === 0) {
+        rect(svg, L.trays.bottom, "none", { class: "target", stroke: T.highlight, "stroke-width": 8, "data-target": "0" });
+        continue;
+      }
+      const here = b.points[dest];
+      const [cx, cy] = stackCentre(dest, here ? Math.min(here.count, L.max_stack - 1) : 0);
+      el("circle", { cx, cy, r: L.checker * 0.3, class: "target", fill: T.highlight, "data-target": String(dest) }, svg);
+    }
+    // The cube on the rail, on its owner's side.
+    if (b.cube) {
+      const cx = (L.rail[0] + L.rail[2]) / 2;
+      const half = L.cube / 2;
+      let cy = L.mid_y;
+      if (b.cube_owner === b.top) cy = L.rail[1] + half + 10;
+      if (b.cube_owner === b.bottom) cy = L.rail[3] - half - 10;
+      rect(svg, [cx - half, cy - half, cx + half, cy + half], T.cube_face, { rx: 8, stroke: T.frame_dark, "stroke-width": 2 });
+      const value = el("text", { x: cx, y: cy, class: "cube", fill: T.cube_text }, svg);
+      value.textContent = b.cube_owner ? b.cube : 64;
+    }
+    // Dice on the roller's half: the viewer's on the right, the opponent's on the left.
+    if (b.dice.length) {
+      const half = b.dice_color === b.bottom ? L.right_field : L.left_field;
+      const step = L.die + 12;
+      const start = (half[0] + half[2]) / 2 - (step * (b.dice.length - 1)) / 2;
+      b.dice.forEach((d, i) => {
+        const cx = start + i * step;
+        const used = b.dice_used[i];
+        const style = T[b.dice_color];
+        const g = el("g", { class: "die" + (used ? " used" : ""), "data-die": d }, svg);
+        rect(g, [cx - L.die / 2, L.mid_y - L.die / 2, cx + L.die / 2, L.mid_y + L.die / 2], style.fill, { rx: 8, stroke: style.edge, "stroke-width": 2 });
+        for (const [px, py] of pips(d)) el("circle", { cx: cx + px * L.die * 0.27, cy: L.mid_y + py * L.die * 0.27, r: L.die * 0.09, fill: style.pip }, g);
+      });
+    }
+    // Hit areas last, on top: whole columns and the viewer's tray.
+    for (let p = 1; p <= 24; p++) rect(svg, L.points[p].column, "transparent", { class: "hit", "data-point": String(p) });
+    rect(svg, L.bar, "transparent", { class: "hit", "data-point": "25" });
+    rect(svg, L.trays.bottom, "transparent", { class: "hit", "data-point": "0" });
+  }
+
+  function pips(d) {
+    const c = [[0, 0]];
+    const two = [[-1, -1], [1, 1]];
+    const four = [[-1, -1], [1, -1], [-1, 1], [1, 1]];
+    return {
+      1: c,
+      2: two,
+      3: [...two, [0, 0]],
+      4: four,
+      5: [...four, [0, 0]],
+      6: [...four, [-1, 0], [1, 0]],
+    }[d];
+  }
+
+  function render() {
+    const s = page.state;
+    const b = s.board;
+    document.documentElement.lang = s.lang;
+    document.title = word("title");
+    document.body.dataset.version = s.version; // lets a test (or a curious user) see it
+    if (!b) {
+      say(word("not_started"));
+      return;
+    }
+    if (page.selected !== null && !(s.legal || {})[String(page.selected)]) page.selected = null;
+    for (const [id, color] of [["strip-top", b.top], ["strip-bottom", b.bottom]]) {
+      const strip = document.getElementById(id);
+      strip.dataset.color = color;
+      strip.classList.toggle("to-move", b.to_move === color);
+      strip.querySelector(".name").textContent = b.names[color];
+      const score = b.length > 1 ? ` · ${b.score[color]}/${b.length}` : "";
+      strip.querySelector(".info").textContent = `${b.pips[color]} ${word("pips")}${score}`;
+    }
+    draw();
+    const controls = document.getElementById("controls");
+    controls.textContent = "";
+    for (const name of s.buttons || []) {
+      const button = html("button", { type: "button", "data-action": name, class: "action " + name }, controls, word(name));
+      button.addEventListener("click", () => act({ action: name }));
+    }
+    const resign = document.getElementById("resign");
+    resign.hidden = !s.can_resign;
+    document.body.classList.toggle("spectator", s.seat === null);
+    document.getElementById("last").textContent = b.last_play_text ? word("last_play", { play: b.last_play_text }) : "";
+    document.getElementById("caption").textContent = s.action_line || "";
+    if (!page.busy) {
+      if (s.seat === null) say(word("spectator"));
+      else if (s.my_turn && Object.keys(s.legal || {}).length) say(word("pick_checker"));
+      else say(s.my_turn ? word("your_turn") : word("waiting"));
+    }
+  }
+
+  // -- input: tap a checker then a destination, or drag it ---------------------------------------
+
+  function svgPoint(evt) {
+    const svg = document.getElementById("board");
+    const pt = svg.createSVGPoint();
+    pt.x = evt.clientX;
+    pt.y = evt.clientY;
+    return pt.matrixTransform(svg.getScreenCTM().inverse());
+  }
+
+  function pointAt(evt) {
+    const { x, y } = svgPoint(evt);
+    const L = page.layout;
+    const inside = (r) => x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3];
+    if (inside(L.trays.bottom)) return 0;
+    if (inside(L.bar)) return 25;
+    for (let p = 1; p <= 24; p++) if (inside(L.points[p].column)) return p;
+    return null;
+  }
+
+  function movable(point) {
+    return page.state && page.state.my_turn && (page.state.legal || {})[String(point)] !== undefined;
+  }
+
+  function onPointerDown(evt) {
+    if (page.busy || !page.state || page.state.seat === null) return;
+    const point = pointAt(evt);
+    if (point === null) return;
+    evt.preventDefault();
+    page.drag = { point, x: evt.clientX, y: evt.clientY, moving: false, ghost: null, id: evt.pointerId };
+    document.getElementById("board").setPointerCapture(evt.pointerId);
+  }
+
+  function onPointerMove(evt) {
+    const d = page.drag;
+    if (!d || evt.pointerId !== d.id) return;
+    if (!d.moving) {
+      if (Math.hypot(evt.clientX - d.x, evt.clientY - d.y) < DRAG_START || !movable(d.point)) return;
+      d.moving = true;
+      page.selected = d.point;
+      draw();
+      const top = document.querySelector(`[data-top="${d.point}"]`);
+      if (top) top.classList.add("lifted");
+      const color = page.state.board.bottom;
+      d.ghost = checker(document.getElementById("board"), 0, 0, color, "", { class: "checker dragging " + color });
+    }
+    const { x, y } = svgPoint(evt);
+    d.ghost.setAttribute("transform", `translate(${x} ${y})`);
+  }
+
+  function onPointerUp(evt) {
+    const d = page.drag;
+    if (!d || evt.pointerId !== d.id) return;
+    page.drag = null;
+    const target = pointAt(evt);
+    if (d.moving) {
+      if (target === null || target === d.point) {
+        page.selected = null;
+        draw(); // dropped off the board or where it started: back in its place
+        return;
+      }
+      move(d.point, target);
+      return;
+    }
+    tap(d.point);
+  }
+
+  function cancelDrag() {
+    page.drag = null;
+    draw();
+  }
+
+  function tap(point) {
+    const s = page.state;
+    if (page.selected !== null && page.selected !== point) {
+      const dests = (s.legal || {})[String(page.selected)] || [];
+      if (dests.includes(point)) {
+        move(page.selected, point);
+        return;
+      }
+    }
+    if (movable(point) && page.selected !== point) {
+      page.selected = point;
+      haptic("light");
+    } else {
+      page.selected = null;
+    }
+    draw();
+  }
+
+  function move(from, to) {
+    page.selected = null;
+    act({ action: "move", from, to });
+  }
+
+  async function onResign() {
+    const question = word("resign_confirm");
+    const ok = await new Promise((resolve) => {
+      if (page.tg && page.tg.showConfirm && page.tg.initData) page.tg.showConfirm(question, resolve);
+      else resolve(window.confirm(question));
+    });
+    if (ok) act({ action: "resign" });
+  }
+
+  async function act(body) {
+    if (page.busy || !page.state) return;
+    page.busy = true;
+    document.body.classList.add("busy");
+    try {
+      const resp = await api("/action", { method: "POST", body: JSON.stringify({ ...body, version: page.state.version }) });
+      if (!resp.ok) throw new Error(String(resp.status));
+      const answer = await resp.json();
+      page.busy = false;
+      accept(answer.state);
+      if (answer.ok) {
+        haptic("light");
+      } else {
+        say(answer.message, true);
+        haptic("error");
+      }
+    } catch (err) {
+      page.busy = false;
+      say(word("connection_lost"), true);
+      draw();
+    } finally {
+      page.busy = false;
+      document.body.classList.remove("busy");
+    }
+  }
+
+  function accept(state) {
+    // States can arrive from the action's answer and from the stream: keep the newest.
+    if (page.state && state.version < page.state.version) return;
+    const changed = !page.state || state.version !== page.state.version;
+    page.state = state;
+    if (changed || !page.drag) render();
+  }
+
+  // -- live updates -------------------------------------------------------------------------------
+
+  function listen() {
+    const url = `/api/game/${page.game}/events?auth=${encodeURIComponent(page.auth)}&lang=${page.lang}`;
+    const source = new EventSource(url);
+    source.addEventListener("state", (evt) => {
+      document.body.classList.remove("offline");
+      accept(JSON.parse(evt.data));
+    });
+    source.addEventListener("error", () => {
+      document.body.classList.add("offline");
+      say(word("connection_lost"), true);
+    });
+  }
+
+  function applyTelegramTheme(tg) {
+    if (!tg) return;
+    tg.ready();
+    tg.expand();
+    const p = tg.themeParams || {};
+    const root = document.documentElement.style;
+    const map = { bg_color: "--bg", text_color: "--text", hint_color: "--hint", button_color: "--button", button_text_color: "--button-text", secondary_bg_color: "--bg2" };
+    for (const [key, name] of Object.entries(map)) if (p[key]) root.setProperty(name, p[key]);
+    document.body.classList.add("telegram", tg.colorScheme === "dark" ? "dark" : "light");
+  }
+
+  async function start() {
+    const launch = launchParams();
+    page.game = launch.game;
+    page.auth = launch.auth;
+    page.tg = launch.inTelegram ? launch.tg : null;
+    applyTelegramTheme(page.tg);
+    const guess = (navigator.language || "en").slice(0, 2);
+    const layout = fetch("/api/layout").then((r) => r.json());
+    const texts = async (lang) => (await (await fetch("/api/texts?lang=" + lang)).json()).texts;
+    page.texts = await texts(guess);
+    page.layout = await layout;
+    buildPage();
+    say(word("loading"));
+    if (!page.game || !page.auth) {
+      say(word("no_access"), true);
+      return;
+    }
+    page.lang = guess;
+    const resp = await api("");
+    if (!resp.ok) {
+      say(word("no_access"), true);
+      return;
+    }
+    const state = await resp.json();
+    if (state.lang !== guess) {
+      page.texts = await texts(state.lang);
+      document.getElementById("resign").textContent = word("resign");
+    }
+    page.lang = state.lang;
+    accept(state);
+    listen();
+    document.body.classList.add("ready");
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

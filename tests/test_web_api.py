@@ -1,0 +1,274 @@
+"""The web board's API through the real game service (issue 14): who may see and act, actions
+as button presses with the game's version, live updates, and the page's security headers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.service.service import GameService, ServiceSettings
+from bot.storage.sqlite import SqliteStorage
+from bot.web.auth import LinkSigner
+from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.server import WebBoard
+from core.dice import SeededDice
+from tests.test_web_auth import TOKEN, signed
+from tests.web_helpers import seats, set_bear_off, start_game
+
+NOW = 1_800_000_000.0
+
+
+def init_data(user_id: int, name: str) -> str:
+    user = json.dumps({"id": user_id, "first_name": name, "language_code": "en"})
+    return "tma " + signed({"user": user, "auth_date": str(int(NOW) - 10)})
+
+
+@pytest.fixture
+async def web(tmp_path):
+    hub = ChangeHub()
+    inner = SqliteStorage(str(tmp_path / "w.db"))
+    await inner.open()
+    storage = NotifyingStorage(inner, hub.changed)
+    seeds = iter(range(1, 1000))
+    service = GameService(
+        storage,  # type: ignore[arg-type]
+        ServiceSettings(render_images=False, burst_actions=5, burst_window=60.0),
+        clock=lambda: NOW,
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+    )
+    signer = LinkSigner("test-secret")
+    board = WebBoard(service, hub, signer, telegram_token=TOKEN, clock=lambda: NOW)
+    client = TestClient(TestServer(board.app))
+    await client.start_server()
+    game_id = await start_game(service)
+    await set_bear_off(service, game_id, turn=0)
+    by_user = await seats(service, game_id)
+    players = {seat: uid for uid, seat in by_user.items()}
+    yield client, service, signer, game_id, players
+    await client.close()
+    await inner.close()
+
+
+def auth(value: str) -> dict[str, str]:
+    return {"Authorization": value}
+
+
+async def test_players_see_their_own_side_and_legal_moves_spectators_see_no_controls(web):
+    client, _service, signer, game_id, players = web
+    name = {"100": "Ali", "200": "Veli"}
+    first = auth(init_data(int(players[0]), name[players[0]]))
+    resp = await client.get(f"/api/game/{game_id}", headers=first)
+    assert resp.status == 200
+    state = await resp.json()
+    assert state["seat"] == 0
+    assert state["my_turn"] is True
+    assert state["buttons"][0] == "roll"
+    # The player's own checkers are at the bottom: on their own points 1 and 2.
+    board = state["board"]
+    assert board["points"][6] == {"color": board["bottom"], "count": 2}
+    assert board["off"][board["bottom"]] == 11
+    assert board["pips"][board["bottom"]] == 21
+    other = await (
+        await client.get(f"/api/game/{game_id}", headers=auth(init_data(int(players[1]), "x")))
+    ).json()
+    assert other["seat"] == 1
+    assert other["my_turn"] is False
+    assert other["buttons"] == []
+    assert other["board"]["bottom"] != board["bottom"]
+    watch = await (
+        await client.get(
+            f"/api/game/{game_id}", headers=auth("watch " + signer.watch_token(game_id))
+        )
+    ).json()
+    assert watch["seat"] is None
+    assert watch["buttons"] == []
+    assert watch["legal"] == {}
+    # A Telegram user who is not seated is a spectator too.
+    stranger = await (
+        await client.get(f"/api/game/{game_id}", headers=auth(init_data(999, "Zed")))
+    ).json()
+    assert stranger["seat"] is None
+
+
+async def test_forged_or_foreign_credentials_are_refused(web):
+    client, _service, signer, game_id, _players = web
+    for header in (
+        "",
+        "tma "
+        + signed({"user": json.dumps({"id": 1}), "auth_date": str(int(NOW))}, token="1:other"),
+        "watch " + signer.watch_token(game_id + 1),
+        "link " + signer.seat_token(game_id + 1, 0, 1, now=NOW),
+        "link " + LinkSigner("other").seat_token(game_id, 0, 1, now=NOW),
+    ):
+        resp = await client.get(f"/api/game/{game_id}", headers=auth(header))
+        assert resp.status == 403, header
+
+
+async def test_a_turn_played_through_the_api_goes_through_the_service(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={"action": "roll", "version": state["version"]},
+            headers=me,
+        )
+    ).json()
+    assert answer["ok"], answer
+    state = answer["state"]
+    assert state["board"]["dice"]
+    assert state["legal"]
+    # Every legal destination of every checker comes from core.
+    source, dests = next(iter(state["legal"].items()))
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={
+                "action": "move",
+                "from": int(source),
+                "to": dests[0],
+                "version": state["version"],
+            },
+            headers=me,
+        )
+    ).json()
+    assert answer["ok"], answer
+    assert answer["state"]["version"] == state["version"] + 1
+    assert "undo" in answer["state"]["buttons"]
+
+
+async def test_an_old_version_or_the_other_seat_cannot_act(web):
+    client, _service, signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    them = auth(init_data(int(players[1]), "P1"))
+    spectator = auth("watch " + signer.watch_token(game_id))
+    version = (await (await client.get(f"/api/game/{game_id}", headers=me)).json())["version"]
+    # The seat not on turn gets the service's refusal; the game does not change.
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action", json={"action": "roll", "version": version}, headers=them
+        )
+    ).json()
+    assert not answer["ok"]
+    assert answer["message"]
+    assert answer["state"]["version"] == version
+    resp = await client.post(
+        f"/api/game/{game_id}/action",
+        json={"action": "roll", "version": version},
+        headers=spectator,
+    )
+    assert resp.status == 403
+    # A stale version (a page that missed a change) is refused.
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={"action": "roll", "version": version - 1},
+            headers=me,
+        )
+    ).json()
+    assert not answer["ok"]
+    assert answer["state"]["version"] == version
+
+
+async def test_an_illegal_move_is_refused_with_core_s_reason(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    version = (await (await client.get(f"/api/game/{game_id}", headers=me)).json())["version"]
+    state = (
+        await (
+            await client.post(
+                f"/api/game/{game_id}/action",
+                json={"action": "roll", "version": version},
+                headers=me,
+            )
+        ).json()
+    )["state"]
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={"action": "move", "from": 2, "to": 9, "version": state["version"]},
+            headers=me,
+        )
+    ).json()
+    assert not answer["ok"]
+    assert answer["message"]
+    assert answer["state"]["version"] == state["version"]
+
+
+async def test_signed_link_acts_for_its_seat_only(web):
+    client, service, signer, game_id, _players = web
+    record = await service.storage.get_game(game_id)
+    link = auth("link " + signer.seat_token(game_id, 0, record.seats[0], now=NOW))
+    state = await (await client.get(f"/api/game/{game_id}", headers=link)).json()
+    assert state["seat"] == 0
+    # The same signature with the other seat's user is not a link.
+    forged = "link " + signer.seat_token(game_id, 0, record.seats[1], now=NOW)
+    assert (await client.get(f"/api/game/{game_id}", headers=auth(forged))).status == 403
+
+
+async def test_the_flood_guard_applies_to_web_actions(web):
+    client, _service, _signer, game_id, players = web
+    them = auth(init_data(int(players[1]), "P1"))
+    messages = []
+    for _ in range(7):  # the service allows 5 actions per minute here
+        answer = await (
+            await client.post(
+                f"/api/game/{game_id}/action", json={"action": "undo", "version": 1}, headers=them
+            )
+        ).json()
+        messages.append(answer["message"])
+    assert "Not so fast" in messages[-1]
+
+
+async def test_every_open_page_gets_the_new_state_after_a_change(web):
+    client, _service, signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    watch = "watch " + signer.watch_token(game_id)
+    resp = await client.get(f"/api/game/{game_id}/events", params={"auth": watch})
+    assert resp.headers["Content-Type"].startswith("text/event-stream")
+
+    async def next_state() -> dict:
+        data = None
+        while True:
+            line = (await resp.content.readline()).decode().rstrip("\n")
+            if line.startswith("data: "):
+                data = json.loads(line[6:])
+            elif line == "" and data is not None:
+                return data
+
+    first = await asyncio.wait_for(next_state(), 2)
+    await client.post(
+        f"/api/game/{game_id}/action",
+        json={"action": "roll", "version": first["version"]},
+        headers=me,
+    )
+    second = await asyncio.wait_for(next_state(), 1)
+    assert second["version"] == first["version"] + 1
+    assert second["board"]["dice"]
+    assert second["seat"] is None
+    assert second["buttons"] == []
+    resp.close()
+
+
+async def test_page_is_served_with_a_strict_content_security_policy(web):
+    client, *_ = web
+    resp = await client.get("/")
+    assert resp.status == 200
+    csp = resp.headers["Content-Security-Policy"]
+    assert "script-src 'self' https://telegram.org" in csp
+    assert "unsafe-inline" not in csp
+    html = await resp.text()
+    assert "<script>" not in html
+    assert "onclick" not in html
+    for asset in ("/static/board.js", "/static/board.css"):
+        assert (await client.get(asset)).status == 200
+    assert (await client.get("/static/../server.py")).status == 404
+    layout = await (await client.get("/api/layout")).json()
+    assert set(layout["points"]) == {str(p) for p in range(1, 25)}
+    texts = await (await client.get("/api/texts", params={"lang": "tr"})).json()
+    assert texts["lang"] == "tr"
+    assert texts["texts"]["roll"]
