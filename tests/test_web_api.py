@@ -9,8 +9,10 @@ import json
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.service.limits import RateLimiter
 from bot.service.service import GameService, ServiceSettings
 from bot.storage.sqlite import SqliteStorage
+from bot.web import relay
 from bot.web.auth import LinkSigner
 from bot.web.hub import ChangeHub, NotifyingStorage
 from bot.web.server import WebBoard
@@ -272,3 +274,46 @@ async def test_page_is_served_with_a_strict_content_security_policy(web):
     texts = await (await client.get("/api/texts", params={"lang": "tr"})).json()
     assert texts["lang"] == "tr"
     assert texts["texts"]["roll"]
+
+
+async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checker(web):
+    client, service, _signer, game_id, players = web
+
+    delivered: list[tuple[str, list]] = []
+    arrived = asyncio.Queue()
+
+    async def deliver(views, chat_id):
+        delivered.append((chat_id, views))
+        await arrived.put(None)
+
+    relay.register("telegram", deliver)
+    service.limiter = RateLimiter(10**6, 1.0, service.clock)  # a whole turn, at any speed
+    try:
+        me = auth(init_data(int(players[0]), "P0"))
+        state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+
+        async def act(**body):
+            answer = await client.post(
+                f"/api/game/{game_id}/action",
+                json={**body, "version": state["version"]},
+                headers=me,
+            )
+            data = await answer.json()
+            assert data["ok"], data.get("message")
+            return data["state"]
+
+        state = await act(action="roll")
+        await asyncio.wait_for(arrived.get(), 2)
+        while state["legal"]:
+            source, dests = next(iter(state["legal"].items()))
+            state = await act(action="move", **{"from": int(source), "to": dests[0]})
+        assert len(delivered) == 1  # the steps of the turn left the chat alone
+        if "confirm" in state["buttons"]:
+            state = await act(action="confirm")
+            await asyncio.wait_for(arrived.get(), 2)
+        assert len(delivered) == 2
+        chat_id, views = delivered[-1]
+        assert chat_id == "-1001"
+        assert any(v.edit and v.game_id == game_id for v in views)
+    finally:
+        relay.unregister("telegram")

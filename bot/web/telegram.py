@@ -45,6 +45,13 @@ def enable_web_board(config: Config, adapter: Any, bot: Any) -> None:
     relay.register("telegram", deliver)
 
 
+def disable_web_board() -> None:
+    """Forget the web board (tests; an adapter that stops)."""
+    global _settings
+    _settings = None
+    relay.unregister("telegram")
+
+
 def with_web_board(
     markup: InlineKeyboardMarkup | None, view: View, chat_id: int | str, bot: Any
 ) -> InlineKeyboardMarkup | None:
