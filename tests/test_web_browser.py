@@ -10,9 +10,12 @@ every change without any controls. Skipped when Chromium or Playwright is not in
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
+import time
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 import pytest
 from aiohttp.test_utils import TestServer
@@ -25,7 +28,8 @@ from bot.web.links import seat_url, watch_url
 from bot.web.server import WebBoard
 from bot.web.state import game_state
 from core.dice import SeededDice
-from tests.web_helpers import set_bear_off, start_game
+from tests.test_web_auth import signed
+from tests.web_helpers import seats, set_bear_off, start_game
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
@@ -43,6 +47,7 @@ ARGS = [
 ]
 WAIT_MS = 5000  # generous for a loaded CI machine; updates normally arrive in milliseconds
 PHONE = {"width": 390, "height": 844}
+TOKEN = "4242:browser-test-bot"
 
 
 @pytest.fixture
@@ -57,7 +62,8 @@ async def served(tmp_path):
         dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
     )
     signer = LinkSigner("browser-test")
-    server = TestServer(WebBoard(service, hub, signer).app, host="127.0.0.1")
+    board = WebBoard(service, hub, signer, telegram_token=TOKEN)
+    server = TestServer(board.app, host="127.0.0.1")
     await server.start_server()
     game_id = await start_game(service)
     await set_bear_off(service, game_id, turn=0)
@@ -189,3 +195,48 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
         assert "wins" in await spectator.locator("#caption").inner_text()
         await browser.close()
     assert errors == []
+
+
+async def test_inside_telegram_without_its_script_the_launch_data_in_the_fragment_is_used(
+    served,
+):
+    """Telegram puts the launch data in the URL fragment; offline (no telegram-web-app.js)
+    the page reads it from there: the seated player gets controls, in Telegram's colours."""
+    from playwright.async_api import async_playwright
+
+    service, _signer, base, game_id = served
+    first = {seat: uid for uid, seat in (await seats(service, game_id)).items()}[0]
+    theme = json.dumps({"bg_color": "#17212b", "text_color": "#f5f5f5", "button_color": "#5288c1"})
+    pages = {}
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for who, user_id in (("player", first), ("stranger", "999")):
+            user = json.dumps({"id": int(user_id), "first_name": who, "language_code": "ru"})
+            init = signed({"user": user, "auth_date": str(int(time.time()))}, token=TOKEN)
+            fragment = urlencode(
+                {
+                    "tgWebAppData": init,
+                    "tgWebAppVersion": "7.0",
+                    "tgWebAppPlatform": "android",
+                    "tgWebAppThemeParams": theme,
+                },
+                quote_via=quote,
+            )
+            context = await browser.new_context(viewport=PHONE)
+            page = await context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            await page.goto(f"{base}/?game={game_id}#{fragment}")
+            await page.locator("body.ready").wait_for()
+            pages[who] = page
+        player = pages["player"]
+        assert await player.locator('[data-action="roll"]').count() == 1
+        assert await player.evaluate("document.body.classList.contains('telegram')")
+        assert await player.evaluate("document.body.dataset.theme") == "dark"
+        assert await player.evaluate("document.documentElement.lang") == "ru"
+        assert await player.evaluate("getComputedStyle(document.body).backgroundColor") == (
+            "rgb(23, 33, 43)"
+        )
+        stranger = pages["stranger"]
+        assert await stranger.evaluate("document.body.classList.contains('spectator')")
+        assert await stranger.locator("#controls button").count() == 0
+        await browser.close()

@@ -17,6 +17,8 @@
     selected: null,
     busy: false,
     tg: null,
+    telegram: false,
+    dark: false,
     drag: null,
   };
 
@@ -36,7 +38,13 @@
     if (hash.get("link")) auth = "link " + hash.get("link");
     else if (hash.get("watch")) auth = "watch " + hash.get("watch");
     else if (initData) auth = "tma " + initData;
-    return { game: /^\d+$/.test(game) ? game : null, auth, inTelegram: Boolean(initData), tg };
+    let theme = null;
+    try {
+      theme = JSON.parse(hash.get("tgWebAppThemeParams") || "null");
+    } catch (err) {
+      theme = null;
+    }
+    return { game: /^\d+$/.test(game) ? game : null, auth, inTelegram: Boolean(initData), tg, theme };
   }
 
   // -- helpers -----------------------------------------------------------------------------------
@@ -114,9 +122,9 @@
   // -- drawing -----------------------------------------------------------------------------------
 
   function theme() {
-    const dark =
-      (page.tg && page.tg.colorScheme === "dark") ||
-      (!page.tg && window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+    const dark = page.telegram
+      ? page.dark
+      : window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
     return page.layout.themes[dark ? "dark" : "classic"];
   }
 
@@ -479,15 +487,27 @@
     });
   }
 
-  function applyTelegramTheme(tg) {
-    if (!tg) return;
-    tg.ready();
-    tg.expand();
-    const p = tg.themeParams || {};
+  function isDark(hex) {
+    const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex || "");
+    if (!m) return false;
+    const [r, g, b] = m.slice(1).map((v) => parseInt(v, 16));
+    return 0.299 * r + 0.587 * g + 0.114 * b < 128;
+  }
+
+  // Telegram's colours: from its script when loaded, else from the launch parameters.
+  function applyTelegramTheme(launch) {
+    if (!launch.inTelegram) return;
+    const tg = page.tg;
+    if (tg) {
+      tg.ready();
+      tg.expand();
+    }
+    const p = (tg && tg.themeParams && Object.keys(tg.themeParams).length ? tg.themeParams : launch.theme) || {};
     const root = document.documentElement.style;
     const map = { bg_color: "--bg", text_color: "--text", hint_color: "--hint", button_color: "--button", button_text_color: "--button-text", secondary_bg_color: "--bg2" };
     for (const [key, name] of Object.entries(map)) if (p[key]) root.setProperty(name, p[key]);
-    document.body.classList.add("telegram", tg.colorScheme === "dark" ? "dark" : "light");
+    page.dark = tg && tg.colorScheme ? tg.colorScheme === "dark" : isDark(p.bg_color);
+    document.body.classList.add("telegram", page.dark ? "dark" : "light");
   }
 
   async function start() {
@@ -495,7 +515,8 @@
     page.game = launch.game;
     page.auth = launch.auth;
     page.tg = launch.inTelegram ? launch.tg : null;
-    applyTelegramTheme(page.tg);
+    page.telegram = launch.inTelegram;
+    applyTelegramTheme(launch);
     const guess = (navigator.language || "en").slice(0, 2);
     const layout = fetch("/api/layout").then((r) => r.json());
     const texts = async (lang) => (await (await fetch("/api/texts?lang=" + lang)).json()).texts;
