@@ -50,7 +50,12 @@ async def run(config: Config) -> None:
         else:
             from bot.console import ConsoleAdapter
 
-            await ConsoleAdapter(service, board_dir=config.board_dir).run()
+            links = None
+            if hub is not None:
+                from bot.web.run import console_links
+
+                links = console_links(config, service)
+            await ConsoleAdapter(service, board_dir=config.board_dir, web_links=links).run()
         if web is not None:
             stop.set()
             await web

@@ -111,3 +111,6 @@ def test_link_secret_is_stable_across_workers_of_one_bot() -> None:
     assert derive_secret("set", [TOKEN]) == "set"
     assert derive_secret(None, [TOKEN, None]) == derive_secret(None, [TOKEN, None])
     assert derive_secret(None, [TOKEN]) != derive_secret(None, ["other"])
+    assert derive_secret(None, [None, None], "process") == "process"
+    with pytest.raises(ValueError, match="no secret"):
+        derive_secret(None, [None])

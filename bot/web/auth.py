@@ -155,14 +155,15 @@ class LinkSigner:
             raise AuthError("not the watch link of this game")
 
 
-def derive_secret(configured: str | None, tokens: list[str | None]) -> str:
+def derive_secret(configured: str | None, tokens: list[str | None], fallback: str = "") -> str:
     """The link secret: ``WEB_SECRET`` if set, else one derived from the bot tokens (secret,
-    and the same in every worker of one bot), else a random one for this process only."""
+    and the same in every worker of one bot), else ``fallback`` (a random secret of this
+    process: its links die with it)."""
     if configured:
         return configured
     known = [t for t in tokens if t]
     if known:
         return _mac(b"tavla-web-links", "\n".join(known))
-    import secrets
-
-    return secrets.token_hex(32)
+    if not fallback:
+        raise ValueError("no secret to sign links with")
+    return fallback

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from functools import lru_cache
 from typing import Any
 
 from bot.config import Config
@@ -12,27 +15,46 @@ from bot.storage.factory import postgres_dsn_from_url
 
 from .auth import LinkSigner, derive_secret
 from .hub import ChangeHub, NotifyingStorage
+from .links import player_links
 from .server import WebBoard, serve
 
 log = logging.getLogger(__name__)
 
-_SIGNER: LinkSigner | None = None
+#: Without WEB_SECRET or a bot token (the console alone), links are signed with a secret
+#: of this process.
+_PROCESS_SECRET = secrets.token_hex(32)
 
 
 def signer_for(config: Config) -> LinkSigner:
-    """The process's link signer (the same secret in every worker of one bot)."""
-    global _SIGNER
-    if _SIGNER is None:
-        _SIGNER = LinkSigner(
-            derive_secret(config.web_secret, [config.telegram_token, config.discord_token])
+    """The link signer of ``config`` (the same secret in every worker of one bot)."""
+    return _signer(
+        derive_secret(
+            config.web_secret, [config.telegram_token, config.discord_token], _PROCESS_SECRET
         )
-    return _SIGNER
+    )
+
+
+@lru_cache(maxsize=8)
+def _signer(secret: str) -> LinkSigner:
+    return LinkSigner(secret)
 
 
 def with_change_hub(storage: Any) -> tuple[Any, ChangeHub]:
     """``storage`` wrapped so that every committed change reaches the open pages."""
     hub = ChangeHub()
     return NotifyingStorage(storage, hub.changed), hub
+
+
+def console_links(
+    config: Config, service: GameService
+) -> Callable[[int], Awaitable[list[tuple[str, str]]]]:
+    """The console's source of a game's web links (personal ones for its local players)."""
+    base = config.web_base_url or ""
+
+    async def links(game_id: int) -> list[tuple[str, str]]:
+        return await player_links(service.storage, base, signer_for(config), game_id)
+
+    return links
 
 
 async def run_web(
