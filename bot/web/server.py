@@ -18,6 +18,7 @@ import contextlib
 import json
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -55,6 +56,8 @@ CSP = (
     "frame-ancestors 'self' https://web.telegram.org https://*.telegram.org"
 )
 PING_SECONDS = 15.0
+#: Encoded states kept for pages that wake at the same change (per game, version, seat, language).
+STATE_CACHE = 256
 ACTIONS = {name: code for code, name in BUTTON_NAMES.items()}
 #: Actions that leave the turn unfinished: the chat's picture is not edited for them, so a
 #: turn played on the web costs the group one edit, not one per checker.
@@ -91,6 +94,9 @@ class WebBoard:
         # Reads are cheap but not free: a per-address bucket; actions also meet the service's.
         self.limiter = RateLimiter(api_rate[0], api_rate[1], time.monotonic)
         self._closing = asyncio.Event()
+        # Every page of a game wakes at the same change: one read and one state for them all.
+        self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
+        self._encoded: OrderedDict[tuple[int, int, int | None, str], bytes] = OrderedDict()
         self.app = web.Application(middlewares=[self._headers])
         self.app.router.add_get("/", self.index)
         self.app.router.add_get("/static/{name}", self.static)
@@ -287,7 +293,7 @@ class WebBoard:
                     continue
                 while not queue.empty():  # several changes at once: send the newest only
                     queue.get_nowait()
-                fresh = await self.service.storage.get_game(record.id)
+                fresh = await self._shared_load(record.id)
                 if fresh is not None:
                     await self._send_state(response, fresh, who)
         except (ConnectionResetError, asyncio.CancelledError):
@@ -296,10 +302,27 @@ class WebBoard:
             self.hub.unsubscribe(record.id, queue)
         return response
 
-    @staticmethod
-    async def _send_state(response: web.StreamResponse, record: GameRecord, who: Viewer) -> None:
-        data = json.dumps(game_state(record, who.seat, who.lang), ensure_ascii=False)
-        await response.write(f"event: state\ndata: {data}\n\n".encode())
+    async def _shared_load(self, game_id: int) -> GameRecord | None:
+        """The game from storage; pages woken together share one read."""
+        pending = self._loading.get(game_id)
+        if pending is None:
+            pending = asyncio.ensure_future(self.service.storage.get_game(game_id))
+            self._loading[game_id] = pending
+            pending.add_done_callback(lambda _: self._loading.pop(game_id, None))
+        return await asyncio.shield(pending)
+
+    async def _send_state(
+        self, response: web.StreamResponse, record: GameRecord, who: Viewer
+    ) -> None:
+        key = (record.id or 0, record.version, who.seat, who.lang)
+        event = self._encoded.get(key)
+        if event is None:
+            data = json.dumps(game_state(record, who.seat, who.lang), ensure_ascii=False)
+            event = f"event: state\ndata: {data}\n\n".encode()
+            self._encoded[key] = event
+            if len(self._encoded) > STATE_CACHE:
+                self._encoded.popitem(last=False)
+        await response.write(event)
 
 
 async def serve(board: WebBoard, host: str, port: int, stop: asyncio.Event) -> None:
