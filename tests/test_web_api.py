@@ -226,11 +226,10 @@ async def test_the_flood_guard_applies_to_web_actions(web):
     assert "Not so fast" in messages[-1]
 
 
-async def test_every_open_page_gets_the_new_state_after_a_change(web):
-    client, _service, signer, game_id, players = web
-    me = auth(init_data(int(players[0]), "P0"))
-    watch = "watch " + signer.watch_token(game_id)
-    resp = await client.get(f"/api/game/{game_id}/events", params={"auth": watch})
+async def open_stream(client, game_id: int, header: str):
+    """A page's live updates: the state answer's stream token, then the events."""
+    state = await (await client.get(f"/api/game/{game_id}", headers=auth(header))).json()
+    resp = await client.get(f"/api/game/{game_id}/events", params={"token": state["stream"]})
     assert resp.headers["Content-Type"].startswith("text/event-stream")
 
     async def next_state() -> dict:
@@ -242,18 +241,61 @@ async def test_every_open_page_gets_the_new_state_after_a_change(web):
             elif line == "" and data is not None:
                 return data
 
-    first = await asyncio.wait_for(next_state(), 2)
+    return resp, next_state
+
+
+async def test_every_open_page_gets_the_new_state_after_a_change(web):
+    client, _service, signer, game_id, players = web
+    me = init_data(int(players[0]), "P0")
+    watcher, watched = await open_stream(client, game_id, "watch " + signer.watch_token(game_id))
+    player, played = await open_stream(client, game_id, me)
+    first = await asyncio.wait_for(watched(), 2)
+    assert (await asyncio.wait_for(played(), 2))["seat"] == 0
     await client.post(
         f"/api/game/{game_id}/action",
         json={"action": "roll", "version": first["version"]},
-        headers=me,
+        headers=auth(me),
     )
-    second = await asyncio.wait_for(next_state(), 1)
+    second = await asyncio.wait_for(watched(), 1)
     assert second["version"] == first["version"] + 1
     assert second["board"]["dice"]
     assert second["seat"] is None
     assert second["buttons"] == []
-    resp.close()
+    # The player's own page gets the player's view: the checkers' legal destinations.
+    mine = await asyncio.wait_for(played(), 1)
+    assert mine["version"] == second["version"]
+    assert mine["legal"]
+    watcher.close()
+    player.close()
+
+
+async def test_live_updates_need_a_stream_token_of_that_game(web):
+    client, _service, signer, game_id, _players = web
+    for token in ("", signer.stream_token(game_id + 1, None, "en"), "1..en.9999999999.00"):
+        resp = await client.get(f"/api/game/{game_id}/events", params={"token": token})
+        assert resp.status == 403
+    # No credential in a URL: the stream token names a view, and cannot act.
+    token = signer.stream_token(game_id, 0, "en")
+    resp = await client.post(
+        f"/api/game/{game_id}/action",
+        json={"action": "roll", "version": 1},
+        headers=auth("stream " + token),
+    )
+    assert resp.status == 403
+
+
+async def test_the_address_limit_sees_through_a_local_proxy(web):
+    client, _service, signer, game_id, _players = web
+    watch = auth("watch " + signer.watch_token(game_id))
+    statuses = []
+    for n in range(70):  # 60 requests per 10 s per address
+        headers = {**watch, "X-Forwarded-For": f"198.51.100.{n % 2}"}
+        statuses.append((await client.get(f"/api/game/{game_id}", headers=headers)).status)
+    assert set(statuses) == {200}  # two clients behind the proxy, 35 each
+    for _ in range(30):
+        headers = {**watch, "X-Forwarded-For": "198.51.100.0"}
+        statuses.append((await client.get(f"/api/game/{game_id}", headers=headers)).status)
+    assert statuses[-1] == 429
 
 
 async def test_page_is_served_with_a_strict_content_security_policy(web):
@@ -265,6 +307,7 @@ async def test_page_is_served_with_a_strict_content_security_policy(web):
     assert "unsafe-inline" not in csp
     html = await resp.text()
     assert "<script>" not in html
+    assert "telegram.org" not in html  # Telegram's script is loaded only inside Telegram
     assert "onclick" not in html
     for asset in ("/static/board.js", "/static/board.css"):
         assert (await client.get(asset)).status == 200

@@ -114,3 +114,19 @@ def test_link_secret_is_stable_across_workers_of_one_bot() -> None:
     assert derive_secret(None, [None, None], "process") == "process"
     with pytest.raises(ValueError, match="no secret"):
         derive_secret(None, [None])
+
+
+def test_stream_token_names_a_view_of_one_game_for_a_while() -> None:
+    signer = LinkSigner("server-secret")
+    token = signer.stream_token(7, 1, "tr", now=NOW)
+    assert signer.check_stream(token, 7, now=NOW + 60) == (1, "tr")
+    assert signer.check_stream(signer.stream_token(7, None, "en", now=NOW), 7, now=NOW) == (
+        None,
+        "en",
+    )
+    with pytest.raises(AuthError, match="expired"):
+        signer.check_stream(token, 7, now=NOW + 3600)
+    with pytest.raises(AuthError, match="another game"):
+        signer.check_stream(token, 8, now=NOW)
+    with pytest.raises(AuthError):
+        signer.check_stream(token.replace("7.1.tr", "7.0.tr"), 7, now=NOW)

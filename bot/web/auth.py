@@ -25,6 +25,8 @@ from urllib.parse import parse_qsl
 INIT_DATA_MAX_AGE = 24 * 3600.0
 #: How long a personal link stays valid.
 LINK_TTL = 7 * 24 * 3600.0
+#: How long a page may take to open its live updates after reading the state.
+STREAM_TTL = 300.0
 _MAC_HEX = 32  # 128 bits of the HMAC in a link: plenty against guessing, short in a URL
 
 
@@ -143,6 +145,32 @@ class LinkSigner:
         if (time.time() if now is None else now) > expires or seat not in (0, 1):
             raise AuthError("seat link has expired")
         return SeatLink(game, seat, user, expires)
+
+    def stream_token(
+        self, game_id: int, seat: int | None, lang: str, *, now: float | None = None
+    ) -> str:
+        """A short-lived token for a page's live updates: it names the view (seat, language)
+        only and cannot act, so no init data or personal link ever appears in a URL."""
+        expires = int((time.time() if now is None else now) + STREAM_TTL)
+        body = f"{game_id}.{'' if seat is None else seat}.{lang}.{expires}"
+        return f"{body}.{_mac(self._key, 'stream:' + body)[:_MAC_HEX]}"
+
+    def check_stream(
+        self, token: str, game_id: int, *, now: float | None = None
+    ) -> tuple[int | None, str]:
+        """``(seat, language)`` of a stream token of ``game_id``; :class:`AuthError` if not."""
+        parts = token.split(".")
+        if len(parts) != 5:
+            raise AuthError("not a stream token")
+        body = ".".join(parts[:4])
+        if not hmac.compare_digest(_mac(self._key, "stream:" + body)[:_MAC_HEX], parts[4]):
+            raise AuthError("stream token signature does not match")
+        game, seat, lang, expires = parts[:4]
+        if game != str(game_id):
+            raise AuthError("stream token is for another game")
+        if (time.time() if now is None else now) > int(expires):
+            raise AuthError("stream token has expired")
+        return (int(seat) if seat else None), lang
 
     def watch_token(self, game_id: int) -> str:
         """The token of the spectator link of ``game_id`` (game ids are not secrets, so

@@ -7,8 +7,9 @@
   ``GET /api/game/<id>/events`` Server-Sent Events with the new state after every change.
 
 Every API call names who asks (``Authorization: tma <init data>``, ``link <token>`` or
-``watch <token>``; the events stream takes it as ``?auth=`` since EventSource sends no
-headers). A player acts only for their own seat; everyone else is a spectator.
+``watch <token>``). The events stream, which EventSource opens without headers, takes the
+short-lived ``stream`` token of the state answer instead, so no credential is ever put in a
+URL. A player acts only for their own seat; everyone else is a spectator.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class WebBoard:
         self.telegram_token = telegram_token
         self.clock = clock
         # Reads are cheap but not free: a per-address bucket; actions also meet the service's.
-        self.limiter = RateLimiter(api_rate[0], api_rate[1], time.monotonic)
+        self.limiter = RateLimiter(api_rate[0], api_rate[1], clock)
         self._closing = asyncio.Event()
         # Every page of a game wakes at the same change: one read and one state for them all.
         self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
@@ -111,7 +112,7 @@ class WebBoard:
 
     @web.middleware
     async def _headers(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if request.path.startswith("/api/") and not self.limiter.allow(request.remote):
+        if request.path.startswith("/api/") and not self.limiter.allow(client_address(request)):
             raise web.HTTPTooManyRequests(text="slow down")
         response = await handler(request)
         response.headers["Content-Security-Policy"] = CSP
@@ -134,7 +135,7 @@ class WebBoard:
         kind, _, value = credentials.partition(" ")
         asked = normalize_language(request.query.get("lang"))
         try:
-            if kind == "tma" and self.telegram_token:
+            if kind == "tma" and self.telegram_token and record.platform == "telegram":
                 launch = check_init_data(value, self.telegram_token, now=self.clock())
                 actor = Actor(
                     "telegram", str(launch.user_id), launch.name, launch.username, launch.language
@@ -218,7 +219,11 @@ class WebBoard:
     async def state(self, request: web.Request) -> web.Response:
         record = await self._record(request)
         who = await self.viewer(request, record, request.headers.get("Authorization", ""))
-        return web.json_response(game_state(record, who.seat, who.lang))
+        state = game_state(record, who.seat, who.lang)
+        state["stream"] = self.signer.stream_token(
+            record.id or 0, who.seat, who.lang, now=self.clock()
+        )
+        return web.json_response(state)
 
     async def action(self, request: web.Request) -> web.Response:
         record = await self._record(request)
@@ -272,8 +277,14 @@ class WebBoard:
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         record = await self._record(request)
-        who = await self.viewer(request, record, request.query.get("auth", ""))
         assert record.id is not None
+        try:
+            seat, lang = self.signer.check_stream(
+                request.query.get("token", ""), record.id, now=self.clock()
+            )
+        except AuthError as exc:
+            raise web.HTTPForbidden(text="no access") from exc
+        who = Viewer(seat, None, lang if lang in LANGUAGES else "en")
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -323,6 +334,16 @@ class WebBoard:
             if len(self._encoded) > STATE_CACHE:
                 self._encoded.popitem(last=False)
         await response.write(event)
+
+
+def client_address(request: web.Request) -> str:
+    """The asker's address: behind a reverse proxy on this machine, the address the proxy
+    appended to ``X-Forwarded-For`` (the proxy itself would make everyone one client)."""
+    remote = request.remote or ""
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    if forwarded and remote in ("127.0.0.1", "::1"):
+        return forwarded.split(",")[-1].strip()
+    return remote
 
 
 async def serve(board: WebBoard, host: str, port: int, stop: asyncio.Event) -> None:

@@ -6,6 +6,7 @@
 (function () {
   const SVG = "http://www.w3.org/2000/svg";
   const DRAG_START = 8; // pixels a pointer moves before a press becomes a drag
+  const TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
 
   const page = {
     game: null,
@@ -17,6 +18,7 @@
     selected: null,
     busy: false,
     tg: null,
+    stream: "",
     telegram: false,
     dark: false,
     drag: null,
@@ -475,15 +477,25 @@
   // -- live updates -------------------------------------------------------------------------------
 
   function listen() {
-    const url = `/api/game/${page.game}/events?auth=${encodeURIComponent(page.auth)}&lang=${page.lang}`;
+    const url = `/api/game/${page.game}/events?token=${encodeURIComponent(page.stream)}`;
     const source = new EventSource(url);
     source.addEventListener("state", (evt) => {
       document.body.classList.remove("offline");
       accept(JSON.parse(evt.data));
     });
-    source.addEventListener("error", () => {
+    source.addEventListener("error", async () => {
       document.body.classList.add("offline");
       say(word("connection_lost"), true);
+      if (source.readyState === EventSource.CLOSED) {
+        // Refused (an old stream token): ask for the state, and a new token, again.
+        const resp = await api("").catch(() => null);
+        if (resp && resp.ok) {
+          const state = await resp.json();
+          page.stream = state.stream;
+          accept(state);
+          listen();
+        }
+      }
     });
   }
 
@@ -510,7 +522,24 @@
     document.body.classList.add("telegram", page.dark ? "dark" : "light");
   }
 
+  // Telegram's script only inside Telegram (nobody else's visit is announced to it), and the
+  // page goes on without it when it cannot load (offline, blocked): the launch data is in
+  // the URL fragment either way.
+  function loadTelegramScript() {
+    const inTelegram = new URLSearchParams(location.hash.replace(/^#/, "")).has("tgWebAppData");
+    if (!inTelegram || window.Telegram) return Promise.resolve();
+    return new Promise((resolve) => {
+      const script = document.createElement("script");
+      script.src = TELEGRAM_SCRIPT;
+      script.addEventListener("load", resolve);
+      script.addEventListener("error", resolve);
+      setTimeout(resolve, 3000);
+      document.head.appendChild(script);
+    });
+  }
+
   async function start() {
+    await loadTelegramScript();
     const launch = launchParams();
     page.game = launch.game;
     page.auth = launch.auth;
@@ -535,6 +564,7 @@
       return;
     }
     const state = await resp.json();
+    page.stream = state.stream;
     if (state.lang !== guess) {
       page.texts = await texts(state.lang);
       document.getElementById("resign").textContent = word("resign");
