@@ -37,7 +37,7 @@ async def web(tmp_path):
     seeds = iter(range(1, 1000))
     service = GameService(
         storage,  # type: ignore[arg-type]
-        ServiceSettings(render_images=False, burst_actions=5, burst_window=60.0),
+        ServiceSettings(render_images=False, burst_actions=10**6),
         clock=lambda: NOW,
         dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
     )
@@ -213,7 +213,8 @@ async def test_signed_link_acts_for_its_seat_only(web):
 
 
 async def test_the_flood_guard_applies_to_web_actions(web):
-    client, _service, _signer, game_id, players = web
+    client, service, _signer, game_id, players = web
+    service.limiter = RateLimiter(5, 60.0, service.clock)
     them = auth(init_data(int(players[1]), "P1"))
     messages = []
     for _ in range(7):  # the service allows 5 actions per minute here
@@ -320,7 +321,7 @@ async def test_page_is_served_with_a_strict_content_security_policy(web):
 
 
 async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checker(web):
-    client, service, _signer, game_id, players = web
+    client, _service, _signer, game_id, players = web
 
     delivered: list[tuple[str, list]] = []
     arrived = asyncio.Queue()
@@ -330,7 +331,6 @@ async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checke
         await arrived.put(None)
 
     relay.register("telegram", deliver)
-    service.limiter = RateLimiter(10**6, 1.0, service.clock)  # a whole turn, at any speed
     try:
         me = auth(init_data(int(players[0]), "P0"))
         state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
@@ -360,3 +360,80 @@ async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checke
         assert any(v.edit and v.game_id == game_id for v in views)
     finally:
         relay.unregister("telegram")
+
+
+async def post(client, game_id: int, header: dict, version: int, **body) -> dict:
+    resp = await client.post(
+        f"/api/game/{game_id}/action", json={**body, "version": version}, headers=header
+    )
+    return await resp.json()
+
+
+async def test_double_take_and_resign_from_the_page(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    them = auth(init_data(int(players[1]), "P1"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    assert "double" in state["buttons"]  # rules T-8: the cube is centred, seat 0 to roll
+    answer = await post(client, game_id, me, state["version"], action="double")
+    assert answer["ok"], answer
+    other = await (await client.get(f"/api/game/{game_id}", headers=them)).json()
+    assert other["buttons"] == ["take", "pass"]
+    answer = await post(client, game_id, them, other["version"], action="take")
+    assert answer["ok"], answer
+    assert answer["state"]["board"]["cube"] == 2
+    assert answer["state"]["board"]["cube_owner"] == answer["state"]["board"]["bottom"]
+    # Resigning offers the game; the opponent accepts on their page.
+    answer = await post(client, game_id, me, answer["state"]["version"], action="resign")
+    assert answer["ok"], answer
+    other = await (await client.get(f"/api/game/{game_id}", headers=them)).json()
+    assert other["buttons"] == ["accept_resign", "decline_resign"]
+    answer = await post(client, game_id, them, other["version"], action="accept_resign")
+    assert answer["ok"], answer
+    assert answer["state"]["status"] == "finished"
+    assert answer["state"]["can_resign"] is False
+
+
+async def test_the_last_play_is_shown_in_each_viewer_s_numbering(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    them = auth(init_data(int(players[1]), "P1"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
+    moved = []
+    while state["legal"]:
+        source = max(int(s) for s in state["legal"])
+        dest = min(state["legal"][str(source)])
+        moved.append((source, dest))
+        state = (
+            await post(
+                client, game_id, me, state["version"], action="move", to=dest, **{"from": source}
+            )
+        )["state"]
+    if "confirm" in state["buttons"]:
+        state = (await post(client, game_id, me, state["version"], action="confirm"))["state"]
+    mine = state["board"]["last_play"]
+    assert sorted((s["from"], s["to"]) for s in mine) == sorted(moved)
+    theirs = (await (await client.get(f"/api/game/{game_id}", headers=them)).json())["board"]
+    # Tavla: my point p is the opponent's point 25 - p; borne off stays off.
+    assert sorted((s["from"], s["to"]) for s in theirs["last_play"]) == sorted(
+        (25 - a, 25 - b if b else 0) for a, b in moved
+    )
+
+
+async def test_uzun_tavla_head_is_each_player_s_24_point(web):
+    client, service, _signer, _game_id, _players = web
+    uzun = await start_game(service, "uzun")
+    by_user = await seats(service, uzun)
+    first = {seat: uid for uid, seat in by_user.items()}
+    for seat in (0, 1):
+        header = auth(init_data(int(first[seat]), "P"))
+        state = await (await client.get(f"/api/game/{uzun}", headers=header)).json()
+        board = state["board"]
+        assert board["points"][24] == {"color": board["bottom"], "count": 15}
+        opponent_head = [
+            p
+            for p in range(1, 25)
+            if board["points"][p] and board["points"][p]["color"] == board["top"]
+        ]
+        assert opponent_head == [12]  # rules U-1: the heads face each other across the board

@@ -75,6 +75,13 @@ def test_group_gets_the_direct_mini_app_link_or_the_watch_link():
     assert button["url"].startswith(f"{BASE}/#game=12&watch=")
 
 
+def test_a_local_http_board_adds_no_button_telegram_would_refuse():
+    web_telegram.enable_web_board(
+        config(web_base_url="http://127.0.0.1:8080"), SimpleNamespace(), BOT
+    )
+    assert web_telegram.with_web_board(None, BOARD, 5, BOT) is None
+
+
 def test_messages_that_are_not_boards_keep_their_buttons():
     web_telegram.enable_web_board(config(web_base_url=BASE), SimpleNamespace(), BOT)
     notice = View(["hello"], lang="en", game_id=12)

@@ -67,7 +67,9 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
         for s in view.last_play
     ]
     playing = record.status is GameStatus.ACTIVE and not game.over
-    my_turn = playing and seat is not None and game.awaiting == seat
+    # A resignation is answered by the other seat; otherwise the game waits for ``awaiting``.
+    acting = 1 - game.resign_offer[0] if game.resign_offer else game.awaiting
+    my_turn = playing and seat is not None and acting == seat
     legal: dict[str, list[int]] = {}
     buttons: list[str] = []
     if my_turn:

@@ -63,6 +63,8 @@ def with_web_board(
     """
     if _settings is None or view.game_id is None or view.text_board is None:
         return markup
+    if not _settings.base_url.startswith("https://"):
+        return markup  # Telegram refuses a message whose buttons open plain http pages
     game = view.game_id
     if not str(chat_id).startswith("-"):
         button = InlineKeyboardButton(
