@@ -7,7 +7,7 @@ from bot.i18n import LANGUAGES, Text, t, translate
 PAGE_TEXTS: dict[str, Text] = {
     "title": t("Tavla board"),
     "roll": t("🎲 Roll"),
-    "double": t("Double"),
+    "double": t("Double to {n}"),
     "take": t("Take"),
     "pass": t("Pass"),
     "undo": t("↩ Undo"),

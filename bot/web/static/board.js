@@ -321,7 +321,8 @@
     const controls = document.getElementById("controls");
     controls.textContent = "";
     for (const name of s.buttons || []) {
-      const button = html("button", { type: "button", "data-action": name, class: "action " + name }, controls, word(name));
+      const label = word(name, { n: (b.cube || 1) * 2 });
+      const button = html("button", { type: "button", "data-action": name, class: "action " + name }, controls, label);
       button.addEventListener("click", () => act({ action: name }));
     }
     const resign = document.getElementById("resign");
