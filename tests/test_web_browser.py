@@ -45,7 +45,7 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-WAIT_MS = 5000  # generous for a loaded CI machine; updates normally arrive in milliseconds
+WAIT_MS = 15_000  # generous for a loaded CI machine; updates normally arrive in milliseconds
 PHONE = {"width": 390, "height": 844}
 TOKEN = "4242:browser-test-bot"
 
