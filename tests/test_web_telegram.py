@@ -101,3 +101,86 @@ def _markup():
     from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
     return InlineKeyboardMarkup([[InlineKeyboardButton("Roll", callback_data="12:3:r")]])
+
+
+async def test_a_turn_played_on_the_web_edits_the_group_s_board(tmp_path, monkeypatch):
+    """Through the real Telegram adapter and a fake Bot API: the group's board carries the
+    direct Mini App link, and a turn played on the web page edits that board in the group."""
+    import json
+
+    from aiohttp.test_utils import TestClient, TestServer
+
+    import tests.test_telegram as tt
+    from bot.web.auth import LinkSigner
+    from bot.web.hub import ChangeHub
+    from bot.web.server import WebBoard
+    from tests.fakes.telegram import FakeBotAPI
+    from tests.test_web_auth import signed
+
+    plain = tt.config_for
+    monkeypatch.setattr(
+        tt,
+        "config_for",
+        lambda fake: dataclasses.replace(plain(fake), web_base_url=BASE, telegram_webapp="board"),
+    )
+    async with FakeBotAPI() as fake:
+        bot = tt.Bot(fake, tmp_path / "bot.db", seed=7)
+        await bot.start()
+        client = None
+        try:
+            _ali, _veli, group = await tt.open_game(fake, bot)
+            board = tt.board_message(fake, group)
+            record = await tt.game_record(bot)
+            links = [
+                b["url"]
+                for row in board["reply_markup"]["inline_keyboard"]
+                for b in row
+                if "url" in b
+            ]
+            assert links == [f"https://t.me/{fake.bot_username}/board?startapp=g{record.id}"]
+            web = WebBoard(bot.service, ChangeHub(), LinkSigner("x"), telegram_token=tt.TOKEN)
+            client = TestClient(TestServer(web.app))
+            await client.start_server()
+            match_user = await bot.storage.get_user(record.seats[0])
+            first = await client.get(f"/api/game/{record.id}", headers=_tma(match_user, signed))
+            state = await first.json()
+            if not state["my_turn"]:
+                match_user = await bot.storage.get_user(record.seats[1])
+            header = _tma(match_user, signed)
+            state = await (await client.get(f"/api/game/{record.id}", headers=header)).json()
+            edits = len(fake.calls_to("editMessageMedia"))
+
+            async def act(**body) -> dict:
+                resp = await client.post(
+                    f"/api/game/{record.id}/action",
+                    json={**body, "version": state["version"]},
+                    headers=header,
+                )
+                answer = await resp.json()
+                assert answer["ok"], answer
+                return answer["state"]
+
+            # The opening roll is made: the first player plays it checker by checker.
+            while state["legal"]:
+                source, dests = next(iter(state["legal"].items()))
+                state = await act(action="move", to=dests[0], **{"from": int(source)})
+            state = await act(action="confirm")
+            await fake.wait_for(lambda: len(fake.calls_to("editMessageMedia")) > edits, 10)
+            edited = tt.board_message(fake, group)
+            assert edited["message_id"] == board["message_id"]
+            assert json.dumps(edited["reply_markup"]).count("startapp=g") == 1
+        finally:
+            if client is not None:
+                await client.close()
+            await bot.stop()
+
+
+def _tma(user, signed) -> dict[str, str]:
+    import json
+    import time
+
+    data = json.dumps({"id": int(user.platform_id), "first_name": user.name})
+    return {
+        "Authorization": "tma "
+        + signed({"user": data, "auth_date": str(int(time.time()))}, token="123:ABC")
+    }
