@@ -111,11 +111,13 @@
     const bottom = html("div", { class: "strip", id: "strip-bottom" }, app);
     html("span", { class: "name" }, bottom);
     html("span", { class: "info" }, bottom);
-    html("p", { id: "message", role: "status", "aria-live": "polite" }, app);
-    html("div", { id: "controls" }, app);
     html("p", { id: "last" }, app);
     html("p", { id: "caption" }, app);
-    const foot = html("div", { id: "foot" }, app);
+    // What the player acts with sits at the bottom, where a thumb reaches one-handed.
+    const hand = html("div", { id: "hand" }, app);
+    html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
+    html("div", { id: "controls" }, hand);
+    const foot = html("div", { id: "foot" }, hand);
     const resign = html("button", { id: "resign", type: "button", "data-action": "resign" }, foot);
     resign.textContent = word("resign");
     resign.addEventListener("click", onResign);
