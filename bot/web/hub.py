@@ -32,6 +32,7 @@ class ChangeHub:
     def __init__(self) -> None:
         self._queues: dict[int, set[asyncio.Queue[int]]] = {}
         self._pg: Any = None  # the asyncpg connection that listens and notifies
+        self._sending: set[asyncio.Task[None]] = set()  # notifications on their way
 
     def subscribe(self, game_id: int) -> asyncio.Queue[int]:
         """A queue that receives ``game_id`` after each change of that game."""
@@ -64,7 +65,9 @@ class ChangeHub:
                 self.deliver(game_id)
             return
         for game_id in game_ids:
-            asyncio.get_running_loop().create_task(self._notify(game_id))
+            task = asyncio.get_running_loop().create_task(self._notify(game_id))
+            self._sending.add(task)  # held until done: the loop keeps only weak references
+            task.add_done_callback(self._sending.discard)
 
     async def _notify(self, game_id: int) -> None:
         try:

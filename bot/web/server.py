@@ -95,6 +95,7 @@ class WebBoard:
         # Reads are cheap but not free: a per-address bucket; actions also meet the service's.
         self.limiter = RateLimiter(api_rate[0], api_rate[1], clock)
         self._closing = asyncio.Event()
+        self._relaying: set[asyncio.Task[None]] = set()  # chat edits on their way
         # Every page of a game wakes at the same change: one read and one state for them all.
         self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
         self._encoded: OrderedDict[tuple[int, int, int | None, str], bytes] = OrderedDict()
@@ -262,9 +263,11 @@ class WebBoard:
         rest = [v for v in views if not v.notice]
         if rest and code not in MID_TURN:
             # The group's picture follows each finished turn, off the page's answer time.
-            asyncio.get_running_loop().create_task(
+            task = asyncio.get_running_loop().create_task(
                 relay.deliver(record.platform, record.chat_id, rest)
             )
+            self._relaying.add(task)
+            task.add_done_callback(self._relaying.discard)
         fresh = await self.service.storage.get_game(record.id)
         assert fresh is not None
         answer: dict[str, Any] = {
