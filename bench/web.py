@@ -37,6 +37,7 @@ from tests.web_helpers import start_game
 async def follow(session: ClientSession, url: str, arrivals: dict[int, list[float]]) -> None:
     """One spectator page: note when each version arrives."""
     async with session.get(url) as resp:
+        resp.raise_for_status()
         async for raw in resp.content:
             line = raw.decode().rstrip("\n")
             if line.startswith("data: "):
@@ -65,7 +66,8 @@ async def main(pages: int, actions: int) -> None:
             for s in (0, 1)
         ]
         base = str(server.make_url("")).rstrip("/")
-        watch = f"{base}/api/game/{game_id}/events?auth=watch%20{signer.watch_token(game_id)}"
+        stream = signer.stream_token(game_id, None, "en")
+        watch = f"{base}/api/game/{game_id}/events?token={stream}"
         arrivals: dict[int, list[float]] = {}
         sent: dict[int, float] = {}
         async with ClientSession() as session:
@@ -73,6 +75,8 @@ async def main(pages: int, actions: int) -> None:
                 asyncio.create_task(follow(session, watch, arrivals)) for _ in range(pages)
             ]
             while len(arrivals.get(record.version, [])) < pages:
+                if any(task.done() for task in followers):
+                    raise RuntimeError("a page could not follow the game")
                 await asyncio.sleep(0.01)
             done = 0
             while done < actions:
