@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aiohttp import ClientSession
+from aiohttp import ClientSession, TCPConnector
 from aiohttp.test_utils import TestServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -70,7 +70,8 @@ async def main(pages: int, actions: int) -> None:
         watch = f"{base}/api/game/{game_id}/events?token={stream}"
         arrivals: dict[int, list[float]] = {}
         sent: dict[int, float] = {}
-        async with ClientSession() as session:
+        # No connection limit: the pages' streams must not hold up the players' requests.
+        async with ClientSession(connector=TCPConnector(limit=0)) as session:
             followers = [
                 asyncio.create_task(follow(session, watch, arrivals)) for _ in range(pages)
             ]
