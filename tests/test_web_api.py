@@ -310,7 +310,7 @@ async def test_page_is_served_with_a_strict_content_security_policy(web):
     assert "<script>" not in html
     assert "telegram.org" not in html  # Telegram's script is loaded only inside Telegram
     assert "onclick" not in html
-    for asset in ("/static/board.js", "/static/board.css"):
+    for asset in ("/static/board.js", "/static/draw.js", "/static/board.css"):
         assert (await client.get(asset)).status == 200
     assert (await client.get("/static/../server.py")).status == 404
     layout = await (await client.get("/api/layout")).json()
