@@ -20,10 +20,20 @@ async def run(config: Config) -> None:
     """Open storage, start the adapters, and run until they stop."""
     storage = storage_from_url(config.database_url)
     await storage.open()
+    hub = None
+    if config.web_base_url:  # the web board follows every committed change
+        from bot.web.run import with_change_hub
+
+        storage, hub = with_change_hub(storage)
     service = GameService(storage, ServiceSettings(render_processes=config.render_processes))
     try:
         runners = []
         stop = asyncio.Event()
+        web = None
+        if hub is not None:
+            from bot.web.run import run_web
+
+            web = asyncio.create_task(run_web(config, service, hub, stop))
         if config.telegram_token:
             from bot.telegram import run_telegram
 
@@ -40,7 +50,15 @@ async def run(config: Config) -> None:
         else:
             from bot.console import ConsoleAdapter
 
-            await ConsoleAdapter(service, board_dir=config.board_dir).run()
+            links = None
+            if hub is not None:
+                from bot.web.run import console_links
+
+                links = console_links(config, service)
+            await ConsoleAdapter(service, board_dir=config.board_dir, web_links=links).run()
+        if web is not None:
+            stop.set()
+            await web
     finally:
         service.close()
         await storage.close()

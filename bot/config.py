@@ -36,6 +36,13 @@ class Config:
     #: ``discord_shard_count`` (None: one process runs them all, as Discord recommends).
     discord_shard_count: int | None = None
     discord_shard_ids: tuple[int, ...] | None = None
+    #: The web board (bot/web): its public address (None: not served), where it listens,
+    #: the secret that signs personal links, and the Mini App's short name from BotFather.
+    web_base_url: str | None = None
+    web_listen: str = "127.0.0.1"
+    web_port: int = 8080
+    web_secret: str | None = None
+    telegram_webapp: str | None = None
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -68,11 +75,29 @@ class Config:
                 int(x) for x in (get("DISCORD_SHARD_IDS") or "").split(",") if x.strip()
             )
             or None,
+            web_base_url=check_web_base_url(get("WEB_BASE_URL") or None),
+            web_listen=get("WEB_LISTEN") or "127.0.0.1",
+            web_port=int(get("WEB_PORT") or 8080),
+            web_secret=get("WEB_SECRET") or None,
+            telegram_webapp=get("TELEGRAM_WEBAPP") or None,
             log_level=get("LOG_LEVEL")
             or ("INFO" if get("TELEGRAM_TOKEN") or get("DISCORD_TOKEN") else "WARNING"),
         )
 
     def __repr__(self) -> str:
         # Tokens are secrets: never print them, not even in a debug log.
-        shown = {k: v for k, v in self.__dict__.items() if "token" not in k}
+        shown = {k: v for k, v in self.__dict__.items() if "token" not in k and "secret" not in k}
         return f"Config({shown}, telegram_token={'set' if self.telegram_token else None}, discord_token={'set' if self.discord_token else None})"
+
+
+def check_web_base_url(url: str | None) -> str | None:
+    """``WEB_BASE_URL`` without a trailing slash; it must be https, except on loopback."""
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    loopback = parts.hostname in ("127.0.0.1", "localhost", "::1")
+    if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+        raise ValueError("WEB_BASE_URL must be https:// (http:// only on 127.0.0.1 or localhost)")
+    return url.rstrip("/")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -39,8 +39,12 @@ class ConsoleAdapter:
         board_dir: Path,
         out: TextIO = sys.stdout,
         lang: str = "en",
+        web_links: Callable[[int], Awaitable[list[tuple[str, str]]]] | None = None,
     ) -> None:
         self.service = service
+        #: The web board's links of a game, printed once per game when the board is served.
+        self.web_links = web_links
+        self._linked: int | None = None
         self.board_dir = board_dir
         self.out = out
         self.lang = lang
@@ -92,6 +96,10 @@ class ConsoleAdapter:
             if not views:
                 self.say("Nothing to do with that. Type /help.")
         self.show(views)
+        if self.web_links and self.game_id is not None and self.game_id != self._linked:
+            self._linked = self.game_id
+            for name, url in await self.web_links(self.game_id):
+                self.say(f"Web board{' for ' + name if name else ' to watch'}: {url}")
 
     def show(self, views: list[View]) -> None:
         for view in views:

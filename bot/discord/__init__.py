@@ -23,6 +23,7 @@ from discord import app_commands
 
 from bot.config import Config
 from bot.service.service import GameService
+from bot.web.discord import enable_web_board
 
 from .adapter import DEFER_AFTER, PLATFORM, DiscordAdapter, actor_of, place_of
 from .buttons import GameButton, custom_id, view_of
@@ -145,6 +146,7 @@ async def run_discord(
 ) -> None:
     """Run the bot until ``stop`` is set (or forever), delivering deadline messages."""
     client = build_client(config, service, defer_after=defer_after)
+    enable_web_board(config, client)
     stop = stop or asyncio.Event()
     async with client:
         await client.login(config.discord_token or "")

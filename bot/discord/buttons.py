@@ -18,6 +18,7 @@ import discord
 from bot.i18n import translate
 from bot.service import actions as A
 from bot.service.views import Button, View
+from bot.web.discord import with_web_board
 
 if TYPE_CHECKING:
     from .adapter import DiscordAdapter
@@ -118,9 +119,9 @@ def layout(rows: list[list[Button]]) -> list[list[Button]]:
 def view_of(view: View) -> discord.ui.View | None:
     """The view's buttons as a persistent discord.py view (None when it has none)."""
     if not view.buttons:
-        return None
+        return with_web_board(None, view)
     ui = discord.ui.View(timeout=None)
     for r, row in enumerate(layout(view.buttons)):
         for button in row:
             ui.add_item(GameButton(button.action, label=translate(button.label, view.lang), row=r))
-    return ui
+    return with_web_board(ui, view)

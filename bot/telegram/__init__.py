@@ -56,6 +56,7 @@ from bot.logs import quiet_http_clients
 from bot.service.service import BOARD_HERE, Actor, GameService, Place
 from bot.service.views import View
 from bot.telegram.transport import AiohttpRequest
+from bot.web.telegram import enable_web_board, with_web_board
 
 log = logging.getLogger(__name__)
 
@@ -366,7 +367,7 @@ class TelegramAdapter:
         pressed: Message | None,
     ) -> None:
         bot = context.bot
-        markup = keyboard(view)
+        markup = with_web_board(keyboard(view), view, chat_id, bot)
         if view.document is not None:
             name, data = view.document
             await with_retries(
@@ -613,6 +614,7 @@ async def run_telegram(
     async with app:
         await set_commands(app)
         await app.start()
+        enable_web_board(config, adapter, app.bot)
         assert app.updater is not None
         if config.telegram_webhook_url:
             await app.updater.start_webhook(

@@ -1,0 +1,142 @@
+""" "This game changed": from every committed change to every open page.
+
+:class:`ChangeHub` keeps, per game, the queues of the pages watching it. Within one process a
+change is put on them directly. With PostgreSQL, workers share changes through
+``LISTEN``/``NOTIFY`` on one channel: every worker notifies after its commits and listens,
+so a page open on one worker follows a move made through another (the worker's own
+notifications come back to it too, which is its only path then).
+
+:class:`NotifyingStorage` is the hook: it wraps any storage and reports the games written by
+each transaction once it has committed (a rolled-back transaction reports nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "tavla_games"
+#: Changes a slow page may fall behind before it is simply told to reload the state.
+QUEUE_SIZE = 16
+
+
+class ChangeHub:
+    """Subscriptions of open pages to games, and the fan-out of changes to them."""
+
+    def __init__(self) -> None:
+        self._queues: dict[int, set[asyncio.Queue[int]]] = {}
+        self._pg: Any = None  # the asyncpg connection that listens and notifies
+        self._sending: set[asyncio.Task[None]] = set()  # notifications on their way
+
+    def subscribe(self, game_id: int) -> asyncio.Queue[int]:
+        """A queue that receives ``game_id`` after each change of that game."""
+        queue: asyncio.Queue[int] = asyncio.Queue(QUEUE_SIZE)
+        self._queues.setdefault(game_id, set()).add(queue)
+        return queue
+
+    def unsubscribe(self, game_id: int, queue: asyncio.Queue[int]) -> None:
+        queues = self._queues.get(game_id)
+        if queues is not None:
+            queues.discard(queue)
+            if not queues:
+                del self._queues[game_id]
+
+    def watchers(self, game_id: int) -> int:
+        """How many pages follow ``game_id`` in this process."""
+        return len(self._queues.get(game_id, ()))
+
+    def deliver(self, game_id: int) -> None:
+        """Wake every page of ``game_id`` in this process."""
+        for queue in list(self._queues.get(game_id, ())):
+            with contextlib.suppress(asyncio.QueueFull):
+                # A full queue already holds a wake-up: the page will read the newest state.
+                queue.put_nowait(game_id)
+
+    def changed(self, game_ids: list[int]) -> None:
+        """Committed changes of ``game_ids``: tell this process's pages, or all workers."""
+        if self._pg is None:
+            for game_id in game_ids:
+                self.deliver(game_id)
+            return
+        for game_id in game_ids:
+            task = asyncio.get_running_loop().create_task(self._notify(game_id))
+            self._sending.add(task)  # held until done: the loop keeps only weak references
+            task.add_done_callback(self._sending.discard)
+
+    async def _notify(self, game_id: int) -> None:
+        try:
+            await self._pg.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
+        except Exception:
+            # Lost connection: deliver here at least; pages elsewhere catch up on reconnect.
+            log.warning("could not notify other workers of game %s", game_id, exc_info=True)
+            self.deliver(game_id)
+
+    async def listen_postgres(self, dsn: str) -> None:
+        """Share changes with the other workers through PostgreSQL's LISTEN/NOTIFY."""
+        import asyncpg
+
+        conn = await asyncpg.connect(dsn)
+
+        def on_notify(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
+            if payload.isdigit():
+                self.deliver(int(payload))
+
+        await conn.add_listener(CHANNEL, on_notify)
+        self._pg = conn
+
+    async def close(self) -> None:
+        if self._pg is not None:
+            conn, self._pg = self._pg, None
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+
+class _RecordingTransaction:
+    """A transaction that notes which games it writes."""
+
+    def __init__(self, inner: Any, written: set[int]) -> None:
+        self._inner = inner
+        self._written = written
+
+    async def insert_game(self, record: Any) -> Any:
+        saved = await self._inner.insert_game(record)
+        if saved.id is not None:
+            self._written.add(saved.id)
+        return saved
+
+    async def save_game(self, record: Any, expected_version: int) -> Any:
+        saved = await self._inner.save_game(record, expected_version)
+        self._written.add(record.id)
+        return saved
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class NotifyingStorage:
+    """Any storage, reporting the games each committed transaction wrote to ``on_commit``."""
+
+    def __init__(self, inner: Any, on_commit: Callable[[list[int]], None]) -> None:
+        self._inner = inner
+        self._on_commit = on_commit
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Any]:
+        written: set[int] = set()
+        async with self._inner.transaction() as tx:
+            yield _RecordingTransaction(tx, written)
+        # Reached only when the transaction committed.
+        if written:
+            self._on_commit(sorted(written))
+
+    async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
+        await self._inner.set_game_message(game_id, message)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

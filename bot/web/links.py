@@ -1,0 +1,46 @@
+"""Addresses that open the web board: Telegram buttons and links, personal and watch links."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from .auth import LinkSigner
+
+
+def webapp_url(base_url: str, game_id: int) -> str:
+    """The page for a ``web_app`` button (Telegram adds its launch data in the fragment)."""
+    return f"{base_url}/?game={game_id}"
+
+
+def direct_link(bot_username: str, app_name: str, game_id: int) -> str:
+    """Telegram's direct Mini App link, which also works in groups (BotFather's /newapp)."""
+    return f"https://t.me/{bot_username}/{app_name}?startapp=g{game_id}"
+
+
+def seat_url(base_url: str, signer: LinkSigner, game_id: int, seat: int, user_id: int) -> str:
+    """A personal link to one seat (in the fragment: never sent to servers or their logs)."""
+    token = signer.seat_token(game_id, seat, user_id)
+    return f"{base_url}/#game={game_id}&link={quote(token)}"
+
+
+def watch_url(base_url: str, signer: LinkSigner, game_id: int) -> str:
+    """The spectators' link of a game."""
+    return f"{base_url}/#game={game_id}&watch={quote(signer.watch_token(game_id))}"
+
+
+async def player_links(
+    storage: Any, base_url: str, signer: LinkSigner, game_id: int
+) -> list[tuple[str, str]]:
+    """``(name, personal link)`` for each person seated in the game, then ``("", watch link)``
+    (the console prints them: its players have no chat to receive them privately)."""
+    record = await storage.get_game(game_id)
+    if record is None:
+        return []
+    links = []
+    for seat, user_id in enumerate(record.seats):
+        user = await storage.get_user(user_id) if user_id is not None else None
+        if user is not None and not user.is_bot:
+            links.append((user.name, seat_url(base_url, signer, game_id, seat, user.id)))
+    links.append(("", watch_url(base_url, signer, game_id)))
+    return links

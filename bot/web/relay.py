@@ -1,0 +1,40 @@
+"""How a move made on the web reaches the chat: each adapter registers how it delivers views.
+
+The web server hands the views of a finished turn to the adapter of the game's platform,
+which edits the board message in the chat as after a button press. Without a registered
+adapter (tests, the console) the views are dropped: the page itself is then the board.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from bot.service.views import View
+
+log = logging.getLogger(__name__)
+
+Deliver = Callable[[list[View], str], Awaitable[None]]
+_ADAPTERS: dict[str, Deliver] = {}
+
+
+def register(platform: str, deliver: Deliver) -> None:
+    """``deliver(views, chat_id)`` sends views to a chat of ``platform``."""
+    _ADAPTERS[platform] = deliver
+
+
+def unregister(platform: str) -> None:
+    _ADAPTERS.pop(platform, None)
+
+
+async def deliver(platform: str, chat_id: str, views: list[View]) -> None:
+    """Send ``views`` to the chat; a failure is logged, never raised to the web page."""
+    send = _ADAPTERS.get(platform)
+    if send is None or not views:
+        return
+    try:
+        await send(views, chat_id)
+    except Exception:
+        log.warning(
+            "could not update the %s chat %s after a web move", platform, chat_id, exc_info=True
+        )

@@ -1,0 +1,69 @@
+"""Starting the web board with the bot (``python -m bot`` when ``WEB_BASE_URL`` is set)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from functools import lru_cache
+from typing import Any
+
+from bot.config import Config
+from bot.service.service import GameService
+from bot.storage.factory import postgres_dsn_from_url
+
+from .auth import LinkSigner, derive_secret
+from .hub import ChangeHub, NotifyingStorage
+from .links import player_links
+from .server import WebBoard, serve
+
+log = logging.getLogger(__name__)
+
+#: Without WEB_SECRET or a bot token (the console alone), links are signed with a secret
+#: of this process.
+_PROCESS_SECRET = secrets.token_hex(32)
+
+
+def signer_for(config: Config) -> LinkSigner:
+    """The link signer of ``config`` (the same secret in every worker of one bot)."""
+    return _signer(
+        derive_secret(
+            config.web_secret, [config.telegram_token, config.discord_token], _PROCESS_SECRET
+        )
+    )
+
+
+@lru_cache(maxsize=8)
+def _signer(secret: str) -> LinkSigner:
+    return LinkSigner(secret)
+
+
+def with_change_hub(storage: Any) -> tuple[Any, ChangeHub]:
+    """``storage`` wrapped so that every committed change reaches the open pages."""
+    hub = ChangeHub()
+    return NotifyingStorage(storage, hub.changed), hub
+
+
+def console_links(
+    config: Config, service: GameService
+) -> Callable[[int], Awaitable[list[tuple[str, str]]]]:
+    """The console's source of a game's web links (personal ones for its local players)."""
+    base = config.web_base_url or ""
+
+    async def links(game_id: int) -> list[tuple[str, str]]:
+        return await player_links(service.storage, base, signer_for(config), game_id)
+
+    return links
+
+
+async def run_web(
+    config: Config, service: GameService, hub: ChangeHub, stop: asyncio.Event
+) -> None:
+    """Serve the web board until ``stop`` is set; share changes over PostgreSQL if used."""
+    url = config.database_url or ""
+    if url.startswith(("postgres", "postgresql")):
+        await hub.listen_postgres(postgres_dsn_from_url(url))
+    board = WebBoard(service, hub, signer_for(config), telegram_token=config.telegram_token)
+    log.info("web board at %s", config.web_base_url)
+    await serve(board, config.web_listen, config.web_port, stop)

@@ -1,0 +1,368 @@
+"""The web board's HTTP server (aiohttp): the page, its JSON API and live updates.
+
+- ``GET /`` the page; ``GET /static/…`` its script and style (shipped in the package).
+- ``GET /api/layout`` geometry and themes; ``GET /api/texts?lang=`` the page's words.
+- ``GET /api/game/<id>`` the game as the asker sees it; ``POST /api/game/<id>/action``
+  an action with the version it was made on, passed to the game service as a button press;
+  ``GET /api/game/<id>/events`` Server-Sent Events with the new state after every change.
+
+Every API call names who asks (``Authorization: tma <init data>``, ``link <token>`` or
+``watch <token>``). The events stream, which EventSource opens without headers, takes the
+short-lived ``stream`` token of the state answer instead, so no credential is ever put in a
+URL. A player acts only for their own seat; everyone else is a spectator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+from bot.i18n import LANGUAGES, normalize_language, translate
+from bot.service import actions as A
+from bot.service.limits import RateLimiter
+from bot.service.service import Actor, GameService, Place
+from bot.service.views import View
+from bot.storage.base import GameRecord
+
+from . import relay
+from .auth import AuthError, LinkSigner, check_init_data
+from .hub import ChangeHub
+from .layout import layout_json
+from .state import BUTTON_NAMES, game_state
+from .texts import page_texts
+
+log = logging.getLogger(__name__)
+
+STATIC = resources.files("bot.web") / "static"
+STATIC_TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".svg": "image/svg+xml",
+}
+#: No inline script or style; Telegram's script is the only outside one, and Telegram's web
+#: client may show the page in a frame.
+CSP = (
+    "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'self' https://web.telegram.org https://*.telegram.org"
+)
+PING_SECONDS = 15.0
+#: Encoded states kept for pages that wake at the same change (per game, version, seat, language).
+STATE_CACHE = 256
+ACTIONS = {name: code for code, name in BUTTON_NAMES.items()}
+#: Actions that leave the turn unfinished: the chat's picture is not edited for them, so a
+#: turn played on the web costs the group one edit, not one per checker.
+MID_TURN = {A.MOVE, A.UNDO}
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who asks: a seat with the actor who holds it, or a spectator (seat None)."""
+
+    seat: int | None
+    actor: Actor | None
+    lang: str
+
+
+class WebBoard:
+    """The aiohttp application of the web board, bound to one game service."""
+
+    def __init__(
+        self,
+        service: GameService,
+        hub: ChangeHub,
+        signer: LinkSigner,
+        *,
+        telegram_token: str | None = None,
+        clock: Any = time.time,
+        api_rate: tuple[int, float] = (60, 10.0),
+    ) -> None:
+        self.service = service
+        self.hub = hub
+        self.signer = signer
+        self.telegram_token = telegram_token
+        self.clock = clock
+        # Reads are cheap but not free: a per-address bucket; actions also meet the service's.
+        self.limiter = RateLimiter(api_rate[0], api_rate[1], clock)
+        self._closing = asyncio.Event()
+        self._relaying: set[asyncio.Task[None]] = set()  # chat edits on their way
+        # Every page of a game wakes at the same change: one read and one state for them all.
+        self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
+        self._encoded: OrderedDict[tuple[int, int, int | None, str], bytes] = OrderedDict()
+        self.app = web.Application(middlewares=[self._headers])
+        self.app.router.add_get("/", self.index)
+        self.app.router.add_get("/static/{name}", self.static)
+        self.app.router.add_get("/api/layout", self.layout)
+        self.app.router.add_get("/api/texts", self.texts)
+        self.app.router.add_get("/api/game/{game}", self.state)
+        self.app.router.add_post("/api/game/{game}/action", self.action)
+        self.app.router.add_get("/api/game/{game}/events", self.events)
+        self.app.on_shutdown.append(self._shutdown)
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    @web.middleware
+    async def _headers(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.path.startswith("/api/") and not self.limiter.allow(client_address(request)):
+            raise web.HTTPTooManyRequests(text="slow down")
+        response = await handler(request)
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        return response
+
+    async def _shutdown(self, _app: web.Application) -> None:
+        self._closing.set()
+
+    async def _record(self, request: web.Request) -> GameRecord:
+        game = request.match_info["game"]
+        record = await self.service.storage.get_game(int(game)) if game.isdigit() else None
+        if record is None:
+            raise web.HTTPNotFound(text="no such game")
+        return record
+
+    async def viewer(self, request: web.Request, record: GameRecord, credentials: str) -> Viewer:
+        """The viewer ``credentials`` name in ``record``; 403 if they name nobody."""
+        kind, _, value = credentials.partition(" ")
+        asked = normalize_language(request.query.get("lang"))
+        try:
+            if kind == "tma" and self.telegram_token and record.platform == "telegram":
+                launch = check_init_data(value, self.telegram_token, now=self.clock())
+                actor = Actor(
+                    "telegram", str(launch.user_id), launch.name, launch.username, launch.language
+                )
+                seat = await self._seat_of(record, actor)
+                lang = normalize_language(launch.language) or asked or "en"
+                return Viewer(seat, actor if seat is not None else None, lang)
+            if kind == "link":
+                link = self.signer.check_seat(value, record.id or 0, now=self.clock())
+                if record.seats[link.seat] != link.user_id:
+                    raise AuthError("the seat has another player now")
+                user = await self.service.storage.get_user(link.user_id)
+                if user is None:
+                    raise AuthError("no such user")
+                actor = Actor(user.platform, user.platform_id, user.name, None, user.platform_lang)
+                lang = user.lang or normalize_language(user.platform_lang) or asked or "en"
+                return Viewer(link.seat, actor, lang)
+            if kind == "watch":
+                self.signer.check_watch(value, record.id or 0)
+                return Viewer(None, None, asked or "en")
+        except AuthError as exc:
+            log.info("web board: refused credentials for game %s: %s", record.id, exc)
+        raise web.HTTPForbidden(text="no access")
+
+    async def _seat_of(self, record: GameRecord, actor: Actor) -> int | None:
+        seats = []
+        for seat, user_id in enumerate(record.seats):
+            if user_id is None:
+                continue
+            user = await self.service.storage.get_user(user_id)
+            if user and (user.platform, user.platform_id) == (actor.platform, actor.user_id):
+                seats.append(seat)
+        if not seats:
+            return None
+        if len(seats) == 2:  # one person on both seats (a game against oneself)
+            game = (record.match or {}).get("game") or {}
+            return int(game.get("turn", 0))
+        return seats[0]
+
+    @staticmethod
+    def _place(record: GameRecord) -> Place:
+        # Telegram's private chats have positive ids, groups negative ones.
+        private = record.platform == "console" or (
+            record.platform == "telegram" and not record.chat_id.startswith("-")
+        )
+        return Place(record.platform, record.chat_id, private=private)
+
+    # -- the page ------------------------------------------------------------------------------
+
+    async def index(self, request: web.Request) -> web.Response:
+        return self._file("index.html", cache=False)
+
+    async def static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name == "index.html" or "/" in name or name.startswith("."):
+            raise web.HTTPNotFound()
+        return self._file(name, cache=True)
+
+    def _file(self, name: str, *, cache: bool) -> web.Response:
+        suffix = name[name.rfind(".") :] if "." in name else ""
+        path = STATIC / name
+        if suffix not in STATIC_TYPES or not path.is_file():
+            raise web.HTTPNotFound()
+        response = web.Response(
+            body=path.read_bytes(), content_type=STATIC_TYPES[suffix], charset="utf-8"
+        )
+        response.headers["Cache-Control"] = "public, max-age=300" if cache else "no-cache"
+        return response
+
+    async def layout(self, request: web.Request) -> web.Response:
+        return web.json_response(layout_json())
+
+    async def texts(self, request: web.Request) -> web.Response:
+        lang = normalize_language(request.query.get("lang")) or "en"
+        return web.json_response(
+            {"lang": lang, "languages": list(LANGUAGES), "texts": page_texts(lang)}
+        )
+
+    # -- the API -------------------------------------------------------------------------------
+
+    async def state(self, request: web.Request) -> web.Response:
+        record = await self._record(request)
+        who = await self.viewer(request, record, request.headers.get("Authorization", ""))
+        state = game_state(record, who.seat, who.lang)
+        state["stream"] = self.signer.stream_token(
+            record.id or 0, who.seat, who.lang, now=self.clock()
+        )
+        return web.json_response(state)
+
+    async def action(self, request: web.Request) -> web.Response:
+        record = await self._record(request)
+        who = await self.viewer(request, record, request.headers.get("Authorization", ""))
+        if who.actor is None or who.seat is None:
+            raise web.HTTPForbidden(text="spectators cannot act")
+        try:
+            body = await request.json()
+            name = str(body["action"])
+            version = int(body["version"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise web.HTTPBadRequest(text="an action needs 'action' and 'version'") from exc
+        place = self._place(record)
+        assert record.id is not None
+        if name == "resign":
+            views = await self.service.command(
+                who.actor, place, "resign", "", reply_to_game=record.id
+            )
+            code = A.RESIGN
+        else:
+            if name == "move":
+                try:
+                    code, arg = A.MOVE, f"{int(body['from'])}-{int(body['to'])}"
+                except (KeyError, ValueError, TypeError) as exc:
+                    raise web.HTTPBadRequest(text="a move needs 'from' and 'to'") from exc
+            elif name in ACTIONS:
+                code, arg = ACTIONS[name], ""
+            else:
+                raise web.HTTPBadRequest(text="unknown action")
+            try:
+                data = A.encode(record.id, version, code, arg)
+            except ValueError as exc:
+                raise web.HTTPBadRequest(text="action too long") from exc
+            views = await self.service.press(who.actor, place, data)
+        notices = [v for v in views if v.notice]
+        rest = [v for v in views if not v.notice]
+        if rest and code not in MID_TURN:
+            # The group's picture follows each finished turn, off the page's answer time.
+            task = asyncio.get_running_loop().create_task(
+                relay.deliver(record.platform, record.chat_id, rest)
+            )
+            self._relaying.add(task)
+            task.add_done_callback(self._relaying.discard)
+        fresh = await self.service.storage.get_game(record.id)
+        assert fresh is not None
+        answer: dict[str, Any] = {
+            "ok": not notices,
+            "state": game_state(fresh, who.seat, who.lang),
+        }
+        if notices:
+            answer["message"] = "\n".join(translate(line, who.lang) for line in notices[0].lines)
+        return web.json_response(answer)
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        record = await self._record(request)
+        assert record.id is not None
+        try:
+            seat, lang = self.signer.check_stream(
+                request.query.get("token", ""), record.id, now=self.clock()
+            )
+        except AuthError as exc:
+            raise web.HTTPForbidden(text="no access") from exc
+        who = Viewer(seat, None, lang if lang in LANGUAGES else "en")
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+            }
+        )
+        await response.prepare(request)
+        queue = self.hub.subscribe(record.id)
+        try:
+            await self._send_state(response, record, who)
+            while not self._closing.is_set():
+                try:
+                    await asyncio.wait_for(queue.get(), PING_SECONDS)
+                except TimeoutError:
+                    await response.write(b": ping\n\n")
+                    continue
+                while not queue.empty():  # several changes at once: send the newest only
+                    queue.get_nowait()
+                fresh = await self._shared_load(record.id)
+                if fresh is not None:
+                    await self._send_state(response, fresh, who)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.hub.unsubscribe(record.id, queue)
+        return response
+
+    async def _shared_load(self, game_id: int) -> GameRecord | None:
+        """The game from storage; pages woken together share one read."""
+        pending = self._loading.get(game_id)
+        if pending is None:
+            pending = asyncio.ensure_future(self.service.storage.get_game(game_id))
+            self._loading[game_id] = pending
+            pending.add_done_callback(lambda _: self._loading.pop(game_id, None))
+        return await asyncio.shield(pending)
+
+    async def _send_state(
+        self, response: web.StreamResponse, record: GameRecord, who: Viewer
+    ) -> None:
+        key = (record.id or 0, record.version, who.seat, who.lang)
+        event = self._encoded.get(key)
+        if event is None:
+            data = json.dumps(game_state(record, who.seat, who.lang), ensure_ascii=False)
+            event = f"event: state\ndata: {data}\n\n".encode()
+            self._encoded[key] = event
+            if len(self._encoded) > STATE_CACHE:
+                self._encoded.popitem(last=False)
+        await response.write(event)
+
+
+def client_address(request: web.Request) -> str:
+    """The asker's address: behind a reverse proxy on this machine, the address the proxy
+    appended to ``X-Forwarded-For`` (the proxy itself would make everyone one client)."""
+    remote = request.remote or ""
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    if forwarded and remote in ("127.0.0.1", "::1"):
+        return forwarded.split(",")[-1].strip()
+    return remote
+
+
+async def serve(board: WebBoard, host: str, port: int, stop: asyncio.Event) -> None:
+    """Serve ``board`` on ``host:port`` until ``stop`` is set."""
+    runner = web.AppRunner(board.app, access_log=None, shutdown_timeout=2.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    log.info("web board on http://%s:%s", host, port)
+    try:
+        await stop.wait()
+    finally:
+        board._closing.set()
+        with contextlib.suppress(Exception):
+            await runner.cleanup()
+        await board.hub.close()
+
+
+__all__ = ["View", "WebBoard", "serve"]

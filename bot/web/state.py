@@ -1,0 +1,115 @@
+"""A stored game as the web page sees it: plain JSON, from one viewer's side.
+
+Nothing here decides a rule: the position, legal destinations and the actions on offer come
+from core through the presenter, the same source as the chat's picture and buttons.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.i18n import translate, translate_lines
+from bot.service import actions as A
+from bot.service.presenter import action_line, board_view, caption, game_buttons, seat_color
+from bot.storage.base import GameRecord, GameStatus
+from core.game import Phase
+from core.match import Match
+from core.notation import format_steps
+from core.position import BAR, OFF
+
+#: The action codes of the chat's buttons the page offers as its own buttons, by name.
+BUTTON_NAMES = {
+    A.ROLL: "roll",
+    A.DOUBLE: "double",
+    A.TAKE: "take",
+    A.DROP: "pass",
+    A.UNDO: "undo",
+    A.CONFIRM: "confirm",
+    A.RESIGN_ACCEPT: "accept_resign",
+    A.RESIGN_DECLINE: "decline_resign",
+}
+
+
+def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
+    """The page's state of ``record`` for a player in ``seat`` (None: a spectator).
+
+    The board is seen from ``seat`` (a spectator sees it from seat 0), with its points,
+    legal destinations and last play in that side's numbering, as the player types moves.
+    """
+    state: dict[str, Any] = {
+        "game": record.id,
+        "version": record.version,
+        "status": str(record.status.value),
+        "variant": record.variant,
+        "seat": seat,
+        "lang": lang,
+    }
+    if record.match is None or record.status in (GameStatus.CHALLENGE, GameStatus.DECLINED):
+        state["board"] = None
+        return state
+    match = Match.from_dict(record.match)
+    game = match.game
+    assert game is not None
+    names = list(record.settings.get("names", ["?", "?"]))
+    viewer = 0 if seat is None else seat
+    view = board_view(match, names, viewer=viewer, lang=lang)
+    colors = [seat_color(game, s) for s in (0, 1)]
+    me, them = view.viewer, view.opponent
+    points = [None] + [
+        {"color": color, "count": count} if color else None for color, count in view.points()[1:]
+    ]
+    last = [
+        {
+            "from": view.to_viewer(view.last_play_color or me, s.source),
+            "to": view.to_viewer(view.last_play_color or me, s.dest),
+            "hit": s.hit,
+        }
+        for s in view.last_play
+    ]
+    playing = record.status is GameStatus.ACTIVE and not game.over
+    # A resignation is answered by the other seat; otherwise the game waits for ``awaiting``.
+    acting = 1 - game.resign_offer[0] if game.resign_offer else game.awaiting
+    my_turn = playing and seat is not None and acting == seat
+    legal: dict[str, list[int]] = {}
+    buttons: list[str] = []
+    if my_turn:
+        turn = game.current_turn
+        if game.phase is Phase.MOVE and turn is not None:
+            for step, _ in turn.legal_steps():
+                legal.setdefault(str(step.source), []).append(step.dest)
+        codes = [
+            A.decode(b.action).code  # type: ignore[union-attr]
+            for row in game_buttons(record.id or 0, record.version, game)
+            for b in row
+        ]
+        buttons = [BUTTON_NAMES[c] for c in codes if c in BUTTON_NAMES]
+    pips = view.pips()
+    state["board"] = {
+        "bottom": me,
+        "top": them,
+        "colors": colors,
+        "names": {colors[s]: names[s] for s in (0, 1)},
+        "score": {colors[s]: match.score[s] for s in (0, 1)},
+        "length": match.length,
+        "points": points,
+        "bar": {c: view.side(c)[BAR] for c in (me, them)},
+        "off": {c: view.side(c)[OFF] for c in (me, them)},
+        "pips": {c: pips[c] for c in (me, them)},
+        "dice": list(view.all_dice),
+        "dice_used": [view.die_used(i) for i in range(len(view.all_dice))],
+        "dice_color": view.roller if view.dice else None,
+        "cube": view.cube_value,
+        "cube_owner": view.cube_owner,
+        "to_move": view.to_move,
+        "phase": str(game.phase.value),
+        "last_play": last,
+        "last_play_text": format_steps(view.last_play, ()) if view.last_play else "",
+        "last_play_color": view.last_play_color,
+    }
+    state["my_turn"] = my_turn
+    state["legal"] = legal
+    state["buttons"] = buttons
+    state["can_resign"] = bool(playing and seat is not None and not game.resign_offer)
+    state["caption"] = translate_lines(caption(match, names, record.variant), lang).split("\n")
+    state["action_line"] = translate(action_line(game, names), lang)
+    return state

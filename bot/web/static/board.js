@@ -1,0 +1,419 @@
+// The Tavla web board: shows the game the server describes (drawn by draw.js) and sends the
+// player's actions.
+// Plain JavaScript, no build step. Nothing here decides a rule: legal destinations, buttons
+// and refusals all come from the server, which asks the game service and core.
+"use strict";
+
+(function () {
+  const el = window.TavlaDraw.el;
+  const DRAG_START = 8; // pixels a pointer moves before a press becomes a drag
+  const TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
+
+  const page = {
+    game: null,
+    auth: "",
+    lang: null,
+    layout: null,
+    texts: {},
+    state: null,
+    selected: null,
+    busy: false,
+    tg: null,
+    stream: "",
+    telegram: false,
+    dark: false,
+    drag: null,
+  };
+
+  // -- launch parameters: Telegram's script if present, else the URL itself -------------------
+
+  function launchParams() {
+    const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+    const query = new URLSearchParams(location.search);
+    const tg = window.Telegram && window.Telegram.WebApp;
+    let initData = tg && tg.initData ? tg.initData : hash.get("tgWebAppData") || "";
+    let start = hash.get("tgWebAppStartParam") || "";
+    if (initData && !start) {
+      start = new URLSearchParams(initData).get("start_param") || "";
+    }
+    const game = query.get("game") || hash.get("game") || start.replace(/^g/, "");
+    let auth = "";
+    if (hash.get("link")) auth = "link " + hash.get("link");
+    else if (hash.get("watch")) auth = "watch " + hash.get("watch");
+    else if (initData) auth = "tma " + initData;
+    let theme = null;
+    try {
+      theme = JSON.parse(hash.get("tgWebAppThemeParams") || "null");
+    } catch (err) {
+      theme = null;
+    }
+    return { game: /^\d+$/.test(game) ? game : null, auth, inTelegram: Boolean(initData), tg, theme };
+  }
+
+  // -- helpers -----------------------------------------------------------------------------------
+
+  function html(tag, attrs, parent, text) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  function word(key, params) {
+    let text = page.texts[key] || key;
+    for (const [k, v] of Object.entries(params || {})) text = text.replace("{" + k + "}", v);
+    return text;
+  }
+
+  function api(path, options) {
+    const headers = { Authorization: page.auth };
+    if (options && options.body) headers["Content-Type"] = "application/json";
+    const lang = page.lang ? "?lang=" + page.lang : "";
+    return fetch("/api/game/" + page.game + path + lang, { ...(options || {}), headers });
+  }
+
+  function haptic(kind) {
+    const h = page.tg && page.tg.HapticFeedback;
+    if (!h) return;
+    if (kind === "error") h.notificationOccurred("error");
+    else if (kind === "success") h.notificationOccurred("success");
+    else h.impactOccurred("light");
+  }
+
+  function say(text, error) {
+    const line = document.getElementById("message");
+    line.textContent = text || "";
+    line.classList.toggle("error", Boolean(error));
+  }
+
+  // -- the page's frame ------------------------------------------------------------------------
+
+  function buildPage() {
+    document.body.textContent = "";
+    const app = html("main", { id: "app" }, document.body);
+    const top = html("div", { class: "strip", id: "strip-top" }, app);
+    html("span", { class: "name" }, top);
+    html("span", { class: "info" }, top);
+    const wrap = html("div", { id: "board-wrap" }, app);
+    const L = page.layout;
+    const svg = el("svg", { id: "board", viewBox: `0 0 ${L.width} ${L.height}` }, wrap);
+    svg.addEventListener("pointerdown", onPointerDown);
+    svg.addEventListener("pointermove", onPointerMove);
+    svg.addEventListener("pointerup", onPointerUp);
+    svg.addEventListener("pointercancel", cancelDrag);
+    const bottom = html("div", { class: "strip", id: "strip-bottom" }, app);
+    html("span", { class: "name" }, bottom);
+    html("span", { class: "info" }, bottom);
+    html("p", { id: "last" }, app);
+    html("p", { id: "caption" }, app);
+    // What the player acts with sits at the bottom, where a thumb reaches one-handed.
+    const hand = html("div", { id: "hand" }, app);
+    html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
+    html("div", { id: "controls" }, hand);
+    const foot = html("div", { id: "foot" }, hand);
+    const resign = html("button", { id: "resign", type: "button", "data-action": "resign" }, foot);
+    resign.textContent = word("resign");
+    resign.addEventListener("click", onResign);
+  }
+
+  // -- drawing -----------------------------------------------------------------------------------
+
+  function theme() {
+    const dark = page.telegram
+      ? page.dark
+      : window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+    return page.layout.themes[dark ? "dark" : "classic"];
+  }
+
+  function painter() {
+    return window.TavlaDraw.painter(page.layout, theme());
+  }
+
+  function draw() {
+    document.body.dataset.theme = theme().name;
+    painter().paint(document.getElementById("board"), page.state, page.selected);
+  }
+
+
+  function render() {
+    const s = page.state;
+    const b = s.board;
+    document.documentElement.lang = s.lang;
+    document.title = word("title");
+    document.body.dataset.version = s.version; // lets a test (or a curious user) see it
+    if (!b) {
+      say(word("not_started"));
+      return;
+    }
+    if (page.selected !== null && !(s.legal || {})[String(page.selected)]) page.selected = null;
+    for (const [id, color] of [["strip-top", b.top], ["strip-bottom", b.bottom]]) {
+      const strip = document.getElementById(id);
+      strip.dataset.color = color;
+      strip.classList.toggle("to-move", b.to_move === color);
+      strip.querySelector(".name").textContent = b.names[color];
+      const score = b.length > 1 ? ` · ${b.score[color]}/${b.length}` : "";
+      strip.querySelector(".info").textContent = `${b.pips[color]} ${word("pips")}${score}`;
+    }
+    draw();
+    const controls = document.getElementById("controls");
+    controls.textContent = "";
+    for (const name of s.buttons || []) {
+      const label = word(name, { n: (b.cube || 1) * 2 });
+      const button = html("button", { type: "button", "data-action": name, class: "action " + name }, controls, label);
+      button.addEventListener("click", () => act({ action: name }));
+    }
+    const resign = document.getElementById("resign");
+    resign.hidden = !s.can_resign;
+    document.body.classList.toggle("spectator", s.seat === null);
+    document.getElementById("last").textContent = b.last_play_text ? word("last_play", { play: b.last_play_text }) : "";
+    document.getElementById("caption").textContent = s.action_line || "";
+    if (!page.busy) {
+      if (s.seat === null) say(word("spectator"));
+      else if (s.my_turn && Object.keys(s.legal || {}).length) say(word("pick_checker"));
+      else say(s.my_turn ? word("your_turn") : word("waiting"));
+    }
+  }
+
+  // -- input: tap a checker then a destination, or drag it ---------------------------------------
+
+  function svgPoint(evt) {
+    const svg = document.getElementById("board");
+    const pt = svg.createSVGPoint();
+    pt.x = evt.clientX;
+    pt.y = evt.clientY;
+    return pt.matrixTransform(svg.getScreenCTM().inverse());
+  }
+
+  function pointAt(evt) {
+    const { x, y } = svgPoint(evt);
+    const L = page.layout;
+    const inside = (r) => x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3];
+    if (inside(L.trays.bottom)) return 0;
+    if (inside(L.bar)) return 25;
+    for (let p = 1; p <= 24; p++) if (inside(L.points[p].column)) return p;
+    return null;
+  }
+
+  function movable(point) {
+    return page.state && page.state.my_turn && (page.state.legal || {})[String(point)] !== undefined;
+  }
+
+  function onPointerDown(evt) {
+    if (page.busy || !page.state || page.state.seat === null) return;
+    const point = pointAt(evt);
+    if (point === null) return;
+    evt.preventDefault();
+    page.drag = { point, x: evt.clientX, y: evt.clientY, moving: false, ghost: null, id: evt.pointerId };
+    document.getElementById("board").setPointerCapture(evt.pointerId);
+  }
+
+  function onPointerMove(evt) {
+    const d = page.drag;
+    if (!d || evt.pointerId !== d.id) return;
+    if (!d.moving) {
+      if (Math.hypot(evt.clientX - d.x, evt.clientY - d.y) < DRAG_START || !movable(d.point)) return;
+      d.moving = true;
+      page.selected = d.point;
+      draw();
+      const top = document.querySelector(`[data-top="${d.point}"]`);
+      if (top) top.classList.add("lifted");
+      const color = page.state.board.bottom;
+      d.ghost = painter().checker(document.getElementById("board"), 0, 0, color, "", { class: "checker dragging " + color });
+    }
+    const { x, y } = svgPoint(evt);
+    d.ghost.setAttribute("transform", `translate(${x} ${y})`);
+  }
+
+  function onPointerUp(evt) {
+    const d = page.drag;
+    if (!d || evt.pointerId !== d.id) return;
+    page.drag = null;
+    const target = pointAt(evt);
+    if (d.moving) {
+      if (target === null || target === d.point) {
+        page.selected = null;
+        draw(); // dropped off the board or where it started: back in its place
+        return;
+      }
+      move(d.point, target);
+      return;
+    }
+    tap(d.point);
+  }
+
+  function cancelDrag() {
+    page.drag = null;
+    draw();
+  }
+
+  function tap(point) {
+    const s = page.state;
+    if (page.selected !== null && page.selected !== point) {
+      const dests = (s.legal || {})[String(page.selected)] || [];
+      if (dests.includes(point)) {
+        move(page.selected, point);
+        return;
+      }
+    }
+    if (movable(point) && page.selected !== point) {
+      page.selected = point;
+      haptic("light");
+    } else {
+      page.selected = null;
+    }
+    draw();
+  }
+
+  function move(from, to) {
+    page.selected = null;
+    act({ action: "move", from, to });
+  }
+
+  async function onResign() {
+    const question = word("resign_confirm");
+    const ok = await new Promise((resolve) => {
+      if (page.tg && page.tg.showConfirm && page.tg.initData) page.tg.showConfirm(question, resolve);
+      else resolve(window.confirm(question));
+    });
+    if (ok) act({ action: "resign" });
+  }
+
+  async function act(body) {
+    if (page.busy || !page.state) return;
+    page.busy = true;
+    document.body.classList.add("busy");
+    try {
+      const resp = await api("/action", { method: "POST", body: JSON.stringify({ ...body, version: page.state.version }) });
+      if (!resp.ok) throw new Error(String(resp.status));
+      const answer = await resp.json();
+      page.busy = false;
+      accept(answer.state);
+      if (answer.ok) {
+        haptic("light");
+      } else {
+        say(answer.message, true);
+        haptic("error");
+      }
+    } catch (err) {
+      page.busy = false;
+      say(word("connection_lost"), true);
+      draw();
+    } finally {
+      page.busy = false;
+      document.body.classList.remove("busy");
+    }
+  }
+
+  function accept(state) {
+    // States can arrive from the action's answer and from the stream: keep the newest.
+    if (page.state && state.version < page.state.version) return;
+    const changed = !page.state || state.version !== page.state.version;
+    page.state = state;
+    if (changed || !page.drag) render();
+  }
+
+  // -- live updates -------------------------------------------------------------------------------
+
+  function listen() {
+    const url = `/api/game/${page.game}/events?token=${encodeURIComponent(page.stream)}`;
+    const source = new EventSource(url);
+    source.addEventListener("state", (evt) => {
+      document.body.classList.remove("offline");
+      accept(JSON.parse(evt.data));
+    });
+    source.addEventListener("error", async () => {
+      document.body.classList.add("offline");
+      say(word("connection_lost"), true);
+      if (source.readyState === EventSource.CLOSED) {
+        // Refused (an old stream token): ask for the state, and a new token, again.
+        const resp = await api("").catch(() => null);
+        if (resp && resp.ok) {
+          const state = await resp.json();
+          page.stream = state.stream;
+          accept(state);
+          listen();
+        }
+      }
+    });
+  }
+
+  function isDark(hex) {
+    const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex || "");
+    if (!m) return false;
+    const [r, g, b] = m.slice(1).map((v) => parseInt(v, 16));
+    return 0.299 * r + 0.587 * g + 0.114 * b < 128;
+  }
+
+  // Telegram's colours: from its script when loaded, else from the launch parameters.
+  function applyTelegramTheme(launch) {
+    if (!launch.inTelegram) return;
+    const tg = page.tg;
+    if (tg) {
+      tg.ready();
+      tg.expand();
+    }
+    const p = (tg && tg.themeParams && Object.keys(tg.themeParams).length ? tg.themeParams : launch.theme) || {};
+    const root = document.documentElement.style;
+    const map = { bg_color: "--bg", text_color: "--text", hint_color: "--hint", button_color: "--button", button_text_color: "--button-text", secondary_bg_color: "--bg2" };
+    for (const [key, name] of Object.entries(map)) if (p[key]) root.setProperty(name, p[key]);
+    page.dark = tg && tg.colorScheme ? tg.colorScheme === "dark" : isDark(p.bg_color);
+    document.body.classList.add("telegram", page.dark ? "dark" : "light");
+  }
+
+  // Telegram's script only inside Telegram (nobody else's visit is announced to it), and the
+  // page goes on without it when it cannot load (offline, blocked): the launch data is in
+  // the URL fragment either way.
+  function loadTelegramScript() {
+    const inTelegram = new URLSearchParams(location.hash.replace(/^#/, "")).has("tgWebAppData");
+    if (!inTelegram || window.Telegram) return Promise.resolve();
+    return new Promise((resolve) => {
+      const script = document.createElement("script");
+      script.src = TELEGRAM_SCRIPT;
+      script.addEventListener("load", resolve);
+      script.addEventListener("error", resolve);
+      setTimeout(resolve, 3000);
+      document.head.appendChild(script);
+    });
+  }
+
+  async function start() {
+    await loadTelegramScript();
+    const launch = launchParams();
+    page.game = launch.game;
+    page.auth = launch.auth;
+    page.tg = launch.inTelegram ? launch.tg : null;
+    page.telegram = launch.inTelegram;
+    applyTelegramTheme(launch);
+    const guess = (navigator.language || "en").slice(0, 2);
+    const layout = fetch("/api/layout").then((r) => r.json());
+    const texts = async (lang) => (await (await fetch("/api/texts?lang=" + lang)).json()).texts;
+    page.texts = await texts(guess);
+    page.layout = await layout;
+    buildPage();
+    say(word("loading"));
+    if (!page.game || !page.auth) {
+      say(word("no_access"), true);
+      return;
+    }
+    page.lang = guess;
+    const resp = await api("");
+    if (!resp.ok) {
+      say(word("no_access"), true);
+      return;
+    }
+    const state = await resp.json();
+    page.stream = state.stream;
+    if (state.lang !== guess) {
+      page.texts = await texts(state.lang);
+      document.getElementById("resign").textContent = word("resign");
+    }
+    page.lang = state.lang;
+    accept(state);
+    listen();
+    document.body.classList.add("ready");
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,36 @@
+"""The words of the web page, from the bot's catalogues (bot/locales), by key."""
+
+from __future__ import annotations
+
+from bot.i18n import LANGUAGES, Text, t, translate
+
+PAGE_TEXTS: dict[str, Text] = {
+    "title": t("Tavla board"),
+    "roll": t("🎲 Roll"),
+    "double": t("Double to {n}"),
+    "take": t("Take"),
+    "pass": t("Pass"),
+    "undo": t("↩ Undo"),
+    "confirm": t("✅ Confirm"),
+    "resign": t("Resign"),
+    "resign_confirm": t("Resign this game?"),
+    "accept_resign": t("Accept resignation"),
+    "decline_resign": t("Play on"),
+    "pips": t("pips"),
+    "off": t("off"),
+    "last_play": t("Last play: {play}"),
+    "spectator": t("You are watching this game."),
+    "your_turn": t("Your turn."),
+    "waiting": t("Waiting for the opponent."),
+    "connection_lost": t("Connection lost; reconnecting…"),
+    "no_access": t("This link does not open a board. Ask the bot for a new one."),
+    "not_started": t("This game has not started yet."),
+    "loading": t("Loading the board…"),
+    "pick_checker": t("Tap or drag a checker, then tap where it goes."),
+}
+
+
+def page_texts(lang: str) -> dict[str, str]:
+    """The page's words in ``lang`` (English for an unknown language)."""
+    lang = lang if lang in LANGUAGES else "en"
+    return {key: translate(text, lang) for key, text in PAGE_TEXTS.items()}

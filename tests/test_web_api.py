@@ -1,0 +1,439 @@
+"""The web board's API through the real game service (issue 14): who may see and act, actions
+as button presses with the game's version, live updates, and the page's security headers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.service.limits import RateLimiter
+from bot.service.service import GameService, ServiceSettings
+from bot.storage.sqlite import SqliteStorage
+from bot.web import relay
+from bot.web.auth import LinkSigner
+from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.server import WebBoard
+from core.dice import SeededDice
+from tests.test_web_auth import TOKEN, signed
+from tests.web_helpers import seats, set_bear_off, start_game
+
+NOW = 1_800_000_000.0
+
+
+def init_data(user_id: int, name: str) -> str:
+    user = json.dumps({"id": user_id, "first_name": name, "language_code": "en"})
+    return "tma " + signed({"user": user, "auth_date": str(int(NOW) - 10)})
+
+
+@pytest.fixture
+async def web(tmp_path):
+    hub = ChangeHub()
+    inner = SqliteStorage(str(tmp_path / "w.db"))
+    await inner.open()
+    storage = NotifyingStorage(inner, hub.changed)
+    seeds = iter(range(1, 1000))
+    service = GameService(
+        storage,  # type: ignore[arg-type]
+        ServiceSettings(render_images=False, burst_actions=10**6),
+        clock=lambda: NOW,
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+    )
+    signer = LinkSigner("test-secret")
+    board = WebBoard(service, hub, signer, telegram_token=TOKEN, clock=lambda: NOW)
+    client = TestClient(TestServer(board.app))
+    await client.start_server()
+    game_id = await start_game(service)
+    await set_bear_off(service, game_id, turn=0)
+    by_user = await seats(service, game_id)
+    players = {seat: uid for uid, seat in by_user.items()}
+    yield client, service, signer, game_id, players
+    await client.close()
+    await inner.close()
+
+
+def auth(value: str) -> dict[str, str]:
+    return {"Authorization": value}
+
+
+async def test_players_see_their_own_side_and_legal_moves_spectators_see_no_controls(web):
+    client, _service, signer, game_id, players = web
+    name = {"100": "Ali", "200": "Veli"}
+    first = auth(init_data(int(players[0]), name[players[0]]))
+    resp = await client.get(f"/api/game/{game_id}", headers=first)
+    assert resp.status == 200
+    state = await resp.json()
+    assert state["seat"] == 0
+    assert state["my_turn"] is True
+    assert state["buttons"][0] == "roll"
+    # The player's own checkers are at the bottom: on their own points 1 and 2.
+    board = state["board"]
+    assert board["points"][6] == {"color": board["bottom"], "count": 2}
+    assert board["off"][board["bottom"]] == 11
+    assert board["pips"][board["bottom"]] == 21
+    other = await (
+        await client.get(f"/api/game/{game_id}", headers=auth(init_data(int(players[1]), "x")))
+    ).json()
+    assert other["seat"] == 1
+    assert other["my_turn"] is False
+    assert other["buttons"] == []
+    assert other["board"]["bottom"] != board["bottom"]
+    watch = await (
+        await client.get(
+            f"/api/game/{game_id}", headers=auth("watch " + signer.watch_token(game_id))
+        )
+    ).json()
+    assert watch["seat"] is None
+    assert watch["buttons"] == []
+    assert watch["legal"] == {}
+    # A Telegram user who is not seated is a spectator too.
+    stranger = await (
+        await client.get(f"/api/game/{game_id}", headers=auth(init_data(999, "Zed")))
+    ).json()
+    assert stranger["seat"] is None
+
+
+async def test_forged_or_foreign_credentials_are_refused(web):
+    client, _service, signer, game_id, _players = web
+    for header in (
+        "",
+        "tma "
+        + signed({"user": json.dumps({"id": 1}), "auth_date": str(int(NOW))}, token="1:other"),
+        "watch " + signer.watch_token(game_id + 1),
+        "link " + signer.seat_token(game_id + 1, 0, 1, now=NOW),
+        "link " + LinkSigner("other").seat_token(game_id, 0, 1, now=NOW),
+    ):
+        resp = await client.get(f"/api/game/{game_id}", headers=auth(header))
+        assert resp.status == 403, header
+
+
+async def test_a_turn_played_through_the_api_goes_through_the_service(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={"action": "roll", "version": state["version"]},
+            headers=me,
+        )
+    ).json()
+    assert answer["ok"], answer
+    state = answer["state"]
+    assert state["board"]["dice"]
+    assert state["legal"]
+    # Every legal destination of every checker comes from core.
+    source, dests = next(iter(state["legal"].items()))
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={
+                "action": "move",
+                "from": int(source),
+                "to": dests[0],
+                "version": state["version"],
+            },
+            headers=me,
+        )
+    ).json()
+    assert answer["ok"], answer
+    assert answer["state"]["version"] == state["version"] + 1
+    assert "undo" in answer["state"]["buttons"]
+
+
+async def test_an_old_version_or_the_other_seat_cannot_act(web):
+    client, _service, signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    them = auth(init_data(int(players[1]), "P1"))
+    spectator = auth("watch " + signer.watch_token(game_id))
+    version = (await (await client.get(f"/api/game/{game_id}", headers=me)).json())["version"]
+    # The seat not on turn gets the service's refusal; the game does not change.
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action", json={"action": "roll", "version": version}, headers=them
+        )
+    ).json()
+    assert not answer["ok"]
+    assert answer["message"]
+    assert answer["state"]["version"] == version
+    resp = await client.post(
+        f"/api/game/{game_id}/action",
+        json={"action": "roll", "version": version},
+        headers=spectator,
+    )
+    assert resp.status == 403
+    # A stale version (a page that missed a change) is refused.
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={"action": "roll", "version": version - 1},
+            headers=me,
+        )
+    ).json()
+    assert not answer["ok"]
+    assert answer["state"]["version"] == version
+
+
+async def test_an_illegal_move_is_refused_with_core_s_reason(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    version = (await (await client.get(f"/api/game/{game_id}", headers=me)).json())["version"]
+    state = (
+        await (
+            await client.post(
+                f"/api/game/{game_id}/action",
+                json={"action": "roll", "version": version},
+                headers=me,
+            )
+        ).json()
+    )["state"]
+    answer = await (
+        await client.post(
+            f"/api/game/{game_id}/action",
+            json={"action": "move", "from": 2, "to": 9, "version": state["version"]},
+            headers=me,
+        )
+    ).json()
+    assert not answer["ok"]
+    assert answer["message"]
+    assert answer["state"]["version"] == state["version"]
+
+
+async def test_signed_link_acts_for_its_seat_only(web):
+    client, service, signer, game_id, _players = web
+    record = await service.storage.get_game(game_id)
+    link = auth("link " + signer.seat_token(game_id, 0, record.seats[0], now=NOW))
+    state = await (await client.get(f"/api/game/{game_id}", headers=link)).json()
+    assert state["seat"] == 0
+    # The same signature with the other seat's user is not a link.
+    forged = "link " + signer.seat_token(game_id, 0, record.seats[1], now=NOW)
+    assert (await client.get(f"/api/game/{game_id}", headers=auth(forged))).status == 403
+
+
+async def test_the_flood_guard_applies_to_web_actions(web):
+    client, service, _signer, game_id, players = web
+    service.limiter = RateLimiter(5, 60.0, service.clock)
+    them = auth(init_data(int(players[1]), "P1"))
+    messages = []
+    for _ in range(7):  # the service allows 5 actions per minute here
+        answer = await (
+            await client.post(
+                f"/api/game/{game_id}/action", json={"action": "undo", "version": 1}, headers=them
+            )
+        ).json()
+        messages.append(answer["message"])
+    assert "Not so fast" in messages[-1]
+
+
+async def open_stream(client, game_id: int, header: str):
+    """A page's live updates: the state answer's stream token, then the events."""
+    state = await (await client.get(f"/api/game/{game_id}", headers=auth(header))).json()
+    resp = await client.get(f"/api/game/{game_id}/events", params={"token": state["stream"]})
+    assert resp.headers["Content-Type"].startswith("text/event-stream")
+
+    async def next_state() -> dict:
+        data = None
+        while True:
+            line = (await resp.content.readline()).decode().rstrip("\n")
+            if line.startswith("data: "):
+                data = json.loads(line[6:])
+            elif line == "" and data is not None:
+                return data
+
+    return resp, next_state
+
+
+async def test_every_open_page_gets_the_new_state_after_a_change(web):
+    client, _service, signer, game_id, players = web
+    me = init_data(int(players[0]), "P0")
+    watcher, watched = await open_stream(client, game_id, "watch " + signer.watch_token(game_id))
+    player, played = await open_stream(client, game_id, me)
+    first = await asyncio.wait_for(watched(), 2)
+    assert (await asyncio.wait_for(played(), 2))["seat"] == 0
+    await client.post(
+        f"/api/game/{game_id}/action",
+        json={"action": "roll", "version": first["version"]},
+        headers=auth(me),
+    )
+    second = await asyncio.wait_for(watched(), 1)
+    assert second["version"] == first["version"] + 1
+    assert second["board"]["dice"]
+    assert second["seat"] is None
+    assert second["buttons"] == []
+    # The player's own page gets the player's view: the checkers' legal destinations.
+    mine = await asyncio.wait_for(played(), 1)
+    assert mine["version"] == second["version"]
+    assert mine["legal"]
+    watcher.close()
+    player.close()
+
+
+async def test_live_updates_need_a_stream_token_of_that_game(web):
+    client, _service, signer, game_id, _players = web
+    for token in ("", signer.stream_token(game_id + 1, None, "en"), "1..en.9999999999.00"):
+        resp = await client.get(f"/api/game/{game_id}/events", params={"token": token})
+        assert resp.status == 403
+    # No credential in a URL: the stream token names a view, and cannot act.
+    token = signer.stream_token(game_id, 0, "en")
+    resp = await client.post(
+        f"/api/game/{game_id}/action",
+        json={"action": "roll", "version": 1},
+        headers=auth("stream " + token),
+    )
+    assert resp.status == 403
+
+
+async def test_the_address_limit_sees_through_a_local_proxy(web):
+    client, _service, signer, game_id, _players = web
+    watch = auth("watch " + signer.watch_token(game_id))
+    statuses = []
+    for n in range(70):  # 60 requests per 10 s per address
+        headers = {**watch, "X-Forwarded-For": f"198.51.100.{n % 2}"}
+        statuses.append((await client.get(f"/api/game/{game_id}", headers=headers)).status)
+    assert set(statuses) == {200}  # two clients behind the proxy, 35 each
+    for _ in range(30):
+        headers = {**watch, "X-Forwarded-For": "198.51.100.0"}
+        statuses.append((await client.get(f"/api/game/{game_id}", headers=headers)).status)
+    assert statuses[-1] == 429
+
+
+async def test_page_is_served_with_a_strict_content_security_policy(web):
+    client, *_ = web
+    resp = await client.get("/")
+    assert resp.status == 200
+    csp = resp.headers["Content-Security-Policy"]
+    assert "script-src 'self' https://telegram.org" in csp
+    assert "unsafe-inline" not in csp
+    html = await resp.text()
+    assert "<script>" not in html
+    assert "telegram.org" not in html  # Telegram's script is loaded only inside Telegram
+    assert "onclick" not in html
+    for asset in ("/static/board.js", "/static/draw.js", "/static/board.css"):
+        assert (await client.get(asset)).status == 200
+    assert (await client.get("/static/../server.py")).status == 404
+    layout = await (await client.get("/api/layout")).json()
+    assert set(layout["points"]) == {str(p) for p in range(1, 25)}
+    texts = await (await client.get("/api/texts", params={"lang": "tr"})).json()
+    assert texts["lang"] == "tr"
+    assert texts["texts"]["roll"]
+
+
+async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checker(web):
+    client, _service, _signer, game_id, players = web
+
+    delivered: list[tuple[str, list]] = []
+    arrived = asyncio.Queue()
+
+    async def deliver(views, chat_id):
+        delivered.append((chat_id, views))
+        await arrived.put(None)
+
+    relay.register("telegram", deliver)
+    try:
+        me = auth(init_data(int(players[0]), "P0"))
+        state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+
+        async def act(**body):
+            answer = await client.post(
+                f"/api/game/{game_id}/action",
+                json={**body, "version": state["version"]},
+                headers=me,
+            )
+            data = await answer.json()
+            assert data["ok"], data.get("message")
+            return data["state"]
+
+        state = await act(action="roll")
+        await asyncio.wait_for(arrived.get(), 2)
+        while state["legal"]:
+            source, dests = next(iter(state["legal"].items()))
+            state = await act(action="move", **{"from": int(source), "to": dests[0]})
+        assert len(delivered) == 1  # the steps of the turn left the chat alone
+        if "confirm" in state["buttons"]:
+            state = await act(action="confirm")
+            await asyncio.wait_for(arrived.get(), 2)
+        assert len(delivered) == 2
+        chat_id, views = delivered[-1]
+        assert chat_id == "-1001"
+        assert any(v.edit and v.game_id == game_id for v in views)
+    finally:
+        relay.unregister("telegram")
+
+
+async def post(client, game_id: int, header: dict, version: int, **body) -> dict:
+    resp = await client.post(
+        f"/api/game/{game_id}/action", json={**body, "version": version}, headers=header
+    )
+    return await resp.json()
+
+
+async def test_double_take_and_resign_from_the_page(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    them = auth(init_data(int(players[1]), "P1"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    assert "double" in state["buttons"]  # rules T-8: the cube is centred, seat 0 to roll
+    answer = await post(client, game_id, me, state["version"], action="double")
+    assert answer["ok"], answer
+    other = await (await client.get(f"/api/game/{game_id}", headers=them)).json()
+    assert other["buttons"] == ["take", "pass"]
+    answer = await post(client, game_id, them, other["version"], action="take")
+    assert answer["ok"], answer
+    assert answer["state"]["board"]["cube"] == 2
+    assert answer["state"]["board"]["cube_owner"] == answer["state"]["board"]["bottom"]
+    # Resigning offers the game; the opponent accepts on their page.
+    answer = await post(client, game_id, me, answer["state"]["version"], action="resign")
+    assert answer["ok"], answer
+    other = await (await client.get(f"/api/game/{game_id}", headers=them)).json()
+    assert other["buttons"] == ["accept_resign", "decline_resign"]
+    answer = await post(client, game_id, them, other["version"], action="accept_resign")
+    assert answer["ok"], answer
+    assert answer["state"]["status"] == "finished"
+    assert answer["state"]["can_resign"] is False
+
+
+async def test_the_last_play_is_shown_in_each_viewer_s_numbering(web):
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    them = auth(init_data(int(players[1]), "P1"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
+    moved = []
+    while state["legal"]:
+        source = max(int(s) for s in state["legal"])
+        dest = min(state["legal"][str(source)])
+        moved.append((source, dest))
+        state = (
+            await post(
+                client, game_id, me, state["version"], action="move", to=dest, **{"from": source}
+            )
+        )["state"]
+    if "confirm" in state["buttons"]:
+        state = (await post(client, game_id, me, state["version"], action="confirm"))["state"]
+    mine = state["board"]["last_play"]
+    assert sorted((s["from"], s["to"]) for s in mine) == sorted(moved)
+    theirs = (await (await client.get(f"/api/game/{game_id}", headers=them)).json())["board"]
+    # Tavla: my point p is the opponent's point 25 - p; borne off stays off.
+    assert sorted((s["from"], s["to"]) for s in theirs["last_play"]) == sorted(
+        (25 - a, 25 - b if b else 0) for a, b in moved
+    )
+
+
+async def test_uzun_tavla_head_is_each_player_s_24_point(web):
+    client, service, _signer, _game_id, _players = web
+    uzun = await start_game(service, "uzun")
+    by_user = await seats(service, uzun)
+    first = {seat: uid for uid, seat in by_user.items()}
+    for seat in (0, 1):
+        header = auth(init_data(int(first[seat]), "P"))
+        state = await (await client.get(f"/api/game/{uzun}", headers=header)).json()
+        board = state["board"]
+        assert board["points"][24] == {"color": board["bottom"], "count": 15}
+        opponent_head = [
+            p
+            for p in range(1, 25)
+            if board["points"][p] and board["points"][p]["color"] == board["top"]
+        ]
+        assert opponent_head == [12]  # rules U-1: the heads face each other across the board

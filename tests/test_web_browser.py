@@ -1,0 +1,245 @@
+"""The web board in a real browser (issue 14): Debian's Chromium driven by Playwright.
+
+Two player pages and a spectator page play a short bear-off game through the real server
+and game service, moving checkers by dragging and by tapping. An illegal drop snaps back with
+core's reason, a reload in the middle of a turn resumes it, and the spectator page follows
+every change without any controls. Skipped when Chromium or Playwright is not installed
+(``.ci/run`` installs both).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from bot.service.service import GameService, ServiceSettings
+from bot.storage.sqlite import SqliteStorage
+from bot.web.auth import LinkSigner
+from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.links import seat_url, watch_url
+from bot.web.server import WebBoard
+from bot.web.state import game_state
+from core.dice import SeededDice
+from tests.test_web_auth import signed
+from tests.web_helpers import seats, set_bear_off, start_game
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM) or importlib.util.find_spec("playwright") is None,
+    reason="needs Debian's chromium and playwright (pip install playwright)",
+)
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+WAIT_MS = 15_000  # generous for a loaded CI machine; updates normally arrive in milliseconds
+PHONE = {"width": 390, "height": 844}
+TOKEN = "4242:browser-test-bot"
+
+
+@pytest.fixture
+async def served(tmp_path):
+    hub = ChangeHub()
+    inner = SqliteStorage(str(tmp_path / "b.db"))
+    await inner.open()
+    seeds = iter(range(7, 1000))
+    service = GameService(
+        NotifyingStorage(inner, hub.changed),  # type: ignore[arg-type]
+        ServiceSettings(render_images=False),
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+    )
+    signer = LinkSigner("browser-test")
+    board = WebBoard(service, hub, signer, telegram_token=TOKEN)
+    server = TestServer(board.app, host="127.0.0.1")
+    await server.start_server()
+    game_id = await start_game(service)
+    await set_bear_off(service, game_id, turn=0)
+    yield service, signer, str(server.make_url("")).rstrip("/"), game_id
+    await server.close()
+    await inner.close()
+
+
+async def wait_version(page, version: int) -> None:
+    await page.wait_for_function(
+        "v => Number(document.body.dataset.version) >= v", arg=version, timeout=WAIT_MS
+    )
+
+
+async def centre(page, selector: str) -> tuple[float, float]:
+    box = await page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+async def drag(page, source: int, dest: int) -> None:
+    x0, y0 = await centre(page, f'[data-top="{source}"]')
+    x1, y1 = await centre(page, f'[data-point="{dest}"]')
+    await page.mouse.move(x0, y0)
+    await page.mouse.down()
+    await page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2 - 40, steps=6)
+    await page.mouse.move(x1, y1, steps=6)
+    await page.mouse.up()
+
+
+async def tap(page, source: int, dest: int) -> None:
+    """Two taps with a finger, as on a phone: the checker, then its highlighted point."""
+    await page.touchscreen.tap(*await centre(page, f'[data-top="{source}"]'))
+    await page.locator(f'[data-target="{dest}"]').first.wait_for(timeout=WAIT_MS)
+    await page.touchscreen.tap(*await centre(page, f'[data-point="{dest}"]'))
+
+
+async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path):
+    from playwright.async_api import async_playwright
+
+    service, signer, base, game_id = served
+    record = await service.storage.get_game(game_id)
+    urls = [seat_url(base, signer, game_id, s, record.seats[s]) for s in (0, 1)]
+    urls.append(watch_url(base, signer, game_id) + "&lang=en")
+    errors: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pages = []
+        for url in urls:
+            context = await browser.new_context(
+                viewport=PHONE, device_scale_factor=2, has_touch=True
+            )
+            page = await context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(url)
+            await page.locator("body.ready").wait_for(timeout=WAIT_MS)
+            pages.append(page)
+        players, spectator = pages[:2], pages[2]
+
+        async def synced() -> dict:
+            fresh = await service.storage.get_game(game_id)
+            for page in pages:
+                await wait_version(page, fresh.version)
+            # The spectator follows every change and never has a control.
+            assert await spectator.locator("#controls button").count() == 0
+            assert await spectator.locator("#resign").is_hidden()
+            return fresh
+
+        moves = drops = reloads = 0
+        shot = None
+        for _ in range(200):
+            fresh = await synced()
+            if fresh.status.value != "active":
+                break
+            state = game_state(fresh, None, "en")
+            seat = 0 if game_state(fresh, 0, "en")["my_turn"] else 1
+            mine = game_state(fresh, seat, "en")
+            page = players[seat]
+            other = players[1 - seat]
+            assert await other.locator("#controls button").count() == 0
+            if "roll" in mine["buttons"]:
+                await page.locator('[data-action="roll"]').click()
+            elif mine["legal"]:
+                source = max(int(s) for s in mine["legal"])
+                dests = mine["legal"][str(source)]
+                dest = 0 if 0 in dests else dests[0]
+                if drops == 0:
+                    # A drop where core forbids it: the checker goes back, with the reason.
+                    await drag(page, source, 12)
+                    await page.locator("#message.error").wait_for(timeout=WAIT_MS)
+                    assert await page.locator("#message").inner_text()
+                    assert await page.locator(".lifted").count() == 0
+                    assert (await service.storage.get_game(game_id)).version == fresh.version
+                    drops += 1
+                    continue
+                if moves % 2 == 0:
+                    await drag(page, source, dest)
+                else:
+                    await tap(page, source, dest)
+                moves += 1
+            elif "confirm" in mine["buttons"]:
+                if reloads == 0:
+                    # A reload in the middle of a turn shows the same turn, ready to confirm.
+                    await page.reload()
+                    await page.locator("body.ready").wait_for(timeout=WAIT_MS)
+                    await page.locator('[data-action="confirm"]').wait_for(timeout=WAIT_MS)
+                    assert await page.locator('[data-action="undo"]').count() == 1
+                    shot = tmp_path / "phone.png"
+                    await page.screenshot(path=str(shot))
+                    target = os.environ.get("TAVLA_WEB_SCREENSHOT")
+                    if target:
+                        Path(target).write_bytes(shot.read_bytes())
+                    reloads += 1
+                await page.locator('[data-action="confirm"]').click()
+            else:
+                raise AssertionError(f"nothing to do for seat {seat}: {state}")
+            await wait_version(page, fresh.version + 1)  # the action went through
+        else:
+            raise AssertionError("the game did not end")
+        assert moves >= 2, "both drag and tap were used"
+        assert drops == 1
+        assert reloads == 1
+        assert shot is not None
+        final = await service.storage.get_game(game_id)
+        for seat, page in zip((0, 1, None), pages, strict=True):
+            # Every page ends on the result, in its reader's language (Ali reads Turkish).
+            lang = await page.evaluate("document.documentElement.lang")
+            expected = game_state(final, seat, lang)["action_line"]
+            assert await page.locator("#caption").inner_text() == expected
+            assert await page.locator("#controls button").count() == 0
+        assert "wins" in await spectator.locator("#caption").inner_text()
+        await browser.close()
+    assert errors == []
+
+
+async def test_inside_telegram_without_its_script_the_launch_data_in_the_fragment_is_used(
+    served,
+):
+    """Telegram puts the launch data in the URL fragment; offline (no telegram-web-app.js)
+    the page reads it from there: the seated player gets controls, in Telegram's colours."""
+    from playwright.async_api import async_playwright
+
+    service, _signer, base, game_id = served
+    first = {seat: uid for uid, seat in (await seats(service, game_id)).items()}[0]
+    theme = json.dumps({"bg_color": "#17212b", "text_color": "#f5f5f5", "button_color": "#5288c1"})
+    pages = {}
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for who, user_id in (("player", first), ("stranger", "999")):
+            user = json.dumps({"id": int(user_id), "first_name": who, "language_code": "ru"})
+            init = signed({"user": user, "auth_date": str(int(time.time()))}, token=TOKEN)
+            fragment = urlencode(
+                {
+                    "tgWebAppData": init,
+                    "tgWebAppVersion": "7.0",
+                    "tgWebAppPlatform": "android",
+                    "tgWebAppThemeParams": theme,
+                },
+                quote_via=quote,
+            )
+            context = await browser.new_context(viewport=PHONE)
+            page = await context.new_page()
+            page.set_default_timeout(WAIT_MS)
+            await page.goto(f"{base}/?game={game_id}#{fragment}")
+            await page.locator("body.ready").wait_for()
+            pages[who] = page
+        player = pages["player"]
+        assert await player.locator('[data-action="roll"]').count() == 1
+        assert await player.evaluate("document.body.classList.contains('telegram')")
+        assert await player.evaluate("document.body.dataset.theme") == "dark"
+        assert await player.evaluate("document.documentElement.lang") == "ru"
+        assert await player.evaluate("getComputedStyle(document.body).backgroundColor") == (
+            "rgb(23, 33, 43)"
+        )
+        stranger = pages["stranger"]
+        assert await stranger.evaluate("document.body.classList.contains('spectator')")
+        assert await stranger.locator("#controls button").count() == 0
+        await browser.close()

@@ -1,0 +1,45 @@
+"""Live updates across workers (issue 14): with PostgreSQL, a change committed by one worker
+wakes the pages open on another, through LISTEN/NOTIFY. Skipped without a test database
+(TAVLA_TEST_POSTGRES_URL; .ci/run starts one)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.service.service import GameService, ServiceSettings
+from bot.storage.postgres import PostgresStorage
+from bot.web.hub import ChangeHub, NotifyingStorage
+from tests.web_helpers import ALI, GROUP, VELI, accept_of
+
+
+async def test_a_change_on_one_worker_reaches_pages_on_another(postgres_schema):
+    dsn, schema = postgres_schema
+    workers = []
+    for _ in range(2):
+        hub = ChangeHub()
+        inner = PostgresStorage(dsn, server_settings={"search_path": schema})
+        await inner.open()
+        await hub.listen_postgres(dsn)
+        service = GameService(
+            NotifyingStorage(inner, hub.changed),  # type: ignore[arg-type]
+            ServiceSettings(render_images=False),
+        )
+        workers.append((hub, inner, service))
+    (hub_a, _, service_a), (hub_b, _, service_b) = workers
+    try:
+        views = await service_a.command(ALI, GROUP, "tavla", "")
+        challenge_id = next(v.game_id for v in views if v.game_id is not None)
+        page = hub_b.subscribe(challenge_id)
+        # Veli's press reaches worker A; the page open on worker B hears of it.
+        await service_a.press(VELI, GROUP, accept_of(views))
+        assert await asyncio.wait_for(page.get(), 2) == challenge_id
+        # And the other way round, with worker A's own pages woken by its own change.
+        own = hub_a.subscribe(challenge_id)
+        record = await service_b.storage.get_game(challenge_id)
+        async with service_b.storage.transaction() as tx:
+            await tx.save_game(record, record.version)
+        assert await asyncio.wait_for(own.get(), 2) == challenge_id
+    finally:
+        for hub, inner, _ in workers:
+            await hub.close()
+            await inner.close()

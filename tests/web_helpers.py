@@ -1,0 +1,64 @@
+"""Shared set-up of the web board tests: a service, a started game, a bear-off position."""
+
+from __future__ import annotations
+
+from bot.service import actions as A
+from bot.service.service import Actor, GameService, Place
+from core.game import Phase
+from core.match import Match
+
+ALI = Actor("telegram", "100", "Ali", "ali", "tr")
+VELI = Actor("telegram", "200", "Veli", "veli", "en")
+AYSE = Actor("telegram", "300", "Ayşe", "ayse", "ru")
+GROUP = Place("telegram", "-1001", private=False, title="Kahve")
+
+
+def accept_of(views: list) -> str:
+    for view in views:
+        for row in view.buttons:
+            for button in row:
+                action = A.decode(button.action)
+                if action and action.code == A.ACCEPT:
+                    return button.action
+    raise AssertionError("no Accept button")
+
+
+async def start_game(service: GameService, variant: str = "tavla") -> int:
+    """A game of Ali (challenger) and Veli in GROUP; returns its id."""
+    views = await service.command(ALI, GROUP, variant, "")
+    views = await service.press(VELI, GROUP, accept_of(views))
+    game_ids = {v.game_id for v in views if v.game_id is not None}
+    assert len(game_ids) == 1
+    return game_ids.pop()
+
+
+async def set_bear_off(service: GameService, game_id: int, turn: int = 0) -> None:
+    """Put the game in a short race with choices: each side has 4 checkers left (two on its
+    6-point, one on its 5 and one on its 4) and ``turn`` is to roll."""
+    record = await service.storage.get_game(game_id)
+    assert record is not None
+    assert record.match is not None
+    match = Match.from_dict(record.match)
+    game = match.game
+    assert game is not None
+    side = [11, 0, 0, 0, 1, 1, 2] + [0] * 19
+    game.sides = [tuple(side), tuple(side)]
+    game.phase = Phase.ROLL
+    game.turn = turn
+    game.dice = None
+    game._turn = None
+    game.played_first_turn = [True, True]
+    record.match = match.to_dict()
+    async with service.storage.transaction() as tx:
+        await tx.save_game(record, record.version)
+
+
+async def seats(service: GameService, game_id: int) -> dict[str, int]:
+    """Platform user id → seat."""
+    record = await service.storage.get_game(game_id)
+    assert record is not None
+    found = {}
+    for seat, user_id in enumerate(record.seats):
+        user = await service.storage.get_user(user_id)
+        found[user.platform_id] = seat
+    return found
