@@ -92,6 +92,7 @@ def player_for(variant_name: str, level: str, seed: int | None = None) -> Player
     from .network import network_kind, shipped_network
     from .players import HeuristicUzunPlayer, NeuralPlayer
     from .pubeval import PubevalPlayer
+    from .race import BearoffEvaluator
 
     level = level.strip().lower()
     kind = network_kind(variant_name.strip().lower())
@@ -110,9 +111,11 @@ def player_for(variant_name: str, level: str, seed: int | None = None) -> Player
         return PubevalPlayer()
     if level == "beginner":
         return NeuralPlayer(net, noise=0.1, seed=seed, name="beginner")
+    # Above beginner, bear-offs in a race come from the one-sided database.
+    exact = BearoffEvaluator(net)
     if level == "club":
-        return NeuralPlayer(net, name="club")
-    expert = NeuralPlayer(net, plies=1, name="expert" if level == "expert" else "master")
+        return NeuralPlayer(exact, name="club")
+    expert = NeuralPlayer(exact, plies=1, name="expert" if level == "expert" else "master")
     if level == "master" and variant_name.strip().lower() == "tavla":
         from .gnubg_player import GnubgPlayer, load_gnubg
 

@@ -12,6 +12,7 @@ from core.variants import Variant
 
 from .cube import CubeState, double_decision, take_decision
 from .network import Network, equity, flip, positions_array
+from .race import BearoffEvaluator, home_array, is_race_array
 from .sim import result_points
 
 # The 21 distinct rolls and their weights out of 36.
@@ -78,11 +79,15 @@ def one_ply_equity(net: Network, variant: Variant, after: Position) -> float:
 
 class NeuralPlayer:
     """Plays by the network: 0-ply (club), 1-ply with a move filter (expert), or with
-    Gaussian noise on the 0-ply equities (beginner). Cube decisions from the network."""
+    Gaussian noise on the 0-ply equities (beginner). Cube decisions from the network.
+
+    ``net`` may be a :class:`~core.ai.race.BearoffEvaluator` around the network: bear-offs
+    in a race are then played and doubled by the one-sided database.
+    """
 
     def __init__(
         self,
-        net: Network,
+        net: Network | BearoffEvaluator,
         *,
         plies: int = 0,
         noise: float = 0.0,
@@ -102,9 +107,30 @@ class NeuralPlayer:
     def play_equities(self, variant: Variant, plays: list[Play]) -> np.ndarray:
         return _play_equities(self.net, variant, plays)
 
+    def bearoff_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play | None:
+        """The play that bears off fastest, when the database decides alone.
+
+        That is when the net is a :class:`BearoffEvaluator`, contact is gone, the mover is
+        home and the opponent is not (with both home the evaluator's chances are exact and
+        the ordinary search uses them). The mover's every play then keeps it home, and its
+        best play is the one needing fewest rolls on average, whatever the opponent does.
+        """
+        if not isinstance(self.net, BearoffEvaluator):
+            return None
+        arr = positions_array([position])
+        if not (is_race_array(arr, self.net.uzun)[0] and home_array(arr[:, 0])[0]):
+            return None
+        if home_array(arr[:, 1])[0]:
+            return None
+        rolls = [self.net.expected_rolls(play.after.mover) for play in plays]
+        return plays[int(np.argmin(rolls))]
+
     def choose_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play:
         if len(plays) == 1:
             return plays[0]
+        race_play = self.bearoff_play(variant, position, plays)
+        if race_play is not None:
+            return race_play
         eqs = self.play_equities(variant, plays)
         if self.noise:
             eqs = eqs + self._rng.normal(0.0, self.noise, len(eqs))
