@@ -15,7 +15,13 @@ from core.ai import CubeState, RandomPlayer, player_for
 from core.ai.bearoff import bearoff_database
 from core.ai.cube import double_decision, match_equity, take_decision
 from core.ai.network import Network, equity, flip
-from core.ai.players import HeuristicUzunPlayer, NeuralPlayer
+from core.ai.players import (
+    HeuristicUzunPlayer,
+    NeuralPlayer,
+    one_ply_equity,
+    roll_equity,
+    two_ply_equity,
+)
 from core.ai.pubeval import PubevalPlayer, is_race, score
 from core.ai.race import BearoffEvaluator, race_outputs_array
 from core.ai.sim import play_game
@@ -297,6 +303,44 @@ def test_race_cube_from_the_database() -> None:
     assert 0.55 < win < 0.7
     assert not club.should_double(tavla, close)
     assert club.should_take(tavla, close.swapped())
+
+
+def test_deeper_searches_agree_with_an_exact_bearoff() -> None:
+    """With both sides bearing off (T-6) the database's chances are exact, so looking one
+    or two rolls deeper must give back about the same equity (not to the last digit: the
+    database plays for the fewest rolls, the search for the best equity)."""
+    tavla = variant_by_name("tavla")
+    ev = BearoffEvaluator(_fresh("tavla"))
+    for mine, theirs in [
+        ({6: 3, 5: 3, 4: 3}, {6: 3, 5: 3, 4: 3}),
+        ({6: 2, 3: 2, 1: 3}, {5: 4, 2: 4}),
+        ({6: 5, 5: 5, 4: 5}, {6: 3, 5: 3, 4: 3, 3: 3}),
+    ]:
+        after = Position.from_points(mine, theirs)  # my move made, the opponent to roll
+        zero = -float(equity(ev.evaluate([after.swapped()]), True, False)[0])
+        assert one_ply_equity(ev, tavla, after) == pytest.approx(zero, abs=1e-3)
+        assert -roll_equity(ev, tavla, after.swapped()) == pytest.approx(zero, abs=1e-3)
+        # The reduced 2-ply samples a third of the second rolls: close, not equal.
+        assert two_ply_equity(ev, tavla, after) == pytest.approx(zero, abs=0.02)
+
+
+@pytest.mark.parametrize("variant_name", ["turkish", "uzun"])
+def test_master_level_looks_two_rolls_deep(variant_name: str) -> None:
+    from core.ai.network import shipped_network
+
+    variant = variant_by_name(variant_name)
+    master = player_for(variant_name, "master")
+    if shipped_network("uzun" if variant_name == "uzun" else "tavla") is None:
+        pytest.skip("no shipped weights")
+    assert isinstance(master, NeuralPlayer)
+    assert master.deep >= 2
+    assert master.plies == 1
+    for side, dice, first in _random_positions(variant_name, 3, seed=21):
+        plays = legal_plays(variant, side, dice, first)
+        assert master.choose_play(variant, side, plays) in plays
+    start = variant.start_position()
+    assert master.should_double(variant, start) is False  # no cube in these games
+    assert master.should_take(variant, start) is True
 
 
 def test_heuristic_uzun_beats_random() -> None:
