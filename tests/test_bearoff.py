@@ -244,3 +244,27 @@ def test_evaluator_replaces_only_bearoff_races() -> None:
     assert np.all(out[1] == 0.25)
     arr = np.array([race, contact], dtype=np.float64)
     assert both_in_bearoff_array(arr, uzun=False).tolist() == [True, False]
+
+
+def test_race_chances_agree_with_gnubg() -> None:
+    """GNU Backgammon's bear-off databases (its two-sided one where it has it) give the
+    same race chances to within the one-sided approximation."""
+    gnubg = pytest.importorskip("gnubg")
+    from core.ai.gnubg_player import gnubg_board
+
+    context = gnubg.evalcontext(0, 0, 0, 0, 0)
+    rng = np.random.default_rng(3)
+    win_errors = []
+    for _ in range(100):
+        sides = []
+        for _side in range(2):
+            counts = np.bincount(rng.integers(0, 6, rng.integers(1, 16)), minlength=6)
+            sides.append({p + 1: int(n) for p, n in enumerate(counts) if n})
+        pos = Position.from_points(*sides)
+        theirs = gnubg.evaluate(gnubg_board(pos), gnubg.cubeinfo(), context)
+        ours = race_outputs_array(np.array([pos], dtype=np.float64))[0]
+        win_errors.append(abs(theirs[0] - ours[0]))
+        assert ours[1] == pytest.approx(theirs[1], abs=1e-3)
+        assert ours[3] == pytest.approx(theirs[3], abs=1e-3)
+    assert max(win_errors) < 0.01
+    assert np.mean(win_errors) < 1e-3
