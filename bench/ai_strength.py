@@ -25,6 +25,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.ai import player_for  # noqa: E402
+from core.ai.network import Network  # noqa: E402
 from core.ai.sim import play_game  # noqa: E402
 from core.dice import RandomDice  # noqa: E402
 from core.variants import variant_by_name  # noqa: E402
@@ -42,14 +43,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="tavla", choices=["tavla", "turkish", "uzun"])
     parser.add_argument("--a", default="club", help="level of player A")
     parser.add_argument("--b", default="pubeval", help="level of player B")
+    parser.add_argument("--a-weights", type=Path, help="A plays with these weights (.npz)")
+    parser.add_argument("--b-weights", type=Path, help="B plays with these weights (.npz)")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--progress", type=int, default=0, help="print every N games")
+    parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="time decisions by the wall clock or by this process's CPU time (busy machines)",
+    )
     args = parser.parse_args(argv)
 
     variant = variant_by_name(args.variant)
-    a = player_for(args.variant, args.a, seed=args.seed)
-    b = player_for(args.variant, args.b, seed=args.seed + 1)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    net_a = Network.load(args.a_weights) if args.a_weights else None
+    net_b = Network.load(args.b_weights) if args.b_weights else None
+    a = player_for(args.variant, args.a, seed=args.seed, net=net_a)
+    b = player_for(args.variant, args.b, seed=args.seed + 1, net=net_b)
     results: list[int] = []
     wins = gammon_wins = gammon_losses = bg_wins = bg_losses = 0
     times_a: list[float] = []
@@ -58,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     for g in range(args.games):
         a_seat = g % 2
         players = [a, b] if a_seat == 0 else [b, a]
-        record = play_game(variant, players, RandomDice(args.seed * 100_003 + g // 2), timed=True)
+        dice = RandomDice(args.seed * 100_003 + g // 2)
+        record = play_game(variant, players, dice, timed=True, clock=clock)
         won = record.winner == a_seat
         points = record.points if won else -record.points
         results.append(points)
@@ -71,7 +84,12 @@ def main(argv: list[str] | None = None) -> int:
         times_b += record.times[1 - a_seat]
         if args.progress and (g + 1) % args.progress == 0:
             n = len(results)
-            print(f"{n} games: ppg={sum(results) / n:+.3f} win={wins / n:.3f}", flush=True)
+            mean_n = sum(results) / n
+            sd = math.sqrt(sum((x - mean_n) ** 2 for x in results) / max(1, n - 1))
+            print(
+                f"{n} games: ppg={mean_n:+.3f} ± {1.96 * sd / math.sqrt(n):.3f} win={wins / n:.3f}",
+                flush=True,
+            )
     n = len(results)
     mean = sum(results) / n
     var = sum((x - mean) ** 2 for x in results) / max(1, n - 1)
@@ -79,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ms_a = 1000 * sum(times_a) / max(1, len(times_a))
     ms_b = 1000 * sum(times_b) / max(1, len(times_b))
     print(f"{args.variant}: {args.a} (A) against {args.b} (B), {n} games, seed {args.seed}")
+    print(f"decision times by the {args.clock} clock")
     print(f"A points per game: {mean:+.3f} ± {ci:.3f} (95% CI)")
     print(
         f"A wins: {wins / n:.1%}; gammons won {gammon_wins / n:.1%}, lost {gammon_losses / n:.1%}"
@@ -92,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         f"variant={args.variant} a={args.a} b={args.b} games={n} ppg={mean:.3f} ci95={ci:.3f} "
         f"win={wins / n:.3f} gammon_win={gammon_wins / n:.3f} gammon_loss={gammon_losses / n:.3f} "
         f"a_ms={ms_a:.2f} a_p95_ms={1000 * _p95(times_a):.2f} "
-        f"b_ms={ms_b:.2f} b_p95_ms={1000 * _p95(times_b):.2f}"
+        f"b_ms={ms_b:.2f} b_p95_ms={1000 * _p95(times_b):.2f} clock={args.clock}"
     )
     return 0
 

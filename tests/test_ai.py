@@ -12,10 +12,18 @@ import numpy as np
 import pytest
 
 from core.ai import CubeState, RandomPlayer, player_for
+from core.ai.bearoff import bearoff_database
 from core.ai.cube import double_decision, match_equity, take_decision
 from core.ai.network import Network, equity, flip
-from core.ai.players import HeuristicUzunPlayer, NeuralPlayer
+from core.ai.players import (
+    HeuristicUzunPlayer,
+    NeuralPlayer,
+    one_ply_equity,
+    roll_equity,
+    two_ply_equity,
+)
 from core.ai.pubeval import PubevalPlayer, is_race, score
+from core.ai.race import BearoffEvaluator, race_outputs_array
 from core.ai.sim import play_game
 from core.dice import RandomDice
 from core.gnubg import position_from_id, position_id
@@ -227,11 +235,112 @@ def test_player_for_levels() -> None:
     if shipped_network("tavla") is not None:
         assert isinstance(player_for("tavla", "club"), NeuralPlayer)
         assert player_for("tavla", "expert").plies == 1
-        assert player_for("turkish", "club").net is shipped_network("tavla")
+        # Above beginner the net is wrapped by the bear-off database; beginner plays it bare.
+        assert player_for("turkish", "club").net.net is shipped_network("tavla")
+        assert player_for("tavla", "beginner").net is shipped_network("tavla")
     if shipped_network("uzun") is not None:
-        assert player_for("uzun", "club").net is shipped_network("uzun")
+        assert player_for("uzun", "club").net.net is shipped_network("uzun")
     with pytest.raises(ValueError, match="unknown level"):
         player_for("tavla", "grandmaster")
+
+
+def _bearoff_players(variant_name: str) -> list[NeuralPlayer]:
+    # An untrained net: any good bear-off play must come from the database.
+    kind = "uzun" if variant_name == "uzun" else "tavla"
+    net = BearoffEvaluator(_fresh(kind))
+    return [NeuralPlayer(net, name="club"), NeuralPlayer(net, plies=1, name="expert")]
+
+
+@pytest.mark.parametrize("variant_name", ["tavla", "turkish", "uzun"])
+def test_bearoff_plays_come_from_the_database(variant_name: str) -> None:
+    """T-6 / U-8: in a race, bear-offs are played by the one-sided database."""
+    variant = variant_by_name(variant_name)
+    db = bearoff_database()
+    players = _bearoff_players(variant_name)
+    # The opponent is still on its way home, on its points 7..12, past all my checkers:
+    # the play needing the fewest rolls on average is the best one.
+    far = {7: 5, 10: 5, 12: 5}
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(60):
+        home = {p: rng.randint(0, 2) for p in range(1, 7)}
+        pos = Position.from_points(home, far)
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        plays = legal_plays(variant, pos, dice, False)
+        best = min(db.expected_rolls(p.after.mover[1:7]) for p in plays)
+        for player in players:
+            chosen = player.choose_play(variant, pos, plays)
+            assert db.expected_rolls(chosen.after.mover[1:7]) == pytest.approx(best)
+        checked += len({db.expected_rolls(p.after.mover[1:7]) for p in plays}) > 1
+    assert checked >= 20  # most of these rolls had a wrong choice to avoid
+    # Both sides home: the play leaving the opponent the lowest chances from the database.
+    for _ in range(30):
+        pos = Position.from_points(
+            {p: rng.randint(0, 2) for p in range(1, 7)}, {p: rng.randint(0, 2) for p in range(1, 7)}
+        )
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        plays = [p for p in legal_plays(variant, pos, dice, False) if p.after.mover[0] < 15]
+        if len(plays) < 2:
+            continue
+        arr = np.array([p.after.swapped() for p in plays], dtype=np.float64)
+        theirs = equity(race_outputs_array(arr, db), True, variant.backgammons)
+        chosen = players[0].choose_play(variant, pos, plays)
+        assert theirs[plays.index(chosen)] == pytest.approx(theirs.min())
+
+
+def test_race_cube_from_the_database() -> None:
+    tavla = variant_by_name("tavla")
+    club = _bearoff_players("tavla")[0]
+    # One checker on my 1-point against two on their 6-point: I win for sure, with no
+    # gammon: I double and the opponent (asked from its side) passes.
+    sure = Position.from_points({1: 1}, {6: 2})
+    assert club.should_double(tavla, sure)
+    assert not club.should_take(tavla, sure.swapped())
+    # Four checkers each on the 6-, 5- and 4-points, I am on roll: about 60%, no gammons:
+    # no double yet, and a clear take.
+    close = Position.from_points({6: 4, 5: 4, 4: 4}, {6: 4, 5: 4, 4: 4})
+    win = race_outputs_array(np.array([close], dtype=np.float64))[0][0]
+    assert 0.55 < win < 0.7
+    assert not club.should_double(tavla, close)
+    assert club.should_take(tavla, close.swapped())
+
+
+def test_deeper_searches_agree_with_an_exact_bearoff() -> None:
+    """With both sides bearing off (T-6) the database's chances are exact, so looking one
+    or two rolls deeper must give back about the same equity (not to the last digit: the
+    database plays for the fewest rolls, the search for the best equity)."""
+    tavla = variant_by_name("tavla")
+    ev = BearoffEvaluator(_fresh("tavla"))
+    for mine, theirs in [
+        ({6: 3, 5: 3, 4: 3}, {6: 3, 5: 3, 4: 3}),
+        ({6: 2, 3: 2, 1: 3}, {5: 4, 2: 4}),
+        ({6: 5, 5: 5, 4: 5}, {6: 3, 5: 3, 4: 3, 3: 3}),
+    ]:
+        after = Position.from_points(mine, theirs)  # my move made, the opponent to roll
+        zero = -float(equity(ev.evaluate([after.swapped()]), True, False)[0])
+        assert one_ply_equity(ev, tavla, after) == pytest.approx(zero, abs=1e-3)
+        assert -roll_equity(ev, tavla, after.swapped()) == pytest.approx(zero, abs=1e-3)
+        # The reduced 2-ply samples a third of the second rolls: close, not equal.
+        assert two_ply_equity(ev, tavla, after) == pytest.approx(zero, abs=0.02)
+
+
+@pytest.mark.parametrize("variant_name", ["turkish", "uzun"])
+def test_master_level_looks_two_rolls_deep(variant_name: str) -> None:
+    from core.ai.network import shipped_network
+
+    variant = variant_by_name(variant_name)
+    master = player_for(variant_name, "master")
+    if shipped_network("uzun" if variant_name == "uzun" else "tavla") is None:
+        pytest.skip("no shipped weights")
+    assert isinstance(master, NeuralPlayer)
+    assert master.deep >= 2
+    assert master.plies == 1
+    for side, dice, first in _random_positions(variant_name, 3, seed=21):
+        plays = legal_plays(variant, side, dice, first)
+        assert master.choose_play(variant, side, plays) in plays
+    start = variant.start_position()
+    assert master.should_double(variant, start) is False  # no cube in these games
+    assert master.should_take(variant, start) is True
 
 
 def test_heuristic_uzun_beats_random() -> None:

@@ -9,8 +9,12 @@ Every player implements :class:`Player`. The kinds (see :func:`player_for`):
 * ``club`` — the network, 0-ply;
 * ``expert`` — the network with a 1-ply look-ahead over the best few plays;
 * ``master`` — for Tavla, GNU Backgammon's evaluator when its Python package (the optional
-  ``gnubg`` extra) is installed (:mod:`core.ai.gnubg_player`); otherwise it plays as
-  ``expert``.
+  ``gnubg`` extra) is installed (:mod:`core.ai.gnubg_player`); otherwise, and for Turkish
+  tavla and Uzun Tavla, the network with a 1-ply look-ahead over more plays and a reduced
+  2-ply one over the best three when they are within 0.06 equity.
+
+Above beginner, bear-offs in a race are played (and doubled) by the one-sided bear-off
+database (:mod:`core.ai.bearoff`, :mod:`core.ai.race`).
 
 The networks (:mod:`core.ai.network`) are small NumPy nets trained by TD(lambda) self-play
 (``tools/train_td.py``); Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take
@@ -27,8 +31,21 @@ from core.position import Position
 from core.variants import Variant
 
 from .cube import CubeState
+from .network import Network
 
 LEVELS = ("random", "beginner", "club", "expert", "master")
+
+#: The expert's 1-ply move filter: at most ``candidates`` plays within ``threshold`` equity
+#: of the best 0-ply play. Uzun Tavla's move generation costs several times Tavla's, so
+#: its expert looks at fewer plays.
+EXPERT_FILTER = {
+    "tavla": {"candidates": 8, "threshold": 0.16},
+    "uzun": {"candidates": 3, "threshold": 0.10},
+}
+#: The master's 1-ply filter, and how many of the best 1-ply plays it looks at 2-ply
+#: (those within 0.06 equity of the best: a clear choice is not looked at deeper).
+MASTER_FILTER = {"candidates": 12, "threshold": 0.24, "deep_threshold": 0.06}
+MASTER_DEEP = 3
 
 
 class Player(Protocol):
@@ -81,17 +98,21 @@ class RandomPlayer:
         return True
 
 
-def player_for(variant_name: str, level: str, seed: int | None = None) -> Player:
+def player_for(
+    variant_name: str, level: str, seed: int | None = None, net: Network | None = None
+) -> Player:
     """The computer player of ``level`` for the variant called ``variant_name``.
 
-    Levels: random, beginner, club, expert, master (gnubg for Tavla when installed, else as
-    expert; see the module doc);
+    Levels: random, beginner, club, expert, master (gnubg for Tavla when installed, else
+    2-ply; see the module doc);
     also ``pubeval`` (Tavla) and ``heuristic`` (Uzun) baselines. Without trained weights
     the network levels fall back on pubeval (Tavla, Turkish) or the heuristic (Uzun).
+    ``net`` replaces the shipped network (to compare new weights with the shipped ones).
     """
     from .network import network_kind, shipped_network
     from .players import HeuristicUzunPlayer, NeuralPlayer
     from .pubeval import PubevalPlayer
+    from .race import BearoffEvaluator
 
     level = level.strip().lower()
     kind = network_kind(variant_name.strip().lower())
@@ -103,23 +124,27 @@ def player_for(variant_name: str, level: str, seed: int | None = None) -> Player
         return HeuristicUzunPlayer(seed=seed)
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
-    net = shipped_network(kind)
+    net = net if net is not None else shipped_network(kind)
     if net is None:
         if kind == "uzun":
             return HeuristicUzunPlayer(noise=8.0 if level == "beginner" else 0.0, seed=seed)
         return PubevalPlayer()
     if level == "beginner":
         return NeuralPlayer(net, noise=0.1, seed=seed, name="beginner")
+    # Above beginner, bear-offs in a race come from the one-sided database.
+    exact = BearoffEvaluator(net)
     if level == "club":
-        return NeuralPlayer(net, name="club")
-    expert = NeuralPlayer(net, plies=1, name="expert" if level == "expert" else "master")
-    if level == "master" and variant_name.strip().lower() == "tavla":
+        return NeuralPlayer(exact, name="club")
+    if level == "expert":
+        return NeuralPlayer(exact, plies=1, name="expert", **EXPERT_FILTER[kind])
+    if variant_name.strip().lower() == "tavla":
         from .gnubg_player import GnubgPlayer, load_gnubg
 
         gnubg = load_gnubg()
         if gnubg is not None:
-            return GnubgPlayer(gnubg, cube_player=expert)
-    return expert
+            cube = NeuralPlayer(exact, plies=1, name="expert", **EXPERT_FILTER[kind])
+            return GnubgPlayer(gnubg, cube_player=cube)
+    return NeuralPlayer(exact, plies=1, deep=MASTER_DEEP, name="master", **MASTER_FILTER)
 
 
 __all__ = ["LEVELS", "CubeState", "Player", "RandomPlayer", "player_for"]

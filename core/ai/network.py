@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -43,8 +44,10 @@ def flip(out: np.ndarray) -> np.ndarray:
 
 
 def positions_array(positions: Sequence[Position]) -> np.ndarray:
-    """(N, 2, 26) int array of the positions (side on roll first)."""
-    return np.array(positions, dtype=np.float64).reshape(len(positions), 2, 26)
+    """(N, 2, 26) array of the positions (side on roll first)."""
+    # fromiter over the flattened slots is about twice as fast as np.array on the tuples.
+    flat = chain.from_iterable(chain.from_iterable(positions))
+    return np.fromiter(flat, dtype=np.float64, count=52 * len(positions)).reshape(-1, 2, 26)
 
 
 def _point_units(pts: np.ndarray, big: float) -> list[np.ndarray]:

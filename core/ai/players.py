@@ -12,6 +12,7 @@ from core.variants import Variant
 
 from .cube import CubeState, double_decision, take_decision
 from .network import Network, equity, flip, positions_array
+from .race import BearoffEvaluator, home_array, is_race_array
 from .sim import result_points
 
 # The 21 distinct rolls and their weights out of 36.
@@ -76,13 +77,87 @@ def one_ply_equity(net: Network, variant: Variant, after: Position) -> float:
     return total
 
 
+def _best_replies(
+    net: Network | BearoffEvaluator, variant: Variant, theirs: Position
+) -> list[tuple[float, Position | None]]:
+    """For each of the 21 rolls of the side on roll in ``theirs``: its best play by 0-ply,
+    as (weight, board after it seen from the other side), or (weight, None) with the
+    game's points folded into the weight's sign when that play wins at once."""
+    first = _first_turn(variant, theirs)
+    out: list[tuple[float, Position | None]] = []
+    for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
+        replies = legal_plays(variant, theirs, roll, first)
+        if not replies:
+            out.append((float(weight), theirs.swapped()))
+            continue
+        eqs = _play_equities(net, variant, replies)
+        best = int(np.argmax(eqs))
+        if replies[best].after.mover[OFF] == CHECKERS:
+            out.append((-float(weight) * float(eqs[best]), None))
+        else:
+            out.append((float(weight), replies[best].after.swapped()))
+    return out
+
+
+def roll_equity(
+    net: Network | BearoffEvaluator, variant: Variant, position: Position, part: int = -1
+) -> float:
+    """Equity of the side on roll before rolling: its best 0-ply play, averaged over rolls.
+
+    With ``part`` 0, 1 or 2 only every third of the 21 rolls (from that one on) is looked
+    at, their weights scaled to 1: the reduced search that keeps 2-ply affordable, as in
+    GNU Backgammon's reduced evaluations. Different branches use different thirds, so the
+    sampling errors largely cancel over an opponent's 21 rolls.
+    """
+    first = _first_turn(variant, position)
+    picked = range(21) if part < 0 else range(part, 21, 3)
+    rolls = [ROLLS[i] for i in picked]
+    weights = ROLL_WEIGHTS[list(picked)]
+    weights = weights / weights.sum()
+    per_roll = [legal_plays(variant, position, roll, first) for roll in rolls]
+    # One evaluation for every play of every roll (a roll with no play passes the turn).
+    flat = [play for plays in per_roll for play in plays]
+    total = 0.0
+    eqs = _play_equities(net, variant, flat) if flat else np.empty(0)
+    at = 0
+    for weight, plays in zip(weights, per_roll, strict=True):
+        if plays:
+            total += weight * float(np.max(eqs[at : at + len(plays)]))
+            at += len(plays)
+        else:
+            out = net.evaluate_array(positions_array([position.swapped()]))
+            total -= weight * float(equity(out, True, variant.backgammons)[0])
+    return total
+
+
+def two_ply_equity(net: Network | BearoffEvaluator, variant: Variant, after: Position) -> float:
+    """Equity of a board after my move, two rolls deep: each opponent roll answered by its
+    best 0-ply reply, then my best 0-ply play over a third of my rolls (see
+    :func:`roll_equity`; the third changes with the opponent's roll)."""
+    if after.mover[OFF] == CHECKERS:
+        return float(result_points(variant, after))
+    total = 0.0
+    for k, (weight, mine) in enumerate(_best_replies(net, variant, after.swapped())):
+        if mine is None:
+            total += weight  # the opponent won: weight already holds -points * weight
+        else:
+            total += weight * roll_equity(net, variant, mine, part=k % 3)
+    return total
+
+
 class NeuralPlayer:
     """Plays by the network: 0-ply (club), 1-ply with a move filter (expert), or with
-    Gaussian noise on the 0-ply equities (beginner). Cube decisions from the network."""
+    Gaussian noise on the 0-ply equities (beginner). With ``deep`` >= 2 (master), the best
+    ``deep`` plays by 1-ply, when within ``deep_threshold`` of the best, are compared two
+    rolls deep. Cube decisions from the network.
+
+    ``net`` may be a :class:`~core.ai.race.BearoffEvaluator` around the network: bear-offs
+    in a race are then played and doubled by the one-sided database.
+    """
 
     def __init__(
         self,
-        net: Network,
+        net: Network | BearoffEvaluator,
         *,
         plies: int = 0,
         noise: float = 0.0,
@@ -90,6 +165,8 @@ class NeuralPlayer:
         name: str = "club",
         candidates: int = 8,
         threshold: float = 0.16,
+        deep: int = 0,
+        deep_threshold: float = 0.08,
     ) -> None:
         self.net = net
         self.plies = plies
@@ -97,14 +174,37 @@ class NeuralPlayer:
         self.name = name
         self.candidates = candidates
         self.threshold = threshold
+        self.deep = deep
+        self.deep_threshold = deep_threshold
         self._rng = np.random.default_rng(seed)
 
     def play_equities(self, variant: Variant, plays: list[Play]) -> np.ndarray:
         return _play_equities(self.net, variant, plays)
 
+    def bearoff_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play | None:
+        """The play that bears off fastest, when the database decides alone.
+
+        That is when the net is a :class:`BearoffEvaluator`, contact is gone, the mover is
+        home and the opponent is not (with both home the evaluator's chances are exact and
+        the ordinary search uses them). The mover's every play then keeps it home, and its
+        best play is the one needing fewest rolls on average, whatever the opponent does.
+        """
+        if not isinstance(self.net, BearoffEvaluator):
+            return None
+        arr = positions_array([position])
+        if not (is_race_array(arr, self.net.uzun)[0] and home_array(arr[:, 0])[0]):
+            return None
+        if home_array(arr[:, 1])[0]:
+            return None
+        rolls = [self.net.expected_rolls(play.after.mover) for play in plays]
+        return plays[int(np.argmin(rolls))]
+
     def choose_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play:
         if len(plays) == 1:
             return plays[0]
+        race_play = self.bearoff_play(variant, position, plays)
+        if race_play is not None:
+            return race_play
         eqs = self.play_equities(variant, plays)
         if self.noise:
             eqs = eqs + self._rng.normal(0.0, self.noise, len(eqs))
@@ -117,8 +217,16 @@ class NeuralPlayer:
         keep = [i for i in order[: self.candidates] if eqs[i] >= best - self.threshold]
         if len(keep) == 1:
             return plays[keep[0]]
-        deep = [one_ply_equity(self.net, variant, plays[i].after) for i in keep]
-        return plays[keep[int(np.argmax(deep))]]
+        ones = np.array([one_ply_equity(self.net, variant, plays[i].after) for i in keep])
+        if self.deep < 2 or len(keep) == 1:
+            return plays[keep[int(np.argmax(ones))]]
+        # Master: the best few by 1-ply, when close, looked at two rolls deep.
+        ranked = np.argsort(-ones)[: self.deep]
+        top = [keep[j] for j in ranked if ones[j] >= ones[ranked[0]] - self.deep_threshold]
+        if len(top) == 1:
+            return plays[top[0]]
+        twos = [two_ply_equity(self.net, variant, plays[i].after) for i in top]
+        return plays[top[int(np.argmax(twos))]]
 
     # -- cube ------------------------------------------------------------------------------
 
