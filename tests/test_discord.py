@@ -511,3 +511,22 @@ async def test_removed_from_a_server_the_games_wait_then_resume(fake, bot):
         if not await step_once(fake, bot, users):
             break
     assert (await game_record(bot)).status is GameStatus.FINISHED
+
+
+async def test_an_old_board_links_to_the_current_one(fake, bot):
+    """No dead ends (issue 11): after /board, a press on the previous board answers
+    privately with a link to the current one, and changes nothing."""
+    ali, veli, channel = await open_game(fake, bot)
+    users = {"11": ali, "22": veli}
+    await step_once(fake, bot, users)
+    old = copy.deepcopy(board_message(fake))
+    before = await game_record(bot)
+    await fake.slash(bot.client, ali, channel, "board")
+    current = board_message(fake)
+    assert current["id"] != old["id"]
+    answer = await fake.press(bot.client, veli, old, custom_ids(old)[0])
+    assert answer.acks == 1
+    texts = answer.ephemeral()
+    assert any("old board" in t or "eski" in t.lower() for t in texts)
+    assert any(f"/channels/{GUILD}/{CHANNEL}/{current['id']}" in t for t in texts)
+    assert (await game_record(bot)).version == before.version

@@ -232,6 +232,7 @@ class FakeDiscord:
         ("PUT", r"/applications/(?P<app>\d+)/guilds/(?P<guild>\d+)/commands", "sync_guild"),
         ("POST", r"/channels/(?P<channel>\d+)/messages", "send_message"),
         ("PATCH", r"/channels/(?P<channel>\d+)/messages/(?P<message>\d+)", "edit_message"),
+        ("GET", r"/channels/(?P<channel>\d+)/messages/(?P<message>\d+)", "get_message"),
         ("POST", r"/interactions/(?P<id>\d+)/(?P<token>[^/]+)/callback", "callback"),
         ("POST", r"/webhooks/(?P<app>\d+)/(?P<token>[^/]+)", "followup"),
         ("GET", r"/webhooks/(?P<app>\d+)/(?P<token>[^/]+)/messages/@original", "get_original"),
@@ -399,6 +400,12 @@ class FakeDiscord:
         self, call: Call, channel: str, files: dict[str, bytes], **_: Any
     ) -> dict[str, Any]:
         return self._public(self._new_message(int(channel), call.payload, files))
+
+    def _get_message(self, call: Call, channel: str, message: str, **_: Any) -> dict[str, Any]:
+        found = self._message(message)
+        if int(found["flags"]) & EPHEMERAL or str(found.get("channel_id")) != channel:
+            raise _error(404, 10008, "Unknown Message")
+        return self._public(found)
 
     def _edit_message(
         self, call: Call, channel: str, message: str, files: dict[str, bytes], **_: Any
