@@ -215,9 +215,10 @@ async def test_signed_link_acts_for_its_seat_only(web):
 async def test_the_flood_guard_applies_to_web_actions(web):
     client, service, _signer, game_id, players = web
     service.limiter = RateLimiter(5, 60.0, service.clock)
+    service.idle_limiter = RateLimiter(5, 60.0, service.clock)
     them = auth(init_data(int(players[1]), "P1"))
     messages = []
-    for _ in range(7):  # the service allows 5 actions per minute here
+    for _ in range(7):  # the service allows 5 (refused) actions per minute here
         answer = await (
             await client.post(
                 f"/api/game/{game_id}/action", json={"action": "undo", "version": 1}, headers=them

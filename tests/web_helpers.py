@@ -49,6 +49,9 @@ async def set_bear_off(service: GameService, game_id: int, turn: int = 0) -> Non
     game._turn = None
     game.played_first_turn = [True, True]
     record.match = match.to_dict()
+    # A change of what the board shows, as the service records one (buttons drawn before it
+    # are out of date).
+    record.settings["state_version"] = record.version + 1
     async with service.storage.transaction() as tx:
         await tx.save_game(record, record.version)
 
