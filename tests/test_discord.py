@@ -530,3 +530,44 @@ async def test_an_old_board_links_to_the_current_one(fake, bot):
     assert any("old board" in t or "eski" in t.lower() for t in texts)
     assert any(f"/channels/{GUILD}/{CHANNEL}/{current['id']}" in t for t in texts)
     assert (await game_record(bot)).version == before.version
+
+
+async def test_deleted_channel_stops_the_repairs_and_board_goes_on_elsewhere(fake, bot, caplog):
+    """No dead ends (issue 11): the board's channel is deleted. The repair round tries once
+    (no error loop), and /board in another channel of the server brings the game back."""
+    ali, veli, _channel = await open_game(fake, bot)
+    users = {"11": ali, "22": veli}
+    while not find(board_message(fake), A.MOVE):
+        await step_once(fake, bot, users)
+    board = board_message(fake)
+    fake.fail_next("callback", 500)  # the move is saved; its board never shows
+    await fake.press(bot.client, await awaiting(bot, users), board, find(board, A.MOVE))
+    for message in fake.channel_messages(CHANNEL):
+        message["_deleted"] = True  # the channel is gone, and with it every call to it
+    fake.fail_next("edit_message", 404, 10003, times=10)
+    fake.fail_next("send_message", 404, 10003, times=10)
+    bot.now += bot.service.settings.repair_after + 1
+    caplog.set_level(logging.WARNING)
+    caplog.clear()  # the injected failure of the press above was logged as it should be
+    await bot.client.adapter.tick()
+    tried = len(fake.calls)
+    await bot.client.adapter.tick()
+    assert len(fake.calls) == tried  # tried once, then left alone
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    fake._fail.clear()
+    elsewhere = fake.channel(CHANNEL + 1, GUILD, "salon")
+    await fake.slash(bot.client, ali, elsewhere, "board")
+    for _ in range(3000):
+        record = await game_record(bot)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        message = next(
+            m
+            for m in reversed(fake.channel_messages(elsewhere))
+            if m["attachments"] and custom_ids(m)
+        )
+        actor = await awaiting(bot, users)
+        cid = next(find(message, c) for c in press_order() if find(message, c))
+        exchange = await fake.press(bot.client, actor, message, cid)
+        assert exchange.ephemeral() == [], exchange.ephemeral()
+    assert (await game_record(bot)).status is GameStatus.FINISHED
