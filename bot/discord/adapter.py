@@ -236,10 +236,13 @@ class DiscordAdapter:
         except discord.HTTPException as exc:
             log.info("the board to point to is gone (%s): posting it anew", exc)
             return False
-        guild = exchange.interaction.guild_id or "@me"
+        interaction = exchange.interaction
+        guild = interaction.guild_id or "@me"
         link = f"https://discord.com/channels/{guild}/{channel_id}/{message_id}"
-        text = f"{translate(BOARD_HERE, view.lang)}\n{link}"
-        await self._notice(exchange, View([text], lang=view.lang, notice=True))
+        # Private: in the presser's language, like the toast before it.
+        lang = normalize_language(interaction.locale.value) or view.lang
+        text = f"{translate(BOARD_HERE, lang)}\n{link}"
+        await self._notice(exchange, View([text], lang=lang, notice=True))
         return True
 
     async def _replace_thinking(self, exchange: _Exchange, text: str) -> None:
