@@ -384,9 +384,7 @@ class GameService:
             return []
         for record in lagging:
             chat = await self.storage.get_chat(record.platform, record.chat_id)
-            view = await self._board(self._context(record), chat, edit=record.message is not None)
-            view.chat = (record.platform, record.chat_id)
-            views.append(view)
+            views.extend(await self._boards_of(chat, [record]))
         return views
 
     # -- plumbing ----------------------------------------------------------------------
@@ -412,7 +410,7 @@ class GameService:
                 continue
             try:
                 async with self.storage.transaction() as tx:
-                    fresh = await tx.get_game(record.id)  # type: ignore[arg-type]
+                    fresh = await tx.get_game(record.stored_id)
                     if fresh is None or fresh.deadline is None:
                         continue
                     fresh.deadline += max(0.0, now - paused)
