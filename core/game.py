@@ -90,6 +90,9 @@ class Game:
     last_roll: bool = False
     result: Result | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+    #: A move confirmed with ``undoable``: what :meth:`take_back` restores, while the
+    #: opponent has not acted since ({"seat", "sides", "dice", "first", "history"}).
+    takeback: dict[str, Any] | None = None
     _turn: Turn | None = field(default=None, repr=False)
 
     # -- creation ------------------------------------------------------------------------
@@ -251,14 +254,60 @@ class Game:
         turn.apply_play(play)
         self.confirm(seat)
 
-    def confirm(self, seat: int) -> None:
-        """End the turn with the steps made; they must form a whole legal play."""
+    def confirm(self, seat: int, *, undoable: bool = False) -> None:
+        """End the turn with the steps made; they must form a whole legal play.
+
+        ``undoable``: the player may still :meth:`take_back` the move until the opponent
+        acts (a move confirmed by itself, at the player's wish)."""
         turn = self._expect_move(seat)
         if not turn.complete:
             raise IllegalPlayError(
                 "The move is not finished: play the rest of the dice", "play_unfinished"
             )
+        before = {
+            "seat": seat,
+            "sides": [list(s) for s in self.sides],
+            "dice": list(turn.dice),
+            "first": self.played_first_turn[seat],
+            "history": len(self.history),
+        }
         self._end_turn(turn.play(), forced=False)
+        self.takeback = before if undoable else None
+
+    def may_take_back(self, seat: int) -> bool:
+        """Whether ``seat`` may take back the move it just confirmed (see :meth:`confirm`):
+        the opponent has not rolled, doubled or resigned since, and the game goes on."""
+        back = self.takeback
+        return (
+            back is not None
+            and back["seat"] == seat
+            and not self.over
+            and not self.last_roll
+            and self.phase is Phase.ROLL
+            and self.turn == 1 - seat
+            and self.resign_offer is None
+            and len(self.history) == back["history"] + 1
+        )
+
+    def take_back(self, seat: int) -> None:
+        """Undo ``seat``'s move confirmed by itself: the same dice, to be played again."""
+        if not self.may_take_back(seat):
+            raise IllegalActionError("That move can no longer be taken back", "take_back_too_late")
+        back = self.takeback
+        assert back is not None
+        self.sides = [tuple(s) for s in back["sides"]]
+        self.played_first_turn[seat] = back["first"]
+        del self.history[back["history"] :]
+        self.turn = seat
+        self.phase = Phase.MOVE
+        self.dice = (back["dice"][0], back["dice"][1])
+        self.takeback = None
+        self._turn = Turn(
+            self.variant,
+            Position(self.sides[seat], self.sides[1 - seat]),
+            self.dice,
+            first_turn=not back["first"],
+        )
 
     def resign(self, seat: int, kind: ResultKind = ResultKind.SINGLE) -> None:
         """Offer to resign at a level (T-9); the opponent accepts or declines."""
@@ -436,6 +485,7 @@ class Game:
             "last_roll": self.last_roll,
             "result": self.result.to_dict() if self.result else None,
             "history": self.history,
+            "takeback": self.takeback,
             "steps": [[s.source, s.dest, int(s.hit), d] for s, d in self._turn.done]
             if self._turn
             else [],
@@ -462,6 +512,7 @@ class Game:
             last_roll=data.get("last_roll", False),
             result=Result.from_dict(data["result"]) if data.get("result") else None,
             history=list(data.get("history", [])),
+            takeback=data.get("takeback"),
         )
         if game.phase is Phase.MOVE and game.dice:
             seat = game.turn

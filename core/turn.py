@@ -152,6 +152,65 @@ class Turn:
         self._gen.push(step)
         self.done.append((step, die))
 
+    # -- shortcuts for buttons -------------------------------------------------------------
+
+    def completions(self, limit: int | None = None) -> list[list[DoneStep]] | None:
+        """Every distinct way to finish the turn from here, one per board it ends in, as the
+        steps still to make; ``None`` as soon as there are more than ``limit`` of them.
+
+        A finished turn has one completion, the empty one. Each completion is made again by
+        :meth:`step` with its (source, dest) pairs in order, since both take the first legal
+        die of :meth:`legal_steps`.
+        """
+        found: dict[Position, list[DoneStep]] = {}
+        seen: set[tuple[Position, tuple[int, ...]]] = set()
+        path: list[DoneStep] = []
+
+        def walk() -> bool:  # False once over the limit
+            if self.complete:
+                found.setdefault(self.position, list(path))
+                return limit is None or len(found) <= limit
+            key = (self.position, tuple(self.remaining_dice))
+            if key in seen:
+                return True
+            seen.add(key)
+            for step, die in self.legal_steps():
+                self._push(step, die)
+                path.append((step, die))
+                ok = walk()
+                path.pop()
+                self.undo()
+                if not ok:
+                    return False
+            return True
+
+        return list(found.values()) if walk() else None
+
+    def checker_moves(self, source: int) -> list[list[DoneStep]]:
+        """The distinct moves of the checker on ``source``: one die, or several dice in a row
+        (``13/7/2``), each as its steps and each still leading to a legal play.
+
+        Moves that leave the same board and the same dice are one move; moves that reach the
+        same point differently (hitting on the way, or by another die) stay apart.
+        """
+        found: dict[tuple[Position, tuple[int, ...]], list[DoneStep]] = {}
+        path: list[DoneStep] = []
+
+        def walk(at: int) -> None:
+            for step, die in self.legal_steps():
+                if step.source != at:
+                    continue
+                self._push(step, die)
+                path.append((step, die))
+                found.setdefault((self.position, tuple(self.remaining_dice)), list(path))
+                if step.dest != OFF and self.remaining_dice:
+                    walk(step.dest)
+                path.pop()
+                self.undo()
+
+        walk(source)
+        return list(found.values())
+
     # -- typed notation ------------------------------------------------------------------
 
     def apply_text(self, text: str) -> list[DoneStep]:

@@ -181,6 +181,51 @@ def test_step_by_step_with_undo_and_confirm():
     assert game.history[-1]["forced"] is False
 
 
+def test_a_move_confirmed_by_itself_can_be_taken_back_until_the_opponent_acts():
+    """Issue 13 "confirm by itself": the same dice are played again; the board is as before."""
+    game = new("tavla", [3, 1, (6, 5)])  # seat 0 plays 3-1; seat 1 then rolls 6-5
+    start = [tuple(s) for s in game.sides]
+    history = list(game.history)
+    game.step(0, 8, 5)
+    game.step(0, 6, 5)
+    game.confirm(0, undoable=True)
+    assert game.may_take_back(0)
+    assert not game.may_take_back(1)  # only the mover's own move
+    again = roundtrip(game)  # kept across saves
+    assert again.may_take_back(0)
+    again.take_back(0)
+    assert again.phase is Phase.MOVE
+    assert again.turn == 0
+    assert again.dice == (3, 1)
+    assert [tuple(s) for s in again.sides] == start
+    assert again.history == history
+    assert again.current_turn is not None
+    assert again.current_turn.done == []
+    again.step(0, 8, 7)  # a different play with the same dice
+    again.step(0, 8, 5)
+    again.confirm(0)
+    assert not again.may_take_back(0)  # a move confirmed by hand stands
+    # Once the opponent has rolled, the move stands.
+    game.roll(1, FixedDice([(6, 5)]))
+    assert not game.may_take_back(0)
+    with pytest.raises(IllegalActionError) as err:
+        game.take_back(0)
+    assert err.value.code == "take_back_too_late"
+
+
+def test_a_winning_move_cannot_be_taken_back():
+    game = end_game(winner=0)
+    game.roll(0, FixedDice([(2, 1)]))  # 1/off with the 2 or the 1: two plays, wait for confirm
+    if game.phase is Phase.MOVE:
+        turn = game.current_turn
+        assert turn is not None
+        step, die = turn.legal_steps()[0]
+        game.step(0, step.source, step.dest)
+        game.confirm(0, undoable=True)
+    assert game.over
+    assert not game.may_take_back(0)
+
+
 def test_move_text_and_partial_text():
     game = new("tavla", [3, 1])
     game.move_text(0, "8/5", confirm=True)  # unfinished: not confirmed
