@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from bot.storage.base import (
     Chat,
     GameRecord,
     GameStatus,
+    PlayerPrefs,
     RatingRow,
     ResultRow,
     StaleVersionError,
@@ -323,6 +325,27 @@ async def test_users(storage: Storage, players):
     assert (await storage.get_user(ali.id)).lang == "en"
     await storage.set_user_lang(ali.id, None)
     assert (await storage.get_user(ali.id)).lang is None
+
+
+async def test_player_settings_are_kept_and_survive_a_rename(storage: Storage, players):
+    ali, veli = players
+    assert ali.prefs == PlayerPrefs()  # a new player has the defaults
+    chosen = PlayerPrefs(auto_roll=True, auto_confirm=True, theme="dark", home="left")
+    await storage.set_user_prefs(ali.id, chosen)
+    assert (await storage.get_user(ali.id)).prefs == chosen
+    assert (await storage.get_user(veli.id)).prefs == PlayerPrefs()  # only hers changed
+    again = await storage.get_or_create_user("telegram", "101", "Ali Baba", "tr", username="ali")
+    assert again.prefs == chosen
+    await storage.set_user_prefs(ali.id, PlayerPrefs())
+    assert (await storage.get_user(ali.id)).prefs == PlayerPrefs()
+
+
+def test_player_settings_store_only_changes_and_ignore_unknown_keys():
+    assert PlayerPrefs().to_json() == "{}"
+    assert json.loads(PlayerPrefs(home="left").to_json()) == {"home": "left"}
+    # A key written by a newer version, or a side that does not exist, never breaks a load.
+    assert PlayerPrefs.from_json('{"auto_roll": true, "sound": 1}') == PlayerPrefs(auto_roll=True)
+    assert PlayerPrefs.from_json('{"home": "top"}').home == "right"
 
 
 async def test_find_user(storage: Storage, players):

@@ -8,6 +8,8 @@ through core, saves the game with its events, and commits, or nothing happens at
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -34,6 +36,40 @@ class GameStatus(StrEnum):
 OPEN_STATUSES = (GameStatus.CHALLENGE, GameStatus.ACTIVE)
 
 
+HOME_SIDES = ("right", "left")
+
+
+@dataclass(frozen=True)
+class PlayerPrefs:
+    """A player's own settings (``/settings``); the defaults are what a new player gets."""
+
+    #: Roll by itself even when the player could double (FIBS's "autoroll").
+    auto_roll: bool = False
+    #: Confirm a finished move at once (it can be taken back until the opponent acts).
+    auto_confirm: bool = False
+    #: A board theme's name (renderers.THEMES); None follows the bot's default.
+    theme: str | None = None
+    #: The side the player's home board is drawn on: "right" or "left".
+    home: str = "right"
+
+    def to_json(self) -> str:
+        """The settings that differ from the defaults, as stored."""
+        changed = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != f.default
+        }
+        return json.dumps(changed, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | None) -> PlayerPrefs:
+        """Stored settings; keys this version does not know are ignored."""
+        data = json.loads(text or "{}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        prefs = cls(**{k: v for k, v in data.items() if k in known})
+        return prefs if prefs.home in HOME_SIDES else dataclasses.replace(prefs, home="right")
+
+
 @dataclass
 class User:
     """A person on one platform (the same person on two platforms is two users)."""
@@ -45,6 +81,7 @@ class User:
     lang: str | None = None  # chosen with /lang; None = follow the platform's language
     platform_lang: str | None = None  # the language the platform reports
     is_bot: bool = False  # the computer player
+    prefs: PlayerPrefs = field(default_factory=PlayerPrefs)
 
 
 @dataclass
@@ -223,6 +260,10 @@ class Storage(Protocol):
         ...
 
     async def set_user_lang(self, user_id: int, lang: str | None) -> None: ...
+
+    async def set_user_prefs(self, user_id: int, prefs: PlayerPrefs) -> None:
+        """Keep a player's own settings."""
+        ...
 
     async def get_chat(self, platform: str, chat_id: str, title: str | None = None) -> Chat:
         """The chat, created on first sight."""

@@ -12,7 +12,16 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from bot.storage.base import Chat, Event, GameRecord, GameStatus, RatingRow, ResultRow, User
+from bot.storage.base import (
+    Chat,
+    Event,
+    GameRecord,
+    GameStatus,
+    PlayerPrefs,
+    RatingRow,
+    ResultRow,
+    User,
+)
 
 #: The computer player's platform id, one such user per platform.
 COMPUTER_PLATFORM_ID = "computer"
@@ -125,7 +134,9 @@ def game_from_row(row: Row) -> GameRecord:
 
 def user_from_row(row: Row) -> User:
     """A user from a ``users`` row."""
-    return _from_row(User, row, is_bot=bool(row["is_bot"]))
+    return _from_row(
+        User, row, is_bot=bool(row["is_bot"]), prefs=PlayerPrefs.from_json(row["prefs"])
+    )
 
 
 def chat_from_row(row: Row) -> Chat:

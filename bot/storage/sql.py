@@ -25,6 +25,7 @@ from bot.storage.base import (
     Event,
     GameRecord,
     GameStatus,
+    PlayerPrefs,
     RatingRow,
     ResultRow,
     StaleVersionError,
@@ -430,6 +431,15 @@ class SqlStorage(ABC):
         async with self._writing() as db:
             await db.execute(
                 "UPDATE users SET lang = ?, updated = ? WHERE id = ?", lang, time.time(), user_id
+            )
+
+    async def set_user_prefs(self, user_id: int, prefs: PlayerPrefs) -> None:
+        async with self._writing() as db:
+            await db.execute(
+                "UPDATE users SET prefs = ?, updated = ? WHERE id = ?",
+                prefs.to_json(),
+                time.time(),
+                user_id,
             )
 
     async def get_chat(self, platform: str, chat_id: str, title: str | None = None) -> Chat:
