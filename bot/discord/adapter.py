@@ -288,22 +288,30 @@ class DiscordAdapter:
         content, files, ui = text_of(view), files_of(view), view_of(view)
         exchange.summary = content
         pressed = interaction.message
+        # A picked checker changes the buttons alone: no new picture is uploaded.
+        changes: dict[str, Any] = (
+            {"view": ui}
+            if view.keyboard_only
+            else {"content": content, "attachments": files, "view": ui}
+        )
         if exchange.is_press and exchange.pressed_game == view.game_id and pressed is not None:
             if not interaction.response.is_done():
-                await interaction.response.edit_message(content=content, attachments=files, view=ui)
+                await interaction.response.edit_message(**changes)
             elif (
                 interaction.response.type is discord.InteractionResponseType.deferred_message_update
             ):
-                await interaction.edit_original_response(
-                    content=content, attachments=files, view=ui
-                )
+                await interaction.edit_original_response(**changes)
             else:
-                await pressed.edit(content=content, attachments=files, view=ui)
+                await pressed.edit(**changes)
+            if view.keyboard_only:
+                return True
             if view.message is None or view.message.get("message_id") != pressed.id:
                 await self._bind(view, pressed, exchange.place.chat_id, force=True)
             elif view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)
             return True
+        if view.keyboard_only:
+            return True  # only ever made for the board that was pressed
         if await self._edit_bound(view, content, files, ui):
             if view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)

@@ -15,7 +15,7 @@ DOUBLE = "d"
 TAKE = "t"
 DROP = "p"
 SELECT = "s"  # s<point>
-MOVE = "m"  # m<source>-<dest>
+MOVE = "m"  # m<source>-<dest>[.<source>-<dest>...]: up to four steps, made in order
 BACK = "b"
 UNDO = "u"
 CONFIRM = "c"
@@ -27,6 +27,7 @@ RESIGN_DECLINE = "gd"
 REMATCH = "re"
 ABORT = "ab"
 CLAIM = "cl"
+SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
 
 
 class Action(NamedTuple):
@@ -63,6 +64,7 @@ _CODES = sorted(
         REMATCH,
         ABORT,
         CLAIM,
+        SETTING,
     ],
     key=len,
     reverse=True,
@@ -84,13 +86,22 @@ def decode(data: str) -> Action | None:
                 continue
             if code == MOVE and not _is_step(arg):
                 return None
-            if code not in (SELECT, MOVE, RESIGN) and arg:
+            if code == SETTING:
+                if not (arg.isascii() and arg.isalnum() and 1 < len(arg) <= 12):
+                    return None
+                return Action(int(parts[0]), int(parts[1]), code, arg.lower())
+            if code not in (SELECT, MOVE, RESIGN, SETTING) and arg:
                 continue
             return Action(int(parts[0]), int(parts[1]), code, arg)
     return None
 
 
 def _is_step(arg: str) -> bool:
+    parts = arg.split(".")
+    return 1 <= len(parts) <= 4 and all(_one_step(part) for part in parts)
+
+
+def _one_step(arg: str) -> bool:
     a, _, b = arg.partition("-")
     return _number(a) and _number(b) and int(a) <= 25 and int(b) <= 24
 

@@ -50,6 +50,7 @@ MESSAGES: dict[str, Text] = {
     "must_use_dice": t("That would leave dice unplayed: use as much of the roll as you can."),
     "too_many_moves": t("That is more moves than you have dice left."),
     "no_dice_left": t("All your dice have been played: confirm the move."),
+    "take_back_too_late": t("Your opponent has already acted: that move stands."),
 }
 
 

@@ -389,7 +389,7 @@ class TelegramAdapter:
             and target is not None
             and await self._edit(bot, view, target, markup)
         ):
-            if view.game_id is not None and view.version is not None:
+            if view.game_id is not None and view.version is not None and not view.keyboard_only:
                 moved = view.message is None or target["message_id"] != view.message.get(
                     "message_id"
                 )
@@ -466,6 +466,8 @@ class TelegramAdapter:
     ) -> bool:
         """Edit the board in place; False when it can't be edited (then a new one is sent)."""
         chat_id, message_id = target["chat_id"], target["message_id"]
+        if view.keyboard_only:
+            return await self._edit_keyboard(bot, chat_id, message_id, markup)
         if view.image is not None and target.get("photo"):
             edit = partial(
                 bot.edit_message_media,
@@ -504,6 +506,27 @@ class TelegramAdapter:
                 return True
             log.info("could not edit message %s: %s", message_id, exc)
             return False
+        return True
+
+    @staticmethod
+    async def _edit_keyboard(
+        bot: Any, chat_id: Any, message_id: Any, markup: InlineKeyboardMarkup | None
+    ) -> bool:
+        """Change the board's buttons alone (a picked checker): no picture is uploaded. A
+        failure is not worth a new message: the board still shows the game's state."""
+        try:
+            await with_retries(
+                partial(
+                    bot.edit_message_reply_markup,
+                    chat_id=chat_id,
+                    message_id=message_id,
+                    reply_markup=markup,
+                )
+            )
+        except BadRequest as exc:
+            if _unreachable(exc):
+                raise
+            log.info("could not change the buttons of message %s: %s", message_id, exc)
         return True
 
     # -- background --------------------------------------------------------------------------
