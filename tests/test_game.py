@@ -219,7 +219,7 @@ def test_a_winning_move_cannot_be_taken_back():
     if game.phase is Phase.MOVE:
         turn = game.current_turn
         assert turn is not None
-        step, die = turn.legal_steps()[0]
+        step, _ = turn.legal_steps()[0]
         game.step(0, step.source, step.dest)
         game.confirm(0, undoable=True)
     assert game.over
