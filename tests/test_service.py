@@ -13,7 +13,7 @@ import pytest
 
 from bot.i18n import translate_lines
 from bot.service import actions as A
-from bot.service import service as service_module
+from bot.service import base as service_base
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.service.views import View
 from bot.storage.base import GameStatus
@@ -375,7 +375,7 @@ async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch
         drawn.append(fmt)
         return render_picture(view, fmt, width)
 
-    monkeypatch.setattr(service_module, "render_picture", counting)
+    monkeypatch.setattr(service_base, "render_picture", counting)
     storage = SqliteStorage(str(tmp_path / "c.db"))
     await storage.open()
     try:

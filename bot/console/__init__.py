@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.i18n import translate, translate_lines
-from bot.service.service import Actor, GameService, Place
-from bot.service.views import Button, View
+from bot.service.service import GameService
+from bot.service.views import Actor, Button, Place, View
 from bot.storage.base import GameStatus
 from core.match import Match
 

@@ -27,8 +27,8 @@ import discord
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
-from bot.service.service import BOARD_HERE, Actor, GameService, Place
-from bot.service.views import View
+from bot.service.service import GameService
+from bot.service.views import BOARD_HERE, Actor, Place, View
 
 from .buttons import view_of
 

@@ -5,8 +5,34 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.i18n import Text
+from bot.i18n import Text, t
 from renderers.picture import image_extension
+
+#: Said next to a board posted anew where a press on an old board points the player.
+BOARD_HERE = t("⬆️ Your game's current board is here.")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts: a platform user as the adapter sees them."""
+
+    platform: str
+    user_id: str
+    name: str
+    username: str | None = None
+    lang: str | None = None
+    #: Whether the platform says this user administers the chat (for admin-only commands).
+    admin: bool = False
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where: a chat (Telegram) or channel (Discord)."""
+
+    platform: str
+    chat_id: str
+    private: bool = False
+    title: str | None = None
 
 
 @dataclass(frozen=True)

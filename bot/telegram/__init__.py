@@ -53,8 +53,8 @@ from telegram.ext import (
 from bot.config import Config
 from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
 from bot.logs import quiet_http_clients
-from bot.service.service import BOARD_HERE, Actor, GameService, Place
-from bot.service.views import View
+from bot.service.service import GameService
+from bot.service.views import BOARD_HERE, Actor, Place, View
 from bot.telegram.transport import AiohttpRequest
 from bot.web.telegram import enable_web_board, with_web_board
 

@@ -29,8 +29,8 @@ from aiohttp import web
 from bot.i18n import LANGUAGES, normalize_language, translate
 from bot.service import actions as A
 from bot.service.limits import RateLimiter
-from bot.service.service import Actor, GameService, Place
-from bot.service.views import View
+from bot.service.service import GameService
+from bot.service.views import Actor, Place, View
 from bot.storage.base import GameRecord
 
 from . import relay

@@ -1,0 +1,341 @@
+"""The service's shared state and plumbing, on which the feature modules build.
+
+Every state change follows design.md: one transaction loads the game, checks the version the
+action was made against, applies the action through core, saves the game with its events and
+commits. Pictures are rendered after the commit, off the event loop. Each feature module
+(challenges, play, results, deadlines, info, chats) is a mixin over :class:`ServiceBase`;
+:class:`bot.service.service.GameService` combines them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.drawing import DrawingPool
+from bot.i18n import DEFAULT_LANGUAGE, Text, normalize_language, t
+from bot.storage.base import (
+    Chat,
+    GameRecord,
+    GameStatus,
+    StaleVersionError,
+    Storage,
+    StorageError,
+    User,
+)
+from core.ai import Player, player_for
+from core.dice import SeededDice
+from core.errors import NotYourTurnError, TavlaError
+from core.game import Game
+from core.match import Match
+from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
+from renderers.text import render_text
+from renderers.view import BoardView
+
+from . import actions as A
+from .errors import error_text
+from .limits import RateLimiter, clean_name
+from .presenter import board_view, caption, game_buttons
+from .views import Actor, Button, Place, View
+
+log = logging.getLogger(__name__)
+
+DAY = 24 * 3600.0
+
+
+@dataclass
+class ServiceSettings:
+    """Tunable behaviour; defaults are what players get."""
+
+    turn_limit: float = DAY  # inactivity limit per action
+    fast_turn_limit: float = 300.0  # for contests started as "fast"
+    challenge_ttl: float = 3600.0
+    reminder_at: float = 0.75  # remind after this share of the limit
+    max_rated_per_day: int = 3  # rated contests per pair and game kind in 24 h
+    theme: str = "classic"
+    render_images: bool = True
+    max_match_length: int = 25
+    # Per-user flood guard: this many actions, refilled over this many seconds. A whole
+    # doubles turn pressed at human speed (ten presses in three seconds) stays well inside.
+    burst_actions: int = 16
+    burst_window: float = 8.0
+    # A separate allowance for presses that change nothing (another player's board, an old
+    # board, a refused move): they never use up the player's own, but a machine-speed flood
+    # of them is still refused.
+    idle_actions: int = 30
+    idle_window: float = 10.0
+    # A board that lags its game is redrawn by the deadline rounds once it has lagged this
+    # long (an edit may wait for Telegram's per-group limit meanwhile), for this long at most.
+    repair_after: float = 90.0
+    # A second press within this many seconds of a change, while that change's board is
+    # still on its way, is a double press: answered with a toast rather than another edit.
+    double_press: float = 2.0
+    repair_within: float = 7 * DAY
+    repair_batch: int = 50
+    # Board pictures are drawn in this many worker processes (0: a thread of this process).
+    # Processes let drawing use another core while this one answers players.
+    render_processes: int = 0
+    # Picture format by platform (PNG elsewhere): Telegram re-encodes every photo as JPEG
+    # anyway, so a JPEG costs its players nothing and half the encoding; Discord shows
+    # attachments as they are, so it keeps the exact PNG.
+    picture_formats: dict[str, str] = field(default_factory=lambda: {"telegram": JPEG})
+    # Drawn boards kept by what they show (renderers.picture.PictureCache), in bytes.
+    picture_cache_bytes: int = 32 << 20
+
+
+class UserFacingError(Exception):
+    """An expected refusal, shown to the player as a notice."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(text.msgid)
+        self.text = text
+
+
+@dataclass
+class ActionContext:
+    """One action on one game, inside its transaction."""
+
+    record: GameRecord
+    match: Match
+    dice: SeededDice
+    names: list[str]
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)
+    selected: int | None = None
+    finished: bool = False
+
+    @property
+    def game(self) -> Game:
+        assert self.match.game is not None
+        return self.match.game
+
+
+class ServiceBase(ABC):
+    """State and plumbing shared by every feature of the service."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        settings: ServiceSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        dice_factory: Callable[[], SeededDice] = SeededDice,
+        computer: Callable[[str, str], Player] | None = None,
+    ) -> None:
+        self.storage = storage
+        self.settings = settings or ServiceSettings()
+        self.clock = clock
+        self.dice_factory = dice_factory
+        # (variant name, level) -> the computer player; core's players by default.
+        self.computer = computer or player_for
+        self.limiter = RateLimiter(
+            self.settings.burst_actions, self.settings.burst_window, self.clock
+        )
+        self.idle_limiter = RateLimiter(
+            self.settings.idle_actions, self.settings.idle_window, self.clock
+        )
+        self._pictures = PictureCache(self.settings.picture_cache_bytes)
+        self._render_pool: DrawingPool | None = None
+        if self.settings.render_processes > 0 and DrawingPool.supported:
+            self._render_pool = DrawingPool(self.settings.render_processes)
+
+    async def _render(self, view: BoardView, fmt: str = PNG) -> bytes:
+        """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
+        key = picture_key(view, fmt)
+        image = self._pictures.get(key)
+        if image is None:
+            if self._render_pool is None:
+                image = await asyncio.to_thread(render_picture, view, fmt)
+            else:
+                image = await self._render_pool.draw(view, fmt)
+            self._pictures.put(key, image)
+        return image
+
+    # -- who and where ---------------------------------------------------------------
+
+    async def _chat(self, place: Place) -> Chat:
+        """The chat of an incoming update; hearing from a paused chat resumes its games."""
+        chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        if chat.paused is not None:
+            await self._resume(chat)
+        return chat
+
+    async def _user(self, actor: Actor) -> User:
+        return await self.storage.get_or_create_user(
+            actor.platform,
+            actor.user_id,
+            clean_name(actor.name),
+            actor.lang,
+            username=clean_name(actor.username, "") if actor.username else None,
+        )
+
+    def _flooding(self, user: User) -> bool:
+        return not self.limiter.allow(user.id)
+
+    def _lang(self, user: User | None, chat: Chat | None = None, *, private: bool = True) -> str:
+        """The player's language for private replies, the chat's for group messages."""
+        if not private and chat is not None and chat.lang:
+            return chat.lang
+        if user is not None:
+            lang = user.lang or normalize_language(user.platform_lang)
+            if lang:
+                return lang
+        if chat is not None and chat.lang:
+            return chat.lang
+        return DEFAULT_LANGUAGE
+
+    def _notice(
+        self, user: User | None, chat: Chat | None, text: Text, alert: bool = False
+    ) -> View:
+        return View([text], lang=self._lang(user, chat), notice=True, alert=alert)
+
+    async def _guard(self, user: User, chat: Chat, work: Awaitable[list[View]]) -> list[View]:
+        """Turn every expected failure into a polite notice; nothing else escapes unlogged."""
+        try:
+            return await work
+        except UserFacingError as exc:
+            return [self._notice(user, chat, exc.text)]
+        except TavlaError as exc:
+            return [self._notice(user, chat, error_text(exc))]
+        except StaleVersionError:
+            return [self._notice(user, chat, t("This board is out of date: use the newest one."))]
+        except StorageError:
+            log.warning("storage unavailable", exc_info=True)
+            return [self._notice(user, chat, t("I couldn't save that just now. Please try again."))]
+
+    # -- the transaction of an action ------------------------------------------------
+
+    def _context(self, record: GameRecord) -> ActionContext:
+        match = Match.from_dict(record.match or {})
+        names = list(record.settings.get("names", ["?", "?"]))
+        return ActionContext(record, match, SeededDice.from_dict(record.dice), names)
+
+    def _seat(self, record: GameRecord, user: User) -> int:
+        if user.id not in record.seats:
+            raise NotYourTurnError("You are not a player in this game", "not_a_player")
+        return record.seats.index(user.id)
+
+    async def _seat_user(self, record: GameRecord, seat: int) -> User:
+        user_id = record.seats[seat]
+        user = await self.storage.get_user(user_id) if user_id is not None else None
+        assert user is not None
+        return user
+
+    async def _commit(self, ctx: ActionContext, chat: Chat, user: User) -> list[View]:
+        await self._after_action_off_loop(ctx)
+        async with self.storage.transaction() as tx:
+            saved = await self._save(tx, ctx)
+            await tx.add_events(saved.stored_id, ctx.events)
+            if ctx.finished:
+                await self._finish(tx, ctx)
+        ctx.record = saved
+        views = [await self._board(ctx, chat, edit=True)]
+        if ctx.finished:
+            views.append(self._final_view(ctx, chat, user))
+        return views
+
+    async def _save(self, tx: Any, ctx: ActionContext) -> GameRecord:
+        record = ctx.record
+        expected = record.version
+        record.match = ctx.match.to_dict()
+        record.dice = ctx.dice.to_dict()
+        record.updated = self.clock()
+        record.settings["state_version"] = expected + 1
+        return await tx.save_game(record, expected)
+
+    async def _save_bookkeeping(self, tx: Any, record: GameRecord) -> GameRecord:
+        """Save a change the board does not show (a reminder sent, a claim offered, clocks
+        moved): the board's buttons stay valid (``state_version``), and a board that was up
+        to date stays so rather than counting as lagging."""
+        shown = record.shown_version >= record.version
+        record.settings.setdefault("state_version", record.version)
+        saved = await tx.save_game(record, record.version)
+        if shown:
+            assert saved.id is not None
+            await self.storage.mark_board_shown(saved.id, saved.version)
+        return saved
+
+    # -- views of a game -------------------------------------------------------------
+
+    async def _board(self, ctx: ActionContext, chat: Chat, *, edit: bool) -> View:
+        record, match = ctx.record, ctx.match
+        assert record.id is not None
+        assert match.game is not None
+        lang = (
+            self._lang(None, chat, private=False)
+            if chat.lang
+            else await self._game_lang(record, chat)
+        )
+        lines = caption(match, ctx.names, record.variant) + list(ctx.notes)
+        buttons = (
+            []
+            if record.status is GameStatus.ABORTED
+            else game_buttons(record.id, record.version, match.game, ctx.selected)
+        )
+        if record.status is GameStatus.FINISHED:
+            buttons = [[Button(t("Rematch"), A.encode(record.id, record.version, A.REMATCH))]]
+        view = board_view(
+            match, ctx.names, selected=ctx.selected, theme=self.settings.theme, lang=lang
+        )
+        image = None
+        if self.settings.render_images:
+            image = await self._render(view, self.settings.picture_formats.get(chat.platform, PNG))
+        return View(
+            lines,
+            lang=lang,
+            image=image,
+            buttons=buttons,
+            game_id=record.id,
+            edit=edit,
+            message=record.message,
+            text_board=render_text(view),
+            version=record.version,
+        )
+
+    async def _game_lang(self, record: GameRecord, chat: Chat) -> str:
+        if chat.lang:  # a group's own language wins; no need to look up the challenger
+            return chat.lang
+        user = await self.storage.get_user(record.challenger)
+        return self._lang(user, chat, private=False)
+
+    # -- provided by the feature modules ---------------------------------------------------
+    # Declared here so that every module may call them (and mypy can check the calls).
+
+    @abstractmethod
+    async def _after_action_off_loop(self, ctx: ActionContext) -> None:
+        """Let the computer act, move on, log core's events, set deadlines (play.py)."""
+
+    @abstractmethod
+    async def _finish(self, tx: Any, ctx: ActionContext) -> None:
+        """Ratings and statistics of a finished contest (results.py)."""
+
+    @abstractmethod
+    def _final_view(self, ctx: ActionContext, chat: Chat, user: User) -> View:
+        """The message that ends a contest (results.py)."""
+
+    @abstractmethod
+    async def _resume(self, chat: Chat) -> None:
+        """Unpause a chat; its games' clocks restart where they stood (deadlines.py)."""
+
+    @abstractmethod
+    async def _boards_of(self, chat: Chat, records: list[GameRecord]) -> list[View]:
+        """The boards of these games, shown again (chats.py)."""
+
+    @abstractmethod
+    async def _accept(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+        """Accept a challenge (challenges.py)."""
+
+    @abstractmethod
+    async def _decline(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+        """Decline or withdraw a challenge (challenges.py)."""
+
+    @abstractmethod
+    async def _rematch(
+        self, user: User, chat: Chat, place: Place, record: GameRecord
+    ) -> list[View]:
+        """A new contest like a finished one (challenges.py)."""

@@ -1,0 +1,272 @@
+"""Challenges: open, accept, decline and rematch a contest, or play the computer; start it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.i18n import Text, t
+from bot.storage.base import Chat, GameRecord, GameStatus, User
+from core.match import Match
+from core.variants import variant_by_name
+
+from . import actions as A
+from .base import ActionContext, ServiceBase, UserFacingError
+from .presenter import VARIANT_NAMES
+from .views import Actor, Button, Place, View
+
+
+class ChallengesMixin(ServiceBase):
+    """Challenges and the start of a contest."""
+
+    async def _challenge(
+        self,
+        *,
+        user: User,
+        chat: Chat,
+        place: Place,
+        name: str,
+        args: str,
+        mentions: list[Actor],
+        **_: Any,
+    ) -> list[View]:
+        variant = "tavla" if name == "tavla" else "uzun"
+        length = 1
+        fast = False
+        opponent: User | None = None
+        for word in args.split():
+            low = word.casefold()
+            if low.isascii() and low.isdigit():
+                length = int(low)
+            elif (
+                low in ("turkish", "türk", "turk", "turkce", "türkçe", "geleneksel")
+                and variant == "tavla"
+            ):
+                variant = "turkish"
+            elif low in ("fast", "hızlı", "hizli", "быстро", "blitz"):
+                fast = True
+            elif low.startswith("@") or word in {m.name for m in mentions}:
+                found = await self.storage.find_user(place.platform, low.lstrip("@"))
+                if found is None:
+                    raise UserFacingError(
+                        t("I don't know {name} yet: they need to write to me once.", name=word)
+                    )
+                opponent = found
+            else:
+                raise UserFacingError(
+                    t(
+                        "I didn't understand “{word}”. Try /tavla, /tavla @name 5 or /uzun.",
+                        word=word,
+                    )
+                )
+        for mention in mentions:
+            opponent = await self._user(mention)
+        self._check_length(length)
+        if opponent is not None and opponent.id == user.id:
+            raise UserFacingError(t("You can't challenge yourself. Try /bot to play the computer."))
+        now = self.clock()
+        record = GameRecord(
+            platform=place.platform,
+            chat_id=place.chat_id,
+            variant=variant,
+            status=GameStatus.CHALLENGE,
+            seats=[user.id, opponent.id if opponent else None],
+            challenger=user.id,
+            settings={"length": length, "fast": fast, "scope": chat.scope},
+            deadline=now + self.settings.challenge_ttl,
+            created=now,
+            updated=now,
+        )
+        async with self.storage.transaction() as tx:
+            record = await tx.insert_game(record)
+            await tx.add_events(
+                record.stored_id, [("challenge", {"by": user.id, "to": record.seats[1]})]
+            )
+        return [self._challenge_view(record, user, opponent, chat)]
+
+    def _check_length(self, length: int) -> None:
+        if not 1 <= length <= self.settings.max_match_length:
+            raise UserFacingError(
+                t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
+            )
+
+    def _challenge_view(
+        self, record: GameRecord, user: User, opponent: User | None, chat: Chat
+    ) -> View:
+        assert record.id is not None
+        length = record.settings["length"]
+        contest = t("one game") if length == 1 else t("a match to {n}", n=length)
+        title = VARIANT_NAMES[record.variant]
+        if opponent is None:
+            line = t(
+                "{name} wants to play {title} ({contest}). Who accepts?",
+                name=user.name,
+                title=title,
+                contest=contest,
+            )
+        else:
+            line = t(
+                "{name} challenges {other} to {title} ({contest}).",
+                name=user.name,
+                other=opponent.name,
+                title=title,
+                contest=contest,
+            )
+        lines: list[Text | str] = [line]
+        if record.settings.get("fast"):
+            lines.append(
+                t("Fast game: {m} minutes per move.", m=int(self.settings.fast_turn_limit // 60))
+            )
+        buttons = [
+            [
+                Button(t("Accept"), A.encode(record.id, record.version, A.ACCEPT)),
+                Button(t("Decline"), A.encode(record.id, record.version, A.DECLINE)),
+            ]
+        ]
+        return View(
+            lines, lang=self._lang(user, chat, private=False), buttons=buttons, game_id=record.id
+        )
+
+    async def _accept(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+        if record.status is not GameStatus.CHALLENGE:
+            raise UserFacingError(t("This challenge is no longer open."))
+        if user.id == record.challenger:
+            raise UserFacingError(t("That is your own challenge: wait for an opponent."))
+        if record.seats[1] is not None and record.seats[1] != user.id:
+            raise UserFacingError(t("This challenge is for someone else."))
+        challenger = await self.storage.get_user(record.challenger)
+        assert challenger is not None
+        record.seats = [record.challenger, user.id]
+        record.rated = True
+        return await self._start(record, [challenger.name, user.name], chat, user, new=False)
+
+    async def _decline(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+        if record.status is not GameStatus.CHALLENGE:
+            raise UserFacingError(t("This challenge is no longer open."))
+        if user.id not in (record.challenger, record.seats[1]) and record.seats[1] is not None:
+            raise UserFacingError(t("This challenge is for someone else."))
+        if record.seats[1] is None and user.id != record.challenger:
+            raise UserFacingError(t("Only the challenger can withdraw an open challenge."))
+        async with self.storage.transaction() as tx:
+            fresh = await tx.get_game(record.stored_id)
+            assert fresh is not None
+            fresh.status = GameStatus.DECLINED
+            fresh.deadline = None
+            await tx.save_game(fresh, record.version)
+            await tx.add_events(fresh.stored_id, [("declined", {"by": user.id})])
+        return [
+            View(
+                [t("{name} declined the challenge.", name=user.name)],
+                lang=self._lang(user, chat, private=False),
+                game_id=record.id,
+                edit=True,
+                message=record.message,
+            )
+        ]
+
+    async def _bot_game(
+        self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
+    ) -> list[View]:
+        variant = "tavla"
+        level = "club"
+        length = 1
+        for word in args.split():
+            low = word.casefold()
+            if low in ("uzun", "nardy", "нарды"):
+                variant = "uzun"
+            elif low in ("turkish", "türk", "turk"):
+                variant = "turkish"
+            elif low.isascii() and low.isdigit():
+                length = int(low)
+            elif low in ("beginner", "club", "expert", "master", "random"):
+                level = low
+        self._check_length(length)
+        computer = await self.storage.computer_user(place.platform)
+        now = self.clock()
+        record = GameRecord(
+            platform=place.platform,
+            chat_id=place.chat_id,
+            variant=variant,
+            status=GameStatus.CHALLENGE,
+            seats=[user.id, computer.id],
+            challenger=user.id,
+            settings={
+                "length": length,
+                "fast": False,
+                "scope": chat.scope,
+                "computer": 1,
+                "level": level,
+            },
+            created=now,
+            updated=now,
+        )
+        name = f"{computer.name} ({level})"
+        return await self._start(record, [user.name, name], chat, user, new=True)
+
+    async def _rematch(
+        self, user: User, chat: Chat, place: Place, record: GameRecord
+    ) -> list[View]:
+        if record.status is not GameStatus.FINISHED or user.id not in record.seats:
+            raise UserFacingError(t("Only the players of a finished game can ask for a rematch."))
+        if record.settings.get("computer"):
+            level = record.settings.get("level", "random")
+            return await self._bot_game(
+                user=user,
+                chat=chat,
+                place=place,
+                args=f"{record.variant} {record.settings['length']} {level}",
+            )
+        other_id = record.seats[1] if record.seats[0] == user.id else record.seats[0]
+        opponent = await self.storage.get_user(other_id) if other_id else None
+        variant_word = {"tavla": "tavla", "turkish": "tavla", "uzun": "uzun"}[record.variant]
+        args = str(record.settings["length"])
+        if record.variant == "turkish":
+            args += " turkish"
+        if record.settings.get("fast"):
+            args += " fast"
+        mentions = []
+        if opponent is not None:
+            mentions = [Actor(opponent.platform, opponent.platform_id, opponent.name)]
+        return await self._challenge(
+            user=user, chat=chat, place=place, name=variant_word, args=args, mentions=mentions
+        )
+
+    async def _start(
+        self, record: GameRecord, names: list[str], chat: Chat, user: User, *, new: bool
+    ) -> list[View]:
+        """Begin the contest of a challenge: seed the dice, open the first game, save."""
+        dice = self.dice_factory()
+        variant = variant_by_name(record.variant)
+        match = Match(variant, length=record.settings["length"])
+        record.commitment = dice.commitment
+        record.status = GameStatus.ACTIVE
+        record.settings["names"] = names
+        ctx = ActionContext(record, match, dice, names)
+        match.start_game(dice)
+        ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
+        await self._after_action_off_loop(ctx)
+        async with self.storage.transaction() as tx:
+            if new:
+                record.match = match.to_dict()
+                record.dice = dice.to_dict()
+                record = await tx.insert_game(record)
+                ctx.record = record
+            else:
+                record = await self._save(tx, ctx)
+            assert record.id is not None
+            await tx.add_events(record.id, ctx.events)
+            if ctx.finished:
+                await self._finish(tx, ctx)
+        ctx.record = record
+        board = await self._board(ctx, chat, edit=False)
+        intro = View(
+            [
+                t(
+                    "The dice are sealed: SHA-256 of this game's secret seed is {c}. /dice shows it; "
+                    "the seed is revealed when the game ends.",
+                    c=dice.commitment,
+                )
+            ],
+            lang=self._lang(user, chat, private=False),
+            game_id=record.id,
+        )
+        return [intro, board]

@@ -1,0 +1,174 @@
+"""Deadlines: expired challenges, reminders, claims offered, lagging boards redrawn, and
+clocks resumed when a paused chat is heard from again."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.i18n import t
+from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError, StorageError
+
+from . import actions as A
+from .base import ServiceBase
+from .views import Button, View
+
+log = logging.getLogger(__name__)
+
+
+class DeadlinesMixin(ServiceBase):
+    """The clock's side of the service: run :meth:`tick` often."""
+
+    async def tick(self) -> list[View]:
+        """Deadlines: expire old challenges, remind slow players, offer claims; and boards
+        that lag their game (the bot stopped between a save and its edit, an edit failed)
+        redrawn. Run often, and once at start-up."""
+        now = self.clock()
+        views: list[View] = await self._repairs(now)
+        longest = max(self.settings.turn_limit, self.settings.fast_turn_limit)
+        lead = longest * (1 - self.settings.reminder_at)
+        for record in await self.storage.due_games(now, lead):
+            try:
+                views.extend(await self._tick_game(record, now))
+            except StaleVersionError:
+                continue  # someone acted meanwhile; the next tick will see the new state
+            except StorageError:
+                log.warning("tick: storage unavailable for game %s", record.id, exc_info=True)
+        return views
+
+    async def _repairs(self, now: float) -> list[View]:
+        """Board views for games whose board message shows an older version."""
+        views = []
+        settings = self.settings
+        try:
+            lagging = await self.storage.lagging_boards(
+                now - settings.repair_after, now - settings.repair_within, settings.repair_batch
+            )
+        except StorageError:
+            log.warning("tick: storage unavailable for board repairs", exc_info=True)
+            return []
+        for record in lagging:
+            chat = await self.storage.get_chat(record.platform, record.chat_id)
+            views.extend(await self._boards_of(chat, [record]))
+        return views
+
+    async def _tick_game(self, record: GameRecord, now: float) -> list[View]:
+        if record.deadline is None:
+            return []
+        limit = (
+            self.settings.fast_turn_limit
+            if record.settings.get("fast")
+            else self.settings.turn_limit
+        )
+        remind_at = record.deadline - limit * (1 - self.settings.reminder_at)
+        if now < record.deadline and (
+            record.status is GameStatus.CHALLENGE or record.reminded or now < remind_at
+        ):
+            return []  # nothing due yet: decided before any costly work
+        chat = await self.storage.get_chat(record.platform, record.chat_id)
+        if chat.paused is not None:
+            return []  # the bot can't speak there: the clocks wait with the game
+        lang = await self._game_lang(record, chat)
+        where = (record.platform, record.chat_id)
+        if record.status is GameStatus.CHALLENGE:
+            async with self.storage.transaction() as tx:
+                record.status = GameStatus.EXPIRED
+                record.deadline = None
+                await tx.save_game(record, record.version)
+                await tx.add_events(record.stored_id, [("expired", {})])
+            return [
+                View(
+                    [t("Nobody accepted the challenge in time.")],
+                    lang=lang,
+                    chat=where,
+                    game_id=record.id,
+                    edit=True,
+                    message=record.message,
+                )
+            ]
+        if record.status is not GameStatus.ACTIVE:
+            return []
+        ctx = self._context(record)
+        game = ctx.game
+        names = ctx.names
+        views: list[View] = []
+        if now >= record.deadline:
+            if record.settings.get("computer") == 1 - game.awaiting:
+                game.forfeit(game.awaiting, "timeout")
+                ctx.events.append(("timeout", {"seat": 1 - game.awaiting}))
+                return await self._commit(
+                    ctx, chat, await self._seat_user(record, 1 - record.settings["computer"])
+                )
+            async with self.storage.transaction() as tx:
+                # Offered once: the game leaves the deadline scan, the claim stays open.
+                record.settings["claimable_since"] = record.deadline
+                record.deadline = None
+                await self._save_bookkeeping(tx, record)
+            views.append(
+                View(
+                    [
+                        t(
+                            "{name} has run out of time. {other} may claim the game.",
+                            name=names[game.awaiting],
+                            other=names[1 - game.awaiting],
+                        )
+                    ],
+                    lang=lang,
+                    chat=where,
+                    message=record.message,
+                    game_id=record.id,
+                    buttons=[
+                        [
+                            Button(
+                                t("Claim the game"),
+                                A.encode(record.stored_id, record.version + 1, A.CLAIM),
+                            )
+                        ]
+                    ],
+                )
+            )
+        elif not record.reminded and now >= record.deadline - limit * (
+            1 - self.settings.reminder_at
+        ):
+            async with self.storage.transaction() as tx:
+                record.reminded = True
+                await self._save_bookkeeping(tx, record)
+            minutes = max(1, int((record.deadline - now) // 60))
+            views.append(
+                View(
+                    [
+                        t(
+                            "{name}, it is your move: {m} minutes left.",
+                            name=names[game.awaiting],
+                            m=minutes,
+                        )
+                    ],
+                    lang=lang,
+                    chat=where,
+                    message=record.message,
+                    game_id=record.id,
+                )
+            )
+        return views
+
+    async def _resume(self, chat: Chat) -> None:
+        """Unpause the chat; its games' clocks restart where they stood."""
+        paused, now = chat.paused, self.clock()
+        chat.paused = None
+        await self.storage.set_chat_paused(chat.platform, chat.chat_id, None)
+        if paused is None:
+            return
+        for record in await self.storage.games_in_chat(
+            chat.platform, chat.chat_id, (GameStatus.ACTIVE,)
+        ):
+            if record.deadline is None:
+                continue
+            try:
+                async with self.storage.transaction() as tx:
+                    fresh = await tx.get_game(record.stored_id)
+                    if fresh is None or fresh.deadline is None:
+                        continue
+                    fresh.deadline += max(0.0, now - paused)
+                    await self._save_bookkeeping(tx, fresh)
+            except StaleVersionError:
+                continue
+        log.info("chat %s:%s is reachable again", chat.platform, chat.chat_id)

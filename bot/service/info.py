@@ -1,0 +1,244 @@
+"""Information commands: help, rules, language, leaderboards, statistics, export, dice."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t
+from bot.storage.base import Chat, GameRecord, GameStatus, User
+from core.dice import SeededDice, verify_game_rolls
+from core.gnubg import position_id
+from core.match import Match
+
+from .base import ServiceBase, UserFacingError
+from .export import export_match
+from .presenter import VARIANT_NAMES
+from .views import Actor, Place, View
+
+log = logging.getLogger(__name__)
+
+
+class InfoMixin(ServiceBase):
+    """Commands that tell rather than play."""
+
+    async def _help(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
+        lines: list[Text | str] = [
+            t("Tavla bot: backgammon and long nardy with friends or the computer."),
+            t("/tavla [@name] [points] [turkish] [fast] — challenge to tavla"),
+            t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too"),
+            t("/bot [uzun|turkish] [points] — play the computer"),
+            t("/move 13/8 6/5 — type a move (or reply to the board with it)"),
+            t("/board — your game's board here again, with live buttons"),
+            t("/resign [gammon|backgammon], /abort, /claim — end a game"),
+            t("/top, /stats [@name] — leaderboard and statistics"),
+            t("/export — the game for GNU Backgammon; /dice — check the dice"),
+            t("/lang tr|en|ru — language; /rules — the rules"),
+        ]
+        return [View(lines, lang=self._lang(user, chat))]
+
+    async def _rules(self, *, user: User, chat: Chat, args: str = "", **_: Any) -> list[View]:
+        if args.strip().casefold() in ("uzun", "nardy"):
+            lines = [
+                t(
+                    "Uzun Tavla: all 15 checkers start on your head (point 24); both players move the same way round."
+                ),
+                t("No hitting: a point with any opposing checker is closed."),
+                t(
+                    "Only one checker may leave the head per turn; on your first turn 6-6, 4-4 or 3-3 may take two."
+                ),
+                t(
+                    "You may not build a wall of six points unless an opposing checker is already past it."
+                ),
+                t(
+                    "Bear off once all 15 are home. Winning before the opponent bears off any is mars: 2 points."
+                ),
+            ]
+        else:
+            lines = [
+                t("Tavla: move your 15 checkers home (points 1–6) and bear them off first."),
+                t(
+                    "You may land on a point with one opposing checker and hit it to the bar; two or more close the point."
+                ),
+                t(
+                    "Checkers on the bar enter first. Use both dice if you can, the larger if only one."
+                ),
+                t(
+                    "Win with the opponent having borne off none: mars (gammon), 2 points; with a checker still in your home or on the bar: 3."
+                ),
+                t(
+                    "The cube doubles the stakes; Turkish tavla plays without it. /rules uzun for long nardy."
+                ),
+            ]
+        return [View(list(lines), lang=self._lang(user, chat))]
+
+    async def _set_lang(
+        self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
+    ) -> list[View]:
+        code = normalize_language(args.strip())
+        if code is None:
+            choices = ", ".join(f"{c} ({n})" for c, n in LANGUAGE_NAMES.items())
+            raise UserFacingError(t("Choose a language: {choices}", choices=choices))
+        if place.private:
+            await self.storage.set_user_lang(user.id, code)
+        else:
+            await self.storage.set_chat_lang(place.platform, place.chat_id, code)
+            await self.storage.set_user_lang(user.id, code)
+        return [View([t("Language set: {name}", name=LANGUAGE_NAMES[code])], lang=code)]
+
+    async def _top(
+        self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
+    ) -> list[View]:
+        kind = _kind_word(args) or "tavla"
+        scope = "global" if place.private else chat.scope
+        rows = await self.storage.top(scope, kind, 10)
+        title = VARIANT_NAMES[kind]
+        if not rows:
+            return [
+                View(
+                    [t("No rated {title} games here yet.", title=title)],
+                    lang=self._lang(user, chat, private=place.private),
+                )
+            ]
+        lines: list[Text | str] = [t("🏆 {title} leaderboard", title=title)]
+        for i, (player, row) in enumerate(rows, 1):
+            lines.append(f"{i}. {player.name} — {round(row.rating)} ({row.games})")
+        return [View(lines, lang=self._lang(user, chat, private=place.private))]
+
+    async def _reset_top(
+        self, *, user: User, chat: Chat, place: Place, args: str, actor: Actor, **_: Any
+    ) -> list[View]:
+        """Admin only: clear this chat's leaderboard (one game kind, or all)."""
+        if place.private:
+            raise UserFacingError(t("A leaderboard can be reset only in a group."))
+        if not actor.admin:
+            raise UserFacingError(t("Only the chat's administrators can reset its leaderboard."))
+        kind = _kind_word(args)
+        count = await self.storage.reset_scope(chat.scope, kind)
+        log.info("leaderboard %s (%s) reset by user %s", chat.scope, kind or "all", user.id)
+        return [
+            View(
+                [t("{name} reset this chat's leaderboard ({n} ratings).", name=user.name, n=count)],
+                lang=self._lang(user, chat, private=False),
+            )
+        ]
+
+    async def _stats(
+        self, *, user: User, chat: Chat, place: Place, args: str, mentions: list[Actor], **_: Any
+    ) -> list[View]:
+        target = user
+        words = [w for w in args.split() if _kind_word(w) is None]
+        if mentions:
+            target = await self._user(mentions[0])
+        elif words:
+            found = await self.storage.find_user(place.platform, words[0].lstrip("@"))
+            if found is None:
+                raise UserFacingError(
+                    t("I don't know {name} yet: they need to write to me once.", name=words[0])
+                )
+            target = found
+        kind = _kind_word(args) or "tavla"
+        results = await self.storage.results_of_user(target.id, kind)
+        played = len(results)
+        won = sum(1 for r in results if r.winner_id == target.id)
+        gammons = sum(r.gammons + r.backgammons for r in results if r.winner_id == target.id)
+        rating = await self._rating(target.id, kind)
+        lines: list[Text | str] = [
+            t("{name} · {title}", name=target.name, title=VARIANT_NAMES[kind]),
+            t("Played {n}, won {w}, mars won {g}", n=played, w=won, g=gammons),
+            t("Rating {r} (experience {e})", r=round(rating[0]), e=rating[1]),
+        ]
+        history = await self.storage.rating_history(target.id, "global", kind)
+        image = None
+        if len(history) >= 2 and self.settings.render_images:
+            from renderers.chart import rating_chart
+
+            image = await asyncio.to_thread(rating_chart, [r for _, r in history])
+        return [View(lines, lang=self._lang(user, chat, private=place.private), image=image)]
+
+    async def _rating(self, user_id: int, kind: str) -> tuple[float, int]:
+        async with self.storage.transaction() as tx:
+            row = await tx.get_rating(user_id, "global", kind)
+        return row.rating, row.experience
+
+    async def _export(
+        self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        record = await self._latest_game(user, chat, reply_to_game)
+        events = await self.storage.events(record.stored_id)
+        match = Match.from_dict(record.match or {})
+        names = record.settings.get("names", ["White", "Black"])
+        text = export_match(match, names, [e.data for e in events if e.type == "core"])
+        lines: list[Text | str] = [t("Game {id} for GNU Backgammon.", id=record.id)]
+        if match.game is not None:
+            lines.append(f"Position ID: {position_id(match.game.position())}")
+            lines.append(f"Match ID: {match.match_id()}")
+        return [
+            View(
+                lines,
+                lang=self._lang(user, chat),
+                document=(f"tavla-{record.id}.mat", text.encode()),
+            )
+        ]
+
+    async def _dice(
+        self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        record = await self._latest_game(user, chat, reply_to_game)
+        lines: list[Text | str] = [
+            t("Dice commitment (SHA-256 of the secret seed): {c}", c=record.commitment)
+        ]
+        if record.status in (GameStatus.FINISHED, GameStatus.ABORTED):
+            seed = SeededDice.from_dict(record.dice).seed_hex
+            events = await self.storage.events(record.stored_id)
+            rolls = _dice_record([e.data for e in events if e.type == "core"])
+            result = verify_game_rolls(seed, record.commitment, rolls)
+            lines.append(t("Seed: {seed}", seed=seed))
+            lines.append(
+                t(
+                    "Every roll is HMAC-SHA256(seed, roll number); all {n} rolls check out: {ok}.",
+                    n=len(rolls),
+                    ok="✅" if result.ok else "❌",
+                )
+            )
+        else:
+            lines.append(t("The seed is revealed when the game ends."))
+        return [View(lines, lang=self._lang(user, chat))]
+
+    async def _latest_game(self, user: User, chat: Chat, game_id: int | None) -> GameRecord:
+        if game_id is not None:
+            record = await self.storage.get_game(game_id)
+            if record is not None and record.match is not None:
+                return record
+        statuses = (GameStatus.ACTIVE, GameStatus.FINISHED, GameStatus.ABORTED)
+        games = [
+            g
+            for g in await self.storage.games_in_chat(chat.platform, chat.chat_id, statuses)
+            if user.id in g.seats and g.match is not None
+        ]
+        if not games:
+            raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
+        return max(games, key=lambda g: g.updated)
+
+
+def _kind_word(text: str) -> str | None:
+    for word in text.split():
+        low = word.casefold()
+        if low in ("tavla", "backgammon"):
+            return "tavla"
+        if low in ("turkish", "türk", "turk"):
+            return "turkish"
+        if low in ("uzun", "nardy", "нарды"):
+            return "uzun"
+    return None
+
+
+def _dice_record(events: list[dict[str, Any]]) -> list[tuple[int, ...]]:
+    record: list[tuple[int, ...]] = []
+    for event in events:
+        if event.get("type") == "opening":
+            record.extend((d,) for d in event["dice"])
+        elif event.get("type") == "roll" and not event.get("opening"):
+            record.append(tuple(event["dice"]))
+    return record

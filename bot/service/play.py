@@ -1,0 +1,360 @@
+"""Play: button presses, typed moves, resigning, calling off and claiming a game, and the
+computer's turns after every action."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from bot.i18n import t
+from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError, User
+from core.ai.cube import CubeState
+from core.errors import NotationError, NotYourTurnError
+from core.game import Phase, ResultKind
+from core.match import Match
+
+from . import actions as A
+from .base import ActionContext, ServiceBase, UserFacingError
+from .views import Place, View
+
+BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
+BOARD_JUST_CHANGED = t("The board has just changed: look again.")
+BOARD_OLD = t("That is an old board: your game goes on in the current one.")
+
+
+class PlayMixin(ServiceBase):
+    """Presses and moves on a game, and what follows each action."""
+
+    # -- presses ---------------------------------------------------------------------
+
+    async def _press(
+        self,
+        user: User,
+        chat: Chat,
+        place: Place,
+        action: A.Action,
+        message: dict[str, Any] | None = None,
+    ) -> list[View]:
+        record = await self.storage.get_game(action.game_id)
+        if record is None or record.platform != place.platform or record.chat_id != place.chat_id:
+            raise UserFacingError(t("I can't find that game."))
+        if action.code in (A.ACCEPT, A.DECLINE):
+            if record.status is not GameStatus.CHALLENGE:
+                raise UserFacingError(t("This challenge is no longer open."))
+            if action.version != record.version:
+                raise StaleVersionError("stale challenge button")
+            if action.code == A.ACCEPT:
+                return await self._accept(user, chat, record)
+            return await self._decline(user, chat, record)
+        if action.code == A.REMATCH:
+            return await self._rematch(user, chat, place, record)
+        # Saves the board does not show (a reminder, say) leave its buttons valid.
+        current = record.settings.get("state_version", record.version) <= action.version
+        elsewhere = (  # pressed on an older board message than the game's board
+            message is not None
+            and record.message is not None
+            and action.code != A.CLAIM
+            and not _same_message(record.message, message)
+        )
+        if (elsewhere or not (current and action.version <= record.version)) and (
+            record.status in (GameStatus.ACTIVE, GameStatus.FINISHED)
+        ):
+            return await self._repair_press(user, chat, record, message)
+        if record.status is not GameStatus.ACTIVE:
+            raise UserFacingError(t("This game is already over."))
+        if not current:
+            raise StaleVersionError("stale game button")
+        if action.code in (A.SELECT, A.BACK):
+            return await self._select(user, chat, record, action)
+        if action.code == A.CLAIM:
+            return await self._claim_record(user, chat, record)
+        play = _GAME_ACTIONS.get(action.code)
+        if play is None:
+            raise UserFacingError(t("That button is not one of mine."))
+        ctx = self._context(record)
+        play(ctx, self._seat(record, user), action.arg)
+        return await self._commit(ctx, chat, user)
+
+    async def _repair_press(
+        self, user: User, chat: Chat, record: GameRecord, pressed: dict[str, Any] | None
+    ) -> list[View]:
+        """A press on a board behind its game never leaves the player stuck (design.md).
+
+        Pressed on the game's board message (or where none is known): that message is
+        redrawn at the game's current state. Pressed on an older message: the player is
+        pointed to the current board (which the adapter posts anew if it is gone)."""
+        notice = BOARD_REPAIRED if record.status is GameStatus.ACTIVE else None
+        if record.status is GameStatus.FINISHED:
+            notice = t("This game is already over.")
+        board_message = record.message
+        on_board = board_message is None or pressed is None or _same_message(board_message, pressed)
+        if (
+            on_board
+            and record.shown_version < record.version
+            and self.clock() - record.updated < self.settings.double_press
+        ):
+            # A double press: the first one's board edit is on its way.
+            return [self._notice(user, chat, BOARD_JUST_CHANGED)]
+        view = await self._board(self._context(record), chat, edit=True)
+        view.repair = True
+        if on_board:
+            assert notice is not None
+            return [self._notice(user, chat, notice), view]
+        view.point = True
+        return [self._notice(user, chat, BOARD_OLD), view]
+
+    async def _select(
+        self, user: User, chat: Chat, record: GameRecord, action: A.Action
+    ) -> list[View]:
+        ctx = self._context(record)
+        seat = self._seat(record, user)
+        game = ctx.game
+        if seat != game.awaiting:
+            raise NotYourTurnError("It is not your turn")
+        if action.code == A.SELECT:
+            point = int(action.arg)
+            if game.current_turn is None or not game.current_turn.targets(point):
+                raise UserFacingError(t("That checker can't move now."))
+            ctx.selected = point
+        return [await self._board(ctx, chat, edit=True)]
+
+    # -- typed moves and commands on a game ------------------------------------------
+
+    async def _move_command(
+        self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        if not args.strip():
+            raise UserFacingError(t("Write the move after /move, for example /move 13/8 6/5"))
+        return await self._move(user, chat, args, reply_to_game, quiet=False)
+
+    async def _move(
+        self, user: User, chat: Chat, text: str, game_id: int | None, *, quiet: bool
+    ) -> list[View]:
+        record = await self._find_game(user, chat, game_id)
+        if record is None:
+            if quiet:
+                return []
+            raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
+        ctx = self._context(record)
+        seat = self._seat(record, user)
+        game = ctx.game
+        if game.phase is Phase.ROLL and seat == game.awaiting:
+            raise UserFacingError(t("Roll the dice first."))
+        try:
+            game.move_text(seat, text)
+        except NotationError:
+            if quiet:
+                return []  # an ordinary reply in a group chat, not a move
+            raise
+        return await self._commit(ctx, chat, user)
+
+    async def _find_game(self, user: User, chat: Chat, game_id: int | None) -> GameRecord | None:
+        if game_id is not None:
+            record = await self.storage.get_game(game_id)
+            if record and record.status is GameStatus.ACTIVE and user.id in record.seats:
+                return record
+            return None
+        games = [
+            g
+            for g in await self.storage.games_in_chat(
+                chat.platform, chat.chat_id, (GameStatus.ACTIVE,)
+            )
+            if user.id in g.seats
+        ]
+        if not games:
+            return None
+        # Prefer a game that waits for this player.
+        for record in games:
+            match = Match.from_dict(record.match or {})
+            if match.game and record.seats[match.game.awaiting] == user.id:
+                return record
+        return games[0]
+
+    async def _show_board(
+        self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        record = await self._find_game(user, chat, reply_to_game)
+        if record is None:
+            raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
+        ctx = self._context(record)
+        return [await self._board(ctx, chat, edit=False)]
+
+    async def _resign(
+        self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        record = await self._find_game(user, chat, reply_to_game)
+        if record is None:
+            raise UserFacingError(t("You have no game here to resign."))
+        levels = {
+            "": ResultKind.SINGLE,
+            "1": ResultKind.SINGLE,
+            "single": ResultKind.SINGLE,
+            "oyun": ResultKind.SINGLE,
+            "2": ResultKind.GAMMON,
+            "gammon": ResultKind.GAMMON,
+            "mars": ResultKind.GAMMON,
+            "3": ResultKind.BACKGAMMON,
+            "backgammon": ResultKind.BACKGAMMON,
+        }
+        kind = levels.get(args.strip().casefold())
+        if kind is None:
+            raise UserFacingError(t("Resign how? /resign, /resign gammon or /resign backgammon."))
+        ctx = self._context(record)
+        ctx.game.resign(self._seat(record, user), kind)
+        return await self._commit(ctx, chat, user)
+
+    async def _abort(
+        self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        record = await self._find_game(user, chat, reply_to_game)
+        if record is None:
+            raise UserFacingError(t("You have no game here to abort."))
+        seat = self._seat(record, user)
+        async with self.storage.transaction() as tx:
+            fresh = await tx.get_game(record.stored_id)
+            assert fresh is not None
+            asked = fresh.settings.get("abort_by")
+            if fresh.settings.get("computer") or (asked is not None and asked != seat):
+                fresh.status = GameStatus.ABORTED
+                fresh.rated = False
+                fresh.deadline = None
+                line = t("The game was called off by agreement. It is not rated.")
+            else:
+                fresh.settings["abort_by"] = seat
+                line = t(
+                    "{name} asks to call off the game. The opponent can agree with /abort.",
+                    name=user.name,
+                )
+            await self._save_bookkeeping(tx, fresh)
+            await tx.add_events(fresh.stored_id, [("abort", {"seat": seat})])
+        return [View([line], lang=self._lang(user, chat, private=False), game_id=record.id)]
+
+    async def _claim(
+        self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        record = await self._find_game(user, chat, reply_to_game)
+        if record is None:
+            raise UserFacingError(t("You have no game here."))
+        return await self._claim_record(user, chat, record)
+
+    async def _claim_record(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+        ctx = self._context(record)
+        seat = self._seat(record, user)
+        game = ctx.game
+        now = self.clock()
+        deadline = record.deadline
+        if deadline is None:
+            deadline = record.settings.get("claimable_since")
+        if deadline is None or now < deadline or game.awaiting == seat:
+            raise UserFacingError(
+                t("You can claim the game only when your opponent has run out of time.")
+            )
+        ctx.events.append(("claim", {"seat": seat}))
+        game.forfeit(game.awaiting, "timeout")
+        return await self._commit(ctx, chat, user)
+
+    # -- after every action ----------------------------------------------------------
+
+    async def _after_action_off_loop(self, ctx: ActionContext) -> None:
+        """:meth:`_after_action`, in a thread when the computer may think there (between
+        two people it takes microseconds, less than the hop to a thread)."""
+        if ctx.record.settings.get("computer"):
+            await asyncio.to_thread(self._after_action, ctx)
+        else:
+            self._after_action(ctx)
+
+    def _after_action(self, ctx: ActionContext) -> None:
+        """Let the computer act, move on to the next game, log core's events, set deadlines.
+
+        ``settings["logged"]`` remembers how far core's history of the current game has
+        been copied into the event log, so every event is logged exactly once.
+        """
+        match, record = ctx.match, ctx.record
+        number, count = record.settings.get("logged", [0, 0])
+        while True:
+            game = ctx.game
+            self._computer_turns(ctx)
+            current = len(match.results)
+            first = count if current == number else 0
+            if not game.over:
+                break
+            ctx.events.extend(("core", {"game": current, **e}) for e in game.history[first:])
+            match.record_game()
+            number, count = current + 1, 0
+            if match.over:
+                ctx.finished = True
+                record.status = GameStatus.FINISHED
+                record.deadline = None
+                return
+            match.start_game(ctx.dice)
+        game = ctx.game
+        number = len(match.results)
+        ctx.events.extend(("core", {"game": number, **e}) for e in game.history[first:])
+        record.settings["logged"] = [number, len(game.history)]
+        fast = record.settings.get("fast")
+        limit = self.settings.fast_turn_limit if fast else self.settings.turn_limit
+        record.deadline = self.clock() + limit
+        record.reminded = False
+        record.settings.pop("claimable_since", None)
+        record.settings.pop("abort_by", None)
+
+    def _computer_turns(self, ctx: ActionContext) -> None:
+        """Play every action that waits for the computer seat, if there is one."""
+        if not ctx.record.settings.get("computer"):
+            return
+        seat = ctx.record.settings["computer"]
+        player = self.computer(ctx.record.variant, ctx.record.settings.get("level", "club"))
+        game = ctx.game
+        for _ in range(1000):  # a bound, not a limit anyone reaches
+            if game.over or game.awaiting != seat:
+                return
+            if game.resign_offer and game.resign_offer[0] != seat:
+                game.accept_resign(seat)
+            elif game.phase is Phase.DOUBLED:
+                cube = CubeState.from_game(game, seat, ctx.match)
+                if player.should_take(game.variant, game.position(seat), cube):
+                    game.take(seat)
+                else:
+                    game.drop(seat)
+            elif game.phase is Phase.ROLL:
+                if game.may_double(seat) and player.should_double(
+                    game.variant, game.position(seat), CubeState.from_game(game, seat, ctx.match)
+                ):
+                    game.double(seat)
+                else:
+                    game.roll(seat, ctx.dice)
+            elif game.phase is Phase.MOVE:
+                game.play(
+                    seat, player.choose_play(game.variant, game.position(seat), game.legal_plays())
+                )
+
+
+def _step(ctx: ActionContext, seat: int, arg: str) -> None:
+    """One checker moved by a button: ``arg`` is ``<source>-<dest>`` (checked by decode)."""
+    source, dest = (int(x) for x in arg.split("-"))
+    ctx.game.step(seat, source, dest)
+
+
+#: The presses that act on a game through core, by action code: (context, seat, argument).
+_GAME_ACTIONS: dict[str, Callable[[ActionContext, int, str], object]] = {
+    A.ROLL: lambda ctx, seat, _: ctx.game.roll(seat, ctx.dice),
+    A.DOUBLE: lambda ctx, seat, _: ctx.game.double(seat),
+    A.TAKE: lambda ctx, seat, _: ctx.game.take(seat),
+    A.DROP: lambda ctx, seat, _: ctx.game.drop(seat),
+    A.UNDO: lambda ctx, seat, _: ctx.game.undo(seat),
+    A.CONFIRM: lambda ctx, seat, _: ctx.game.confirm(seat),
+    A.RESIGN_ACCEPT: lambda ctx, seat, _: ctx.game.accept_resign(seat),
+    A.RESIGN_DECLINE: lambda ctx, seat, _: ctx.game.decline_resign(seat),
+    A.MOVE: _step,
+}
+
+
+def _same_message(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two message references (as adapters bind them) name the same message."""
+    if str(a.get("message_id")) != str(b.get("message_id")):
+        return False
+    for key in ("channel_id", "chat_id"):
+        if a.get(key) is not None and b.get(key) is not None and str(a[key]) != str(b[key]):
+            return False
+    return True
