@@ -7,7 +7,10 @@ test looks at them. The clock is a plain number the tests move forward.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -36,9 +39,10 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-async def env(tmp_path):
-    storage = SqliteStorage(str(tmp_path / "t.db"))
+@contextlib.asynccontextmanager
+async def service_at(path: Path) -> AsyncIterator[tuple[GameService, Clock]]:
+    """A service on a new SQLite file at ``path``: seeded dice, no pictures, a test clock."""
+    storage = SqliteStorage(str(path))
     await storage.open()
     clock = Clock()
     seeds = iter(range(1, 10_000))
@@ -49,8 +53,16 @@ async def env(tmp_path):
         clock=clock,
         dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
     )
-    yield service, clock
-    await storage.close()
+    try:
+        yield service, clock
+    finally:
+        await storage.close()
+
+
+@pytest.fixture
+async def env(tmp_path):
+    async with service_at(tmp_path / "t.db") as pair:
+        yield pair
 
 
 def text_of(views: list[View], lang: str = "en") -> str:

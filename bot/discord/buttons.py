@@ -59,7 +59,8 @@ def style_of(action: str) -> discord.ButtonStyle:
 
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"tv:(?P<action>[0-9]{1,19}:[0-9]{1,19}:[a-z]{1,2}[0-9-]{0,8})",
+    # The argument: a point, up to four steps (``13-7.7-2``) or a settings choice (``tdark``).
+    template=r"tv:(?P<action>[0-9]{1,19}:[0-9]{1,19}:[a-z]{1,2}[0-9a-z.-]{0,24})",
 ):
     """One game button; its callback hands the press to the adapter of the client."""
 

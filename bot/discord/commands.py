@@ -38,6 +38,7 @@ DESCRIPTIONS: dict[str, str] = {
     "export": "The game for GNU Backgammon",
     "dice": "Check the fairness of the dice",
     "lang": "Language: tr, en, ru",
+    "settings": "Your own settings (in private)",
     "rules": "The rules",
     "help": "All commands",
 }
@@ -228,6 +229,7 @@ _CALLBACKS = {
     "export": _game_only,
     "dice": _game_only,
     "lang": lang,
+    "settings": _plain,
     "rules": rules,
     "help": _plain,
 }

@@ -23,6 +23,7 @@ from bot.storage.base import (
     Chat,
     GameRecord,
     GameStatus,
+    PlayerPrefs,
     StaleVersionError,
     Storage,
     StorageError,
@@ -39,6 +40,7 @@ from renderers.view import BoardView
 
 from . import actions as A
 from .errors import error_text
+from .keypad import DEFAULT_LIMITS, DISCORD_LIMITS, KeypadLimits
 from .limits import RateLimiter, clean_name
 from .presenter import board_view, caption, game_buttons
 from .views import Actor, Button, Place, View
@@ -86,6 +88,9 @@ class ServiceSettings:
     picture_formats: dict[str, str] = field(default_factory=lambda: {"telegram": JPEG})
     # Drawn boards kept by what they show (renderers.picture.PictureCache), in bytes.
     picture_cache_bytes: int = 32 << 20
+    # How many whole plays and checker moves a board's keyboard shows, by platform
+    # (bot.service.keypad); Discord allows 25 buttons a message.
+    keypad: dict[str, KeypadLimits] = field(default_factory=lambda: {"discord": DISCORD_LIMITS})
 
 
 class UserFacingError(Exception):
@@ -108,6 +113,8 @@ class ActionContext:
     notes: list[Text] = field(default_factory=list)
     selected: int | None = None
     finished: bool = False
+    #: The seats' own settings, once loaded (:meth:`ServiceBase._prefs`).
+    prefs: tuple[PlayerPrefs, PlayerPrefs] | None = None
 
     @property
     def game(self) -> Game:
@@ -262,28 +269,50 @@ class ServiceBase(ABC):
 
     # -- views of a game -------------------------------------------------------------
 
-    async def _board(self, ctx: ActionContext, chat: Chat, *, edit: bool) -> View:
+    async def _prefs(self, ctx: ActionContext) -> tuple[PlayerPrefs, PlayerPrefs]:
+        """The two seats' own settings (the computer's are the defaults), loaded once."""
+        if ctx.prefs is None:
+            found = []
+            for user_id in ctx.record.seats:
+                user = await self.storage.get_user(user_id) if user_id is not None else None
+                found.append(user.prefs if user is not None else PlayerPrefs())
+            ctx.prefs = (found[0], found[1])
+        return ctx.prefs
+
+    async def _board(
+        self, ctx: ActionContext, chat: Chat, *, edit: bool, keyboard_only: bool = False
+    ) -> View:
+        """The game's board. ``keyboard_only``: only the buttons changed (a checker picked),
+        so no picture is drawn: the adapter changes the board's keyboard alone."""
         record, match = ctx.record, ctx.match
         assert record.id is not None
-        assert match.game is not None
+        game = match.game
+        assert game is not None
         lang = (
             self._lang(None, chat, private=False)
             if chat.lang
             else await self._game_lang(record, chat)
         )
         lines = caption(match, ctx.names, record.variant) + list(ctx.notes)
+        limits = self.settings.keypad.get(chat.platform, DEFAULT_LIMITS)
         buttons = (
             []
             if record.status is GameStatus.ABORTED
-            else game_buttons(record.id, record.version, match.game, ctx.selected)
+            else game_buttons(record.id, record.version, game, ctx.selected, limits)
         )
         if record.status is GameStatus.FINISHED:
             buttons = [[Button(t("Rematch"), A.encode(record.id, record.version, A.REMATCH))]]
+        # The board is drawn from the side of the seat to act, in that player's own style.
+        viewer = (await self._prefs(ctx))[game.turn]
         view = board_view(
-            match, ctx.names, selected=ctx.selected, theme=self.settings.theme, lang=lang
+            match,
+            ctx.names,
+            selected=ctx.selected,
+            theme=viewer.theme or self.settings.theme,
+            lang=lang,
         )
         image = None
-        if self.settings.render_images:
+        if self.settings.render_images and not keyboard_only:
             image = await self._render(view, self.settings.picture_formats.get(chat.platform, PNG))
         return View(
             lines,
@@ -295,6 +324,7 @@ class ServiceBase(ABC):
             message=record.message,
             text_board=render_text(view),
             version=record.version,
+            keyboard_only=keyboard_only,
         )
 
     async def _game_lang(self, record: GameRecord, chat: Chat) -> str:
@@ -325,6 +355,12 @@ class ServiceBase(ABC):
     @abstractmethod
     async def _boards_of(self, chat: Chat, records: list[GameRecord]) -> list[View]:
         """The boards of these games, shown again (chats.py)."""
+
+    @abstractmethod
+    async def _setting(
+        self, user: User, chat: Chat, place: Place, arg: str, message: dict[str, Any] | None
+    ) -> list[View]:
+        """A /settings button (prefs.py)."""
 
     @abstractmethod
     async def _accept(self, user: User, chat: Chat, record: GameRecord) -> list[View]:

@@ -35,6 +35,7 @@ class InfoMixin(ServiceBase):
             t("/top, /stats [@name] — leaderboard and statistics"),
             t("/export — the game for GNU Backgammon; /dice — check the dice"),
             t("/lang tr|en|ru — language; /rules — the rules"),
+            t("/settings — roll and confirm by themselves, board style (in private)"),
         ]
         return [View(lines, lang=self._lang(user, chat))]
 

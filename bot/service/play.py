@@ -8,13 +8,15 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.i18n import t
-from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError, User
+from bot.storage.base import Chat, GameRecord, GameStatus, PlayerPrefs, StaleVersionError, User
 from core.ai.cube import CubeState
 from core.errors import NotationError, NotYourTurnError
 from core.game import Phase, ResultKind
 from core.match import Match
 
 from . import actions as A
+from . import keypad
+from .autoplay import play_automatic
 from .base import ActionContext, ServiceBase, UserFacingError
 from .views import Place, View
 
@@ -36,6 +38,8 @@ class PlayMixin(ServiceBase):
         action: A.Action,
         message: dict[str, Any] | None = None,
     ) -> list[View]:
+        if action.code == A.SETTING:
+            return await self._setting(user, chat, place, action.arg, message)
         record = await self.storage.get_game(action.game_id)
         if record is None or record.platform != place.platform or record.chat_id != place.chat_id:
             raise UserFacingError(t("I can't find that game."))
@@ -107,6 +111,8 @@ class PlayMixin(ServiceBase):
     async def _select(
         self, user: User, chat: Chat, record: GameRecord, action: A.Action
     ) -> list[View]:
+        """A checker picked (or the pick taken back): its moves are shown by changing the
+        keyboard alone; a checker with one move only is moved at once."""
         ctx = self._context(record)
         seat = self._seat(record, user)
         game = ctx.game
@@ -114,10 +120,15 @@ class PlayMixin(ServiceBase):
             raise NotYourTurnError("It is not your turn")
         if action.code == A.SELECT:
             point = int(action.arg)
-            if game.current_turn is None or not game.current_turn.targets(point):
+            turn = game.current_turn
+            if turn is None or not turn.targets(point):
                 raise UserFacingError(t("That checker can't move now."))
+            only = keypad.select(turn, point)
+            if only is not None:
+                keypad.make_steps(game, seat, [(s.source, s.dest) for s, _ in only])
+                return await self._commit(ctx, chat, user)
             ctx.selected = point
-        return [await self._board(ctx, chat, edit=True)]
+        return [await self._board(ctx, chat, edit=True, keyboard_only=True)]
 
     # -- typed moves and commands on a game ------------------------------------------
 
@@ -259,6 +270,7 @@ class PlayMixin(ServiceBase):
     async def _after_action_off_loop(self, ctx: ActionContext) -> None:
         """:meth:`_after_action`, in a thread when the computer may think there (between
         two people it takes microseconds, less than the hop to a thread)."""
+        await self._prefs(ctx)  # the rolls and confirmations the players leave to the bot
         if ctx.record.settings.get("computer"):
             await asyncio.to_thread(self._after_action, ctx)
         else:
@@ -272,9 +284,16 @@ class PlayMixin(ServiceBase):
         """
         match, record = ctx.match, ctx.record
         number, count = record.settings.get("logged", [0, 0])
+        computer = record.settings.get("computer")
+        humans = [seat for seat in (0, 1) if seat != computer]
+        prefs = ctx.prefs or (PlayerPrefs(), PlayerPrefs())
         while True:
             game = ctx.game
             self._computer_turns(ctx)
+            # Rolls with no choice, and the players' "by itself" settings; each may hand
+            # the turn to the computer again.
+            while play_automatic(game, ctx.dice, prefs, humans):
+                self._computer_turns(ctx)
             current = len(match.results)
             first = count if current == number else 0
             if not game.over:
@@ -330,10 +349,23 @@ class PlayMixin(ServiceBase):
                 )
 
 
-def _step(ctx: ActionContext, seat: int, arg: str) -> None:
-    """One checker moved by a button: ``arg`` is ``<source>-<dest>`` (checked by decode)."""
-    source, dest = (int(x) for x in arg.split("-"))
-    ctx.game.step(seat, source, dest)
+def _steps(ctx: ActionContext, seat: int, arg: str) -> None:
+    """A MOVE button: one checker's step, a checker's run or a whole play (``13-7.7-2``,
+    checked by decode), then a rest of the turn that has one way only."""
+    keypad.make_steps(ctx.game, seat, keypad.decode_steps(arg))
+
+
+def _undo(ctx: ActionContext, seat: int, _: str) -> None:
+    """Take back the whole turn being played, or a move confirmed by itself while the
+    opponent has not acted yet."""
+    game = ctx.game
+    if game.phase is Phase.ROLL:
+        game.take_back(seat)
+        return
+    if game.undo(seat) is None:
+        raise UserFacingError(t("There is nothing to take back."))
+    while game.undo(seat) is not None:
+        pass
 
 
 #: The presses that act on a game through core, by action code: (context, seat, argument).
@@ -342,11 +374,11 @@ _GAME_ACTIONS: dict[str, Callable[[ActionContext, int, str], object]] = {
     A.DOUBLE: lambda ctx, seat, _: ctx.game.double(seat),
     A.TAKE: lambda ctx, seat, _: ctx.game.take(seat),
     A.DROP: lambda ctx, seat, _: ctx.game.drop(seat),
-    A.UNDO: lambda ctx, seat, _: ctx.game.undo(seat),
+    A.UNDO: _undo,
     A.CONFIRM: lambda ctx, seat, _: ctx.game.confirm(seat),
     A.RESIGN_ACCEPT: lambda ctx, seat, _: ctx.game.accept_resign(seat),
     A.RESIGN_DECLINE: lambda ctx, seat, _: ctx.game.decline_resign(seat),
-    A.MOVE: _step,
+    A.MOVE: _steps,
 }
 
 

@@ -9,11 +9,10 @@ from bot.i18n import Text, t
 from core.dice import dice_name_tr
 from core.game import Game, Phase, ResultKind
 from core.match import Match
-from core.notation import point_name
-from core.position import BAR
 from renderers.view import BLACK, WHITE, BoardView
 
 from . import actions as A
+from .keypad import DEFAULT_LIMITS, KeypadLimits, move_rows
 from .views import Button
 
 VARIANT_NAMES = {
@@ -248,9 +247,14 @@ def action_line(game: Game, names: list[str]) -> Text:
 
 
 def game_buttons(
-    game_id: int, version: int, game: Game, selected: int | None = None
+    game_id: int,
+    version: int,
+    game: Game,
+    selected: int | None = None,
+    limits: KeypadLimits = DEFAULT_LIMITS,
 ) -> list[list[Button]]:
-    """Buttons for the seat the game waits for; only legal choices are offered."""
+    """Buttons for the seat the game waits for; only legal choices are offered (the moves of
+    a turn as :mod:`bot.service.keypad` lays them out)."""
     enc = A.encode
     rows: list[list[Button]] = []
     if game.over:
@@ -275,32 +279,13 @@ def game_buttons(
             row.append(
                 Button(t("Double to {n}", n=game.cube_value * 2), enc(game_id, version, A.DOUBLE))
             )
-        return [row]
+        rows = [row]
+        if game.may_take_back(1 - game.turn):  # a move confirmed by itself (issue 13)
+            rows.append([Button(t("↩ Undo my move"), enc(game_id, version, A.UNDO))])
+        return rows
     turn = game.current_turn
     assert turn is not None
-    steps = turn.legal_steps()
-    if selected is not None and any(s.source == selected for s, _ in steps):
-        targets = sorted({s.dest for s, _ in steps if s.source == selected}, reverse=True)
-        rows.append(
-            [
-                Button(
-                    f"{point_name(selected)} → {point_name(d)}",
-                    enc(game_id, version, A.MOVE, f"{selected}-{d}"),
-                )
-                for d in targets
-            ]
-        )
-        rows.append([Button(t("◀ Back"), enc(game_id, version, A.BACK))])
-    elif steps:
-        sources = sorted({s.source for s, _ in steps}, reverse=True)
-        labels = [(p, "bar" if p == BAR else str(p)) for p in sources]
-        for i in range(0, len(labels), 6):
-            rows.append(
-                [
-                    Button(label, enc(game_id, version, A.SELECT, p))
-                    for p, label in labels[i : i + 6]
-                ]
-            )
+    rows.extend(move_rows(game_id, version, turn, selected, limits))
     tail: list[Button] = []
     if turn.done:
         tail.append(Button(t("↩ Undo"), enc(game_id, version, A.UNDO)))

@@ -29,6 +29,7 @@ from .chats import ChatsMixin
 from .deadlines import DeadlinesMixin
 from .info import InfoMixin
 from .play import PlayMixin
+from .prefs import PrefsMixin
 from .results import ResultsMixin
 from .views import BOARD_HERE, Actor, Place, View
 
@@ -36,7 +37,14 @@ SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
 
 
 class GameService(
-    ChallengesMixin, PlayMixin, ResultsMixin, DeadlinesMixin, InfoMixin, ChatsMixin, ServiceBase
+    ChallengesMixin,
+    PlayMixin,
+    PrefsMixin,
+    ResultsMixin,
+    DeadlinesMixin,
+    InfoMixin,
+    ChatsMixin,
+    ServiceBase,
 ):
     """The platform-neutral application."""
 
@@ -78,6 +86,7 @@ class GameService(
             "lang": self._set_lang,
             "board": self._show_board,
             "resettop": self._reset_top,
+            "settings": self._settings,
         }
         handler = handlers.get(name.lower())
         user = await self._user(actor)

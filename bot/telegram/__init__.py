@@ -94,6 +94,7 @@ COMMANDS: dict[str, Text] = {
     "export": t("The game for GNU Backgammon"),
     "dice": t("Check the fairness of the dice"),
     "lang": t("Language: tr, en, ru"),
+    "settings": t("Your own settings (in private)"),
     "rules": t("The rules"),
     "help": t("All commands"),
 }

@@ -1,0 +1,64 @@
+"""What the bot does by itself for a player: the presses that offer no choice.
+
+Rolling is the only thing a player can do when the variant has no cube, in the Crawford
+game, when the opponent owns the cube or it is at 64 (T-8, M-2): the bot rolls for them, in
+the same action as the move before, so nobody waits for a press that decides nothing. A
+player may also ask to roll even when they could double (``auto_roll``, as FIBS's autoroll)
+and to have a finished move confirmed at once (``auto_confirm``).
+
+Nothing here decides a rule: whether doubling is allowed comes from :class:`core.game.Game`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from bot.storage.base import PlayerPrefs
+from core.dice import DiceSource
+from core.game import Game, Phase
+
+#: A bound on the actions made in one go (passes back and forth while both are closed out
+#: end long before this).
+MAX_AUTOMATIC = 200
+
+
+def must_roll(game: Game, seat: int, prefs: PlayerPrefs) -> bool:
+    """Whether ``seat``, on roll, gets its dice rolled by the bot."""
+    return (
+        game.phase is Phase.ROLL
+        and not game.over
+        and game.turn == seat
+        and game.resign_offer is None
+        and (prefs.auto_roll or not game.may_double(seat))
+    )
+
+
+def play_automatic(
+    game: Game, dice: DiceSource, prefs: Sequence[PlayerPrefs], humans: Collection[int]
+) -> bool:
+    """Make every automatic action that is due for the seats in ``humans``; True if any.
+
+    A roll that cannot be played, or has only one play, is passed or played by core
+    itself (T-5, the common ground), so one call can run several turns."""
+    acted = False
+    for _ in range(MAX_AUTOMATIC):
+        if game.over or game.resign_offer is not None:
+            break
+        seat = game.awaiting
+        if seat not in humans:
+            break
+        turn = game.current_turn
+        if must_roll(game, seat, prefs[seat]):
+            game.roll(seat, dice)
+        elif (
+            game.phase is Phase.MOVE
+            and prefs[seat].auto_confirm
+            and turn is not None
+            and turn.done
+            and turn.complete
+        ):
+            game.confirm(seat, undoable=True)
+        else:
+            break
+        acted = True
+    return acted

@@ -1,0 +1,153 @@
+"""``/settings``: a player's own settings, shown with a button for each choice.
+
+The settings message is private (a player's settings are nobody else's business) and is
+edited in place after every press, so changing several settings costs one message.
+Its buttons carry action ids like the game's (``0:0:o<choice>``); they belong to no game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, Text, t
+from bot.storage.base import HOME_SIDES, Chat, PlayerPrefs, User
+from renderers.themes import THEMES
+
+from . import actions as A
+from .base import ServiceBase, UserFacingError
+from .views import Button, Place, View
+
+THEME_NAMES = {"classic": t("Classic"), "dark": t("Dark"), "contrast": t("High contrast")}
+HOME_NAMES = {"right": t("on the right"), "left": t("on the left")}
+ON, OFF = "✅", "⬜"
+
+
+def choice(arg: str) -> str:
+    """A settings button's action id."""
+    return A.encode(0, 0, A.SETTING, arg)
+
+
+def settings_lines(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[Text | str]:
+    """What the settings message says: each setting, what it does, its current value."""
+    theme = prefs.theme or default_theme
+    return [
+        t("⚙️ Your settings (they follow you into every game):"),
+        t(
+            "🎲 Roll by itself: {state}. The bot always rolls for you when rolling is all you "
+            "can do (no cube, or you may not double); with this on it also rolls when you "
+            "could double.",
+            state=ON if prefs.auto_roll else OFF,
+        ),
+        t(
+            "✅ Confirm by itself: {state}. With this on, a finished move is confirmed at "
+            "once; you can still take it back until your opponent acts.",
+            state=ON if prefs.auto_confirm else OFF,
+        ),
+        t(
+            "🎨 Board: {theme}; your home board {side}.",
+            theme=THEME_NAMES.get(theme, theme),
+            side=HOME_NAMES[prefs.home],
+        ),
+        t("🌐 Language: {name}", name=LANGUAGE_NAMES[lang]),
+    ]
+
+
+def settings_buttons(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[list[Button]]:
+    """One button per choice; the current one marked."""
+    theme = prefs.theme or default_theme
+
+    def mark(label: Text | str, chosen: bool) -> Text | str:
+        return t("• {name}", name=label) if chosen else label
+
+    return [
+        [
+            Button(
+                t("🎲 Roll by itself {state}", state=ON if prefs.auto_roll else OFF),
+                choice("r0" if prefs.auto_roll else "r1"),
+            )
+        ],
+        [
+            Button(
+                t("✅ Confirm by itself {state}", state=ON if prefs.auto_confirm else OFF),
+                choice("c0" if prefs.auto_confirm else "c1"),
+            )
+        ],
+        [
+            Button(mark(THEME_NAMES.get(name, name), name == theme), choice("t" + name))
+            for name in THEMES
+        ],
+        [
+            Button(mark(t("⬅ Home left"), prefs.home == "left"), choice("hleft")),
+            Button(mark(t("Home right ➡"), prefs.home == "right"), choice("hright")),
+        ],
+        [
+            Button(mark(LANGUAGE_NAMES[code], code == lang), choice("l" + code))
+            for code in LANGUAGES
+        ],
+    ]
+
+
+def apply_choice(prefs: PlayerPrefs, arg: str) -> tuple[PlayerPrefs, str | None]:
+    """The settings after a button's choice, and the language it chose (if it chose one).
+
+    Raises ValueError for a choice that is not one of ours (a forged button)."""
+    kind, value = arg[:1], arg[1:]
+    if kind == "r" and value in ("0", "1"):
+        return dataclasses.replace(prefs, auto_roll=value == "1"), None
+    if kind == "c" and value in ("0", "1"):
+        return dataclasses.replace(prefs, auto_confirm=value == "1"), None
+    if kind == "t" and value in THEMES:
+        return dataclasses.replace(prefs, theme=value), None
+    if kind == "h" and value in HOME_SIDES:
+        return dataclasses.replace(prefs, home=value), None
+    if kind == "l" and value in LANGUAGES:
+        return prefs, value
+    raise ValueError(f"unknown setting {arg!r}")
+
+
+class PrefsMixin(ServiceBase):
+    """``/settings`` and its buttons."""
+
+    async def _settings(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
+        if not place.private:
+            raise UserFacingError(
+                t(
+                    "Your settings are yours alone: send /settings to me in a private chat "
+                    "to change them."
+                )
+            )
+        return [self._settings_view(user)]
+
+    async def _setting(
+        self,
+        user: User,
+        chat: Chat,
+        place: Place,
+        arg: str,
+        message: dict[str, Any] | None,
+    ) -> list[View]:
+        """A settings button: keep the choice and show the settings message again in place."""
+        try:
+            prefs, lang = apply_choice(user.prefs, arg)
+        except ValueError:
+            raise UserFacingError(t("That button is not one of mine.")) from None
+        if prefs != user.prefs:
+            await self.storage.set_user_prefs(user.id, prefs)
+            user = dataclasses.replace(user, prefs=prefs)
+        if lang is not None and lang != user.lang:
+            await self.storage.set_user_lang(user.id, lang)
+            user = dataclasses.replace(user, lang=lang)
+        view = self._settings_view(user)
+        view.edit = message is not None
+        view.message = message
+        return [view]
+
+    def _settings_view(self, user: User) -> View:
+        lang = self._lang(user)
+        theme = self.settings.theme
+        return View(
+            settings_lines(user.prefs, lang, theme),
+            lang=lang,
+            buttons=settings_buttons(user.prefs, lang, theme),
+        )

@@ -1,0 +1,73 @@
+# ruff: noqa: F811  (the fake and bot fixtures come from tests/test_discord.py)
+"""Fewer taps (issue 13) end to end on Discord: the real discord.py client and the bot's
+Discord adapter against the local fake.
+
+A whole Uzun Tavla game where nobody presses Roll (there is no cube), picks that change only
+the message's components (no new attachment), and the board's keyboard within Discord's
+five rows of five.
+"""
+
+from __future__ import annotations
+
+from bot.service import actions as A
+from bot.service.keypad import KeypadLimits
+from bot.storage.base import GameStatus
+from tests.test_discord import (  # noqa: F401  (fixtures)
+    CHANNEL,
+    GUILD,
+    awaiting,
+    board_message,
+    bot,
+    custom_ids,
+    fake,
+    find,
+    game_record,
+)
+
+ORDER = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
+
+
+def update_data(exchange) -> dict:
+    """The message data of the interaction's "update message" answer (callback type 7)."""
+    (call,) = [c for c in exchange.calls if c.kind == "callback" and c.payload["type"] == 7]
+    return call.payload.get("data") or {}
+
+
+async def test_an_uzun_game_needs_no_roll_press_and_picks_change_only_the_buttons(fake, bot):
+    ali = fake.user(11, "Ali", locale="tr")
+    veli = fake.user(22, "Veli", locale="en-US")
+    channel = fake.channel(CHANNEL, GUILD, "kahvehane")
+    await fake.slash(bot.client, ali, channel, "uzun", opponent=veli, points=1)
+    challenge = next(m for m in fake.channel_messages(channel) if find(m, A.ACCEPT))
+    await fake.press(bot.client, veli, challenge, find(challenge, A.ACCEPT))
+    users = {"11": ali, "22": veli}
+    # Checkers are picked first whenever a roll has more than a few plays (as when there are
+    # too many moves to show), so picks happen in this game.
+    bot.service.settings.keypad["discord"] = KeypadLimits(plays=12, moves=0)
+    picks = 0
+    for _ in range(3000):
+        record = await game_record(bot)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        message = board_message(fake)
+        assert find(message, A.ROLL) is None  # no cube: the bot rolls
+        rows = message.get("components", [])
+        assert len(rows) <= 5
+        assert all(len(row["components"]) <= 5 for row in rows)
+        code = next(c for c in ORDER if find(message, c))
+        exchange = await fake.press(
+            bot.client, await awaiting(bot, users), message, find(message, code)
+        )
+        assert exchange.acks == 1, exchange.kinds()
+        assert exchange.ephemeral() == [], exchange.ephemeral()
+        if code == A.SELECT and find(board_message(fake), A.BACK):
+            picks += 1
+            data = update_data(exchange)
+            # Only the buttons changed: no new picture, no new text.
+            assert "components" in data
+            assert "attachments" not in data
+            assert "content" not in data
+    record = await game_record(bot)
+    assert record.status is GameStatus.FINISHED
+    assert custom_ids(board_message(fake))  # the finished board offers a rematch
+    assert picks > 0

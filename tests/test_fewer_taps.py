@@ -1,0 +1,284 @@
+"""Fewer taps (issue 13) through the service: rolls made for the player when rolling is the
+only choice, whole plays and checker runs as buttons, picks that change only the keyboard,
+``/settings`` with "roll by itself" and "confirm by itself".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.service import actions as A
+from bot.service.keypad import KeypadLimits
+from bot.service.service import GameService
+from bot.service.views import View
+from bot.storage.base import GameStatus, PlayerPrefs
+from core.game import Phase
+from core.match import Match
+from tests.test_service import (
+    ALI,
+    GROUP,
+    VELI,
+    Place,
+    awaiting_actor,
+    board,
+    find,
+    service_at,
+    start_game,
+    text_of,
+)
+
+ALI_PRIVATE = Place("test", "100", private=True)
+
+
+@pytest.fixture
+async def service_env(tmp_path):
+    async with service_at(tmp_path / "taps.db") as pair:
+        yield pair
+
+
+def codes(view: View) -> set[str]:
+    return {a.code for row in view.buttons for b in row if (a := A.decode(b.action))}
+
+
+async def game_of(service: GameService, view: View):
+    record = await service.storage.get_game(view.game_id)
+    assert record is not None
+    return record, Match.from_dict(record.match).game
+
+
+async def press_through(service: GameService, views: list[View], *, turns: int, prefer=()):
+    """Play ``turns`` turns with the first button of the preferred kinds; returns every
+    board shown on the way."""
+    shown = [board(views)]
+    current = shown[-1]
+    order = (*prefer, A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
+    done = 0
+    while done < turns:
+        record, _ = await game_of(service, current)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        actor = await awaiting_actor(service, current.game_id)
+        code = next(c for c in (find(current, k) for k in order) if c)
+        views = await service.press(actor, GROUP, code)
+        assert not any(v.notice for v in views), text_of(views)
+        current = board(views)
+        shown.append(current)
+        done += A.decode(code).code == A.CONFIRM
+    return shown
+
+
+async def test_no_cube_no_roll_button_U1_T8(service_env):
+    """Uzun Tavla and Turkish tavla have no cube: rolling is all a player can do, so the bot
+    rolls; no board ever asks for a Roll press."""
+    service, _ = service_env
+    for cmd, args in (("uzun", "1"), ("tavla", "1 turkish")):
+        views = await start_game(service, args, cmd=cmd)
+        shown = await press_through(service, views, turns=12)
+        assert all(A.ROLL not in codes(view) for view in shown)
+        _, game = await game_of(service, shown[-1])
+        assert game.phase is not Phase.ROLL or game.over
+
+
+async def test_roll_button_only_while_doubling_is_possible_T8(service_env):
+    """With a centred cube the player chooses Roll or Double; once the opponent owns the cube
+    the player can only roll, and the bot does it."""
+    service, _ = service_env
+    views = await start_game(service, "5")
+    current = board(views)
+    while not find(current, A.DOUBLE):
+        current = (await press_through(service, [current], turns=1))[-1]
+    doubler = await awaiting_actor(service, current.game_id)
+    views = await service.press(doubler, GROUP, find(current, A.DOUBLE))
+    taker = await awaiting_actor(service, board(views).game_id)
+    views = await service.press(taker, GROUP, find(board(views), A.TAKE))
+    # The doubler rolls now (the cube is the taker's): the board already shows the dice.
+    current = board(views)
+    assert A.ROLL not in codes(current)
+    for _ in range(40):
+        record, game = await game_of(service, current)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        if A.ROLL in codes(current):  # asked only while doubling is a choice
+            assert game.may_double(game.turn)
+            assert game.cube_owner in (None, game.turn)
+        else:
+            assert game.phase is not Phase.ROLL
+        current = (await press_through(service, [current], turns=1))[-1]
+
+
+def picking(service: GameService) -> GameService:
+    """Boards that always ask for a checker first (no whole plays or runs on the keyboard),
+    as on a roll with too many moves to show."""
+    service.settings.keypad["test"] = KeypadLimits(plays=0, moves=0)
+    return service
+
+
+async def test_picking_a_checker_changes_only_the_keyboard(service_env):
+    service = picking(service_env[0])
+    current = board(await start_game(service, "1"))
+    for _ in range(60):
+        record, game = await game_of(service, current)
+        assert record.status is GameStatus.ACTIVE
+        turn = game.current_turn
+        several = [
+            a
+            for row in current.buttons
+            for b in row
+            if (a := A.decode(b.action)).code == A.SELECT
+            and len(turn.checker_moves(int(a.arg))) > 1
+        ]
+        if several:
+            break
+        current = (await press_through(service, [current], turns=1))[-1]
+    mover = await awaiting_actor(service, current.game_id)
+    pick = several[0]
+    views = await service.press(
+        mover, GROUP, A.encode(pick.game_id, pick.version, A.SELECT, pick.arg)
+    )
+    view = board(views)
+    # Several moves: the keyboard shows them, with Back; no picture is drawn or sent and
+    # the game did not change.
+    assert view.keyboard_only
+    assert view.image is None
+    assert A.BACK in codes(view)
+    shown = [A.decode(b.action) for row in view.buttons for b in row]
+    assert {int(a.arg.split("-")[0]) for a in shown if a.code == A.MOVE} == {int(pick.arg)}
+    assert (await service.storage.get_game(current.game_id)).version == record.version
+    back = board(await service.press(mover, GROUP, find(view, A.BACK)))
+    assert back.keyboard_only
+    assert A.SELECT in codes(back)
+
+
+async def test_a_checker_with_one_move_moves_at_once(service_env):
+    """After the first die of a roll is played, each checker has one move with the other:
+    picking it moves it at once."""
+    service = picking(service_env[0])
+    current = board(await start_game(service, "1"))
+    for _ in range(200):
+        record, game = await game_of(service, current)
+        assert record.status is GameStatus.ACTIVE
+        turn = game.current_turn
+        single = [
+            a
+            for row in current.buttons
+            for b in row
+            if (a := A.decode(b.action)).code == A.SELECT
+            and len(turn.checker_moves(int(a.arg))) == 1
+        ]
+        if single:
+            break
+        current = await press_once(service, current)
+    mover = await awaiting_actor(service, current.game_id)
+    pick = single[0]
+    views = await service.press(
+        mover, GROUP, A.encode(pick.game_id, pick.version, A.SELECT, pick.arg)
+    )
+    after, _ = await game_of(service, board(views))
+    assert after.version == record.version + 1  # the checker moved with one press
+    assert not board(views).keyboard_only
+
+
+async def test_whole_plays_are_one_press_each(service_env):
+    """When a roll can be played in only a few ways, each way is a button: one press plays
+    the whole roll (the notation of the rule book), then Confirm."""
+    service, _ = service_env
+    views = await start_game(service, "1")
+    current = board(views)
+    for _ in range(300):
+        record, game = await game_of(service, current)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        turn = game.current_turn
+        if game.phase is Phase.MOVE and not turn.done and len(turn.finals) <= 12:
+            moves = [
+                A.decode(b.action)
+                for row in current.buttons
+                for b in row
+                if A.decode(b.action).code == A.MOVE
+            ]
+            assert len(moves) == len(turn.finals)
+            mover = await awaiting_actor(service, current.game_id)
+            views = await service.press(mover, GROUP, find(current, A.MOVE))
+            _, after = await game_of(service, board(views))
+            assert after.current_turn.complete
+            assert find(board(views), A.CONFIRM)
+            assert find(board(views), A.UNDO)
+            return
+        current = (await press_through(service, [current], turns=1))[-1]
+    raise AssertionError("no turn with few plays")
+
+
+async def test_settings_in_private_roll_by_itself(service_env):
+    service, _ = service_env
+    views = await service.command(ALI, ALI_PRIVATE, "settings")
+    (view,) = views
+    assert find(view, A.SETTING)
+    toggle = next(b.action for row in view.buttons for b in row if A.decode(b.action).arg == "r1")
+    message = {"chat_id": "100", "message_id": 5}
+    views = await service.press(ALI, ALI_PRIVATE, toggle, message=message)
+    edited = [v for v in views if not v.notice][-1]
+    assert edited.edit
+    assert edited.message == message  # the settings message itself is edited
+    user = await service.storage.find_user("test", "100")
+    assert user.prefs == PlayerPrefs(auto_roll=True)
+    # In a group, settings are private: the player is told where to go.
+    views = await service.command(ALI, GROUP, "settings")
+    assert "private" in text_of(views).lower()
+
+
+async def test_roll_by_itself_skips_the_roll_press_in_tavla(service_env):
+    service, _ = service_env
+    for actor in (ALI, VELI):
+        user = await service.storage.get_or_create_user("test", actor.user_id, actor.name)
+        await service.storage.set_user_prefs(user.id, PlayerPrefs(auto_roll=True))
+    views = await start_game(service, "3")
+    shown = await press_through(service, views, turns=10)
+    assert all(A.ROLL not in codes(view) for view in shown)
+    assert all(A.DOUBLE not in codes(view) for view in shown)
+
+
+async def press_once(service: GameService, current: View) -> View:
+    """The awaiting player's usual press (Take, Confirm, a move, a pick, Roll)."""
+    actor = await awaiting_actor(service, current.game_id)
+    order = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
+    code = next(c for c in (find(current, k) for k in order) if c)
+    views = await service.press(actor, GROUP, code)
+    assert not any(v.notice for v in views), text_of(views)
+    return board(views)
+
+
+async def test_confirm_by_itself_and_take_back_until_the_opponent_rolls(service_env):
+    service, _ = service_env
+    user = await service.storage.get_or_create_user("test", ALI.user_id, ALI.name)
+    await service.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm=True))
+    current = board(await start_game(service, "3"))  # Ali challenged: seat 0
+    for _ in range(200):
+        _, game = await game_of(service, current)
+        if game.turn == 0 and game.phase is Phase.MOVE:
+            break
+        current = await press_once(service, current)
+    # Ali enters a whole move; it is confirmed at once: the board waits for Veli's roll or
+    # double, with an Undo for Ali and no Confirm.
+    while game.turn == 0 and game.phase is Phase.MOVE:
+        assert not find(current, A.CONFIRM)
+        current = await press_once(service, current)
+        _, game = await game_of(service, current)
+    assert game.phase is Phase.ROLL
+    assert game.turn == 1
+    assert not find(current, A.CONFIRM)
+    undo = find(current, A.UNDO)
+    assert undo
+    # Veli can't take Ali's move back.
+    refused = await service.press(VELI, GROUP, undo)
+    assert all(v.notice for v in refused)
+    current = board(await service.press(ALI, GROUP, undo))
+    _, game = await game_of(service, current)
+    assert game.phase is Phase.MOVE
+    assert game.turn == 0
+    assert game.current_turn.done == []
+    # Played again; once Veli rolls, the move stands: no Undo any more.
+    while game.turn == 0:
+        current = await press_once(service, current)
+        _, game = await game_of(service, current)
+    current = await press_once(service, current)  # Veli rolls
+    assert not find(current, A.UNDO) or game.turn == 0

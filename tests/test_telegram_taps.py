@@ -1,0 +1,98 @@
+# ruff: noqa: F811  (the fake and bot fixtures come from tests/test_telegram.py)
+"""Fewer taps (issue 13) end to end: the real python-telegram-bot application and the bot's
+Telegram adapter against the local fake Bot API.
+
+A whole Uzun Tavla game in a group where nobody presses Roll (there is no cube), picks that
+change only the keyboard (``editMessageReplyMarkup``, no picture uploaded) and ``/settings``
+in a private chat, edited in place.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.service import actions as A
+from bot.service.keypad import KeypadLimits
+from bot.storage.base import GameStatus
+from tests.test_telegram import (  # noqa: F401  (bot and fake are fixtures)
+    GROUP_ID,
+    awaiting,
+    board_message,
+    bot,
+    buttons,
+    fake,
+    find,
+    game_record,
+    press,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+ORDER = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
+
+
+async def open_uzun(fake):
+    ali = fake.user(11, "Ali", username="ali", language_code="tr")
+    veli = fake.user(22, "Veli", username="veli", language_code="en")
+    group = fake.group(GROUP_ID, "Kahvehane")
+    await fake.send_text(ali, group, "/uzun 1")
+    challenge = await fake.wait_for(
+        lambda: next((m for m in fake.messages(group) if find(m, A.ACCEPT)), None), 10
+    )
+    await press(fake, veli, group, challenge, find(challenge, A.ACCEPT))
+    await fake.wait_for(lambda: any(m.get("photo") for m in fake.messages(group)), 10)
+    return ali, veli, group
+
+
+async def test_an_uzun_game_needs_no_roll_press_and_picks_edit_only_the_keyboard(fake, bot):
+    ali, veli, group = await open_uzun(fake)
+    users = {"11": ali, "22": veli}
+    # Checkers are picked first whenever a roll has more than a few plays (as when there are
+    # too many moves to show), so picks happen in this game.
+    bot.service.settings.keypad["telegram"] = KeypadLimits(plays=12, moves=0)
+    picks = 0
+    for _ in range(3000):
+        record = await game_record(bot)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        message = board_message(fake, group)
+        assert find(message, A.ROLL) is None  # no cube: the bot rolls
+        actor = await awaiting(bot, users)
+        code = next(c for c in ORDER if find(message, c))
+        uploads = len(fake.calls_to("editMessageMedia")) + len(fake.calls_to("sendPhoto"))
+        keyboards = len(fake.calls_to("editMessageReplyMarkup"))
+        answer = await press(fake, actor, group, message, find(message, code))
+        assert not answer.get("text"), answer
+        if code == A.SELECT and find(board_message(fake, group), A.BACK):
+            picks += 1
+            # A pick changed the buttons alone: no picture drawn or uploaded for it.
+            await fake.wait_for(
+                lambda k=keyboards: len(fake.calls_to("editMessageReplyMarkup")) > k, 10
+            )
+            assert (
+                len(fake.calls_to("editMessageMedia")) + len(fake.calls_to("sendPhoto")) == uploads
+            )
+    record = await game_record(bot)
+    assert record.status is GameStatus.FINISHED
+    assert not fake.calls_to("editMessageReplyMarkup", ok=False)
+    assert picks > 0
+
+
+async def test_settings_in_a_private_chat_are_edited_in_place(fake, bot):
+    ali = fake.user(11, "Ali", username="ali", language_code="en")
+    chat = fake.private_chat(ali)
+    await fake.send_text(ali, None, "/settings")
+    shown = await fake.wait_for(
+        lambda: next((m for m in fake.messages(chat) if buttons(m)), None), 10
+    )
+    toggle = next(d for d in buttons(shown) if A.decode(d).arg == "r1")
+    await press(fake, ali, chat, shown, toggle)
+    edited = fake.message(chat, shown["message_id"])
+    assert any(A.decode(d).arg == "r0" for d in buttons(edited))  # now on: offers off
+    assert len([m for m in fake.messages(chat) if buttons(m)]) == 1  # no second message
+    russian = next(d for d in buttons(edited) if A.decode(d).arg == "lru")
+    await press(fake, ali, chat, edited, russian)
+    assert "Русский" in fake.message(chat, shown["message_id"])["text"]
+    user = await bot.storage.find_user("telegram", "11")
+    assert user.prefs.auto_roll
+    assert user.lang == "ru"
