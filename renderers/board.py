@@ -1,9 +1,9 @@
 """The board picture: :func:`render_png` turns a :class:`~renderers.view.BoardView` into PNG.
 
 Speed comes from drawing little per picture. The static board (frame, field, points, point
-numbers) is drawn once per theme, width and kind of game, supersampled for smooth edges, and
-cached; so are the sprites (a checker of each colour, with each stack count, dice, cube,
-markers), drawn supersampled once and then only pasted. A picture is a copy of the cached
+numbers) is drawn once per theme, width, kind of game and home side, supersampled for smooth
+edges, and cached; so are the sprites (a checker of each colour, with each stack count, dice,
+cube, markers), drawn supersampled once and then only pasted. A picture is a copy of the cached
 board, a few dozen pastes and a handful of text lines, then a fast PNG encode (see
 :func:`encode_png`).
 """
