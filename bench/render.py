@@ -1,12 +1,13 @@
 """How fast a board picture is drawn and encoded, and how big it is.
 
-    .venv/bin/python bench/render.py [--games 4] [--width 1000] [--replay]
+    .venv/bin/python bench/render.py [--games 4] [--width 1000] [--replay] [--home left]
 
 Boards come from random games (seeded ``random.Random`` dice, random legal plays) of Tavla
 and Uzun Tavla, in every theme, before and after each play. The caches (static board,
 sprites, palette) are warmed first; then each board is rendered and PNG-encoded once and
-timed. Prints figures per theme, then the headline as its last line:
-``median_ms=… p95_ms=… png_kb=…`` (``png_kb`` is the median file size).
+timed (``--home left``: drawn with the viewer's home board on the left). Prints figures per
+theme, then the headline as its last line: ``median_ms=… p95_ms=… png_kb=…`` (``png_kb``
+is the median file size).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -36,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=4, help="random games per variant")
     parser.add_argument("--width", type=int, default=1000)
     parser.add_argument("--replay", action="store_true", help="also time GIF and WebP replays")
+    parser.add_argument("--home", default="right", choices=("right", "left"))
     args = parser.parse_args(argv)
 
     times: list[float] = []
@@ -44,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         views = []
         for name in ("tavla", "uzun"):
             for seed in range(args.games):
-                views += random_game(variant_by_name(name), seed=seed, theme=theme)[::3]
+                game = random_game(variant_by_name(name), seed=seed, theme=theme)[::3]
+                views += [replace(view, home=args.home) for view in game]
         render_png(views[0], args.width)  # warm the caches
         render_png(views[1], args.width)
         theme_times = []

@@ -22,7 +22,7 @@ from core.variants import variant_by_name
 from .board import render_png
 from .text import render_text
 from .themes import THEMES
-from .view import BLACK, WHITE, BoardView, other
+from .view import BLACK, HOME_RIGHT, HOMES, WHITE, BoardView, other
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=(WHITE, BLACK),
         help="the colour of the player on roll (default white)",
     )
+    parser.add_argument(
+        "--home",
+        default=HOME_RIGHT,
+        choices=HOMES,
+        help="the side the viewer's home board is drawn on (default right)",
+    )
     parser.add_argument("--width", type=int, default=1000, help="picture width in pixels")
     parser.add_argument("--match-id", help="gnubg Match ID: cube, score, match length, dice")
     parser.add_argument("--names", nargs=2, metavar=("WHITE", "BLACK"), help="player names")
@@ -62,7 +68,7 @@ def view_from_args(args: argparse.Namespace) -> BoardView:
     variant.validate(position)
     mover = args.mover
     viewer = {"mover": mover, "opponent": other(mover)}.get(args.viewer, args.viewer)
-    fields: dict[str, object] = {"theme": args.theme, "caption": args.caption}
+    fields: dict[str, object] = {"theme": args.theme, "caption": args.caption, "home": args.home}
     if args.names:
         fields["names"] = {WHITE: args.names[0], BLACK: args.names[1]}
     if args.match_id:

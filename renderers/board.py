@@ -1,9 +1,9 @@
 """The board picture: :func:`render_png` turns a :class:`~renderers.view.BoardView` into PNG.
 
 Speed comes from drawing little per picture. The static board (frame, field, points, point
-numbers) is drawn once per theme, width and kind of game, supersampled for smooth edges, and
-cached; so are the sprites (a checker of each colour, with each stack count, dice, cube,
-markers), drawn supersampled once and then only pasted. A picture is a copy of the cached
+numbers) is drawn once per theme, width, kind of game and home side, supersampled for smooth
+edges, and cached; so are the sprites (a checker of each colour, with each stack count, dice,
+cube, markers), drawn supersampled once and then only pasted. A picture is a copy of the cached
 board, a few dozen pastes and a handful of text lines, then a fast PNG encode (see
 :func:`encode_png`).
 """
@@ -25,7 +25,7 @@ from core.position import BAR, OFF
 
 from .geometry import MAX_BAR, MAX_STACK, Geometry, Rect, geometry
 from .themes import RGB, theme_by_name
-from .view import BoardView, other
+from .view import HOME_RIGHT, BoardView, other
 
 FONT_DIR = Path(__file__).with_name("fonts")
 FONT_REGULAR = FONT_DIR / "DejaVuSans.ttf"
@@ -392,11 +392,15 @@ def _wood_grain(draw: ImageDraw.ImageDraw, rect: Rect, base: RGB, dark: RGB, see
         draw.line(pts, fill=shade, width=max(1, round(rng.uniform(0.5, 1.4) * SS)))
 
 
-@lru_cache(maxsize=12)
-def background(theme_name: str, width: int, uzun: bool, caption: bool) -> Image.Image:
-    """The static board for a theme, width and game kind: drawn once, then only copied."""
+# Three themes, with and without a caption, each way round for each kind of game: 24.
+@lru_cache(maxsize=24)
+def background(
+    theme_name: str, width: int, uzun: bool, caption: bool, home: str = HOME_RIGHT
+) -> Image.Image:
+    """The static board for a theme, width, game kind and home side: drawn once, then only
+    copied."""
     theme = theme_by_name(theme_name)
-    geo = geometry(width, caption)
+    geo = geometry(width, caption, home)
     s = SS
     size = (width * s, geo.height * s)
     big = Image.new("RGB", size, theme.background)
@@ -409,12 +413,15 @@ def background(theme_name: str, width: int, uzun: bool, caption: bool) -> Image.
     draw.rounded_rectangle(outer.inset(2 * u), radius=16 * u, fill=theme.frame)
     if theme.wood:
         band = outer.inset(3 * u)
+        # The frame's narrow left and right pieces, outside the rail and the trays.
+        inner_x0 = min(geo.rail.x0, geo.tray_column.x0) * s
+        inner_x1 = max(geo.rail.x1, geo.tray_column.x1) * s
         for i, part in enumerate(
             (
                 Rect(band.x0, band.y0, band.x1, geo.field.y0 * s),
                 Rect(band.x0, geo.field.y1 * s, band.x1, band.y1),
-                Rect(band.x0, geo.field.y0 * s, geo.rail.x0 * s, geo.field.y1 * s),
-                Rect(geo.tray_column.x1 * s, geo.field.y0 * s, band.x1, geo.field.y1 * s),
+                Rect(band.x0, geo.field.y0 * s, inner_x0, geo.field.y1 * s),
+                Rect(inner_x1, geo.field.y0 * s, band.x1, geo.field.y1 * s),
             )
         ):
             _wood_grain(draw, part, theme.frame, theme.frame_dark, seed=17 + i)
@@ -510,9 +517,11 @@ class _Painter:
     def __init__(self, view: BoardView, width: int) -> None:
         self.view = view
         self.theme = theme_by_name(view.theme)
-        self.geo: Geometry = geometry(width, bool(view.caption))
+        self.geo: Geometry = geometry(width, bool(view.caption), view.home)
         self.uzun = not view.variant.hitting
-        self.image = background(self.theme.name, width, self.uzun, bool(view.caption)).copy()
+        self.image = background(
+            self.theme.name, width, self.uzun, bool(view.caption), view.home
+        ).copy()
         self.draw = ImageDraw.Draw(self.image)
         self.u = self.geo.unit
         self.board = view.points()
@@ -623,8 +632,9 @@ class _Painter:
         if not dice:
             return
         roller = view.roller
-        right = roller == view.viewer
-        for i, (x, y) in enumerate(self.geo.dice_centres(len(dice), right)):
+        # The viewer's dice on their home half, the opponent's on the other.
+        home = roller == view.viewer
+        for i, (x, y) in enumerate(self.geo.dice_centres(len(dice), home)):
             sprite = die_sprite(
                 self.theme.name, roller, dice[i], self.geo.die_size, view.die_used(i)
             )
@@ -702,7 +712,9 @@ class _Painter:
             badge = hit_sprite(self.theme.name, d * 0.42)
             for point in hits:
                 x, y = self._stack_top(point)
-                self.put("hit", badge, (x + d * 0.36, y - d * 0.36), d * 0.42, color, point)
+                # Above the checker, toward the home side (mirrored with the board).
+                centre = (x + geo.flip * d * 0.36, y - d * 0.36)
+                self.put("hit", badge, centre, d * 0.42, color, point)
             victim = other(color)
             n = view.side(victim)[BAR]
             hit_ring = ring_sprite(self.theme.hit, d * 1.04, max(2.5, d * 0.075), False, outline)

@@ -6,6 +6,10 @@ top right (24 at the far right); the bar in the middle; a rail for the cube on t
 the two bear-off trays on the right (the viewer's at the bottom). The opponent's name strip
 runs along the top, the viewer's along the bottom, and an optional caption band below it.
 
+With the home on the left (``home="left"``) the board between the name strips is the exact
+mirror image of that, about the picture's vertical centre line: every rectangle and centre
+``x`` becomes ``width - x``. The strips (text) are not mirrored.
+
 All lengths are in pixels of the final picture, as floats, for a picture ``width`` pixels
 wide; they scale with it from a design drawn at 1000 px.
 """
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import NamedTuple
+
+from .view import HOME_LEFT, HOME_RIGHT, HOMES
 
 # The design, in pixels at a width of 1000.
 _STRIP = 66.0  # a name strip (top and bottom)
@@ -75,6 +81,10 @@ class Rect(NamedTuple):
             self.x0 < other.x1 and other.x0 < self.x1 and self.y0 < other.y1 and other.y0 < self.y1
         )
 
+    def mirrored(self, width: float) -> Rect:
+        """The rectangle reflected about the vertical line ``x = width / 2``."""
+        return Rect(width - self.x1, self.y0, width - self.x0, self.y1)
+
     def scaled(self, factor: float) -> Rect:
         return Rect(self.x0 * factor, self.y0 * factor, self.x1 * factor, self.y1 * factor)
 
@@ -90,13 +100,21 @@ Point2 = tuple[float, float]
 
 
 class Geometry:
-    """The layout of a picture ``width`` pixels wide (with a caption band or not)."""
+    """The layout of a picture ``width`` pixels wide (with a caption band or not), with the
+    viewer's home board on the ``home`` side (``"right"`` or ``"left"``)."""
 
-    def __init__(self, width: int = 1000, caption: bool = False) -> None:
+    def __init__(self, width: int = 1000, caption: bool = False, home: str = HOME_RIGHT) -> None:
         if width < 200:
             raise ValueError("a board picture must be at least 200 pixels wide")
+        if home not in HOMES:
+            raise ValueError(f"home must be 'right' or 'left', not {home!r}")
         self.width = width
         self.caption = caption
+        self.home = home
+        #: Whether the board is drawn mirrored (the home on the left).
+        self.mirrored = home == HOME_LEFT
+        #: +1, or -1 when mirrored: multiplies a sideways offset (a badge beside a checker).
+        self.flip = -1 if self.mirrored else 1
         u = self.unit = width / 1000.0
         self.strip = _STRIP * u
         self.point_width = _POINT * u
@@ -135,6 +153,29 @@ class Geometry:
             "top": Rect(self.field.x0, self.board.y0, self.field.x1, fy0),
             "bottom": Rect(self.field.x0, fy1, self.field.x1, self.board.y1),
         }
+        # Laid out with the home on the right; the mirror reflects every part of the board.
+        self._home_x0 = self.right_field.x0
+        self._outer_x0 = self.left_field.x0
+        if self.mirrored:
+            m = self._mirror
+            self.left_field, self.right_field = m(self.right_field), m(self.left_field)
+            self.rail, self.bar, self.field = m(self.rail), m(self.bar), m(self.field)
+            self.tray_column = m(self.tray_column)
+            self.trays = {k: m(v) for k, v in self.trays.items()}
+            self.numbers = {k: m(v) for k, v in self.numbers.items()}
+
+    def _mirror(self, rect: Rect) -> Rect:
+        return rect.mirrored(self.width)
+
+    @property
+    def home_field(self) -> Rect:
+        """The half of the field holding the viewer's home board (points 1..6 and 19..24)."""
+        return self.left_field if self.mirrored else self.right_field
+
+    @property
+    def outer_field(self) -> Rect:
+        """The other half (points 7..18)."""
+        return self.right_field if self.mirrored else self.left_field
 
     # -- points ------------------------------------------------------------------------
 
@@ -148,18 +189,20 @@ class Geometry:
         if not 1 <= point <= 24:
             raise ValueError(f"point {point} is outside 1..24")
         if point <= 6:
-            x0 = self.right_field.x0 + (6 - point) * self.point_width
+            x0 = self._home_x0 + (6 - point) * self.point_width
         elif point <= 12:
-            x0 = self.left_field.x0 + (12 - point) * self.point_width
+            x0 = self._outer_x0 + (12 - point) * self.point_width
         elif point <= 18:
-            x0 = self.left_field.x0 + (point - 13) * self.point_width
+            x0 = self._outer_x0 + (point - 13) * self.point_width
         else:
-            x0 = self.right_field.x0 + (point - 19) * self.point_width
+            x0 = self._home_x0 + (point - 19) * self.point_width
         if self.is_top(point):
             y0, y1 = self.field.y0, self.field.y0 + self.half
         else:
             y0, y1 = self.field.y1 - self.half, self.field.y1
-        return Rect(x0, y0, x0 + self.point_width, y1)
+        col = Rect(x0, y0, x0 + self.point_width, y1)
+        # Reflected as the other parts are, so that touching edges stay touching exactly.
+        return self._mirror(col) if self.mirrored else col
 
     def triangle(self, point: int) -> tuple[Point2, Point2, Point2]:
         """The point's triangle: two base corners on the frame and the tip."""
@@ -229,19 +272,19 @@ class Geometry:
             return cx, self.rail.y1 - s / 2 - 10 * self.unit
         return cx, self.mid_y
 
-    def dice_centres(self, count: int, right: bool) -> list[Point2]:
-        """Centres of ``count`` dice across the middle of the right (or left) half."""
-        half = self.right_field if right else self.left_field
+    def dice_centres(self, count: int, home: bool) -> list[Point2]:
+        """Centres of ``count`` dice across the middle of the home (or the outer) half."""
+        half = self.home_field if home else self.outer_field
         cx = (half.x0 + half.x1) / 2
         step = self.die_size + 12 * self.unit
         start = cx - step * (count - 1) / 2
         return [(start + i * step, self.mid_y) for i in range(count)]
 
 
-@lru_cache(maxsize=16)
-def geometry(width: int = 1000, caption: bool = False) -> Geometry:
+@lru_cache(maxsize=32)
+def geometry(width: int = 1000, caption: bool = False, home: str = HOME_RIGHT) -> Geometry:
     """A shared :class:`Geometry` for a picture ``width`` pixels wide."""
-    return Geometry(width, caption)
+    return Geometry(width, caption, home)
 
 
 __all__ = ["MAX_BAR", "MAX_STACK", "Geometry", "Rect", "geometry"]

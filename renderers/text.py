@@ -1,8 +1,9 @@
 """The text board, in the style of GNU Backgammon's: for the console and as a fallback.
 
 White's checkers are ``O`` and Black's ``X``. The board is seen from the viewer's side, as
-the picture is (their points 1..24 run from bottom right round to top right); a stack taller
-than five shows its count in its fifth row, as gnubg does. Everything else is written to the
+the picture is (their points 1..24 run from bottom right round to top right, or, with the
+home on the left, from bottom left round to top left); a stack taller than five shows its
+count in its fifth row, as gnubg does. Everything else is written to the
 right: names, pips, score and checkers borne off beside each player's edge of the board, and
 the cube, the dice and the match in the middle.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from core.position import BAR, OFF
 
-from .view import WHITE, BoardView
+from .view import HOME_LEFT, WHITE, BoardView
 
 SYMBOL = {WHITE: "O", "black": "X"}
 ROWS = 5
@@ -56,8 +57,11 @@ def _player_lines(view: BoardView, color: str) -> tuple[str, str]:
 def render_text(view: BoardView) -> str:
     """The board of ``view`` as lines of text (no trailing newline)."""
     board = view.points()
-    top_points = (*range(13, 19), *range(19, 25))
-    bottom_points = (*range(12, 6, -1), *range(6, 0, -1))
+    top_points: tuple[int, ...] = (*range(13, 19), *range(19, 25))
+    bottom_points: tuple[int, ...] = (*range(12, 6, -1), *range(6, 0, -1))
+    if view.home == HOME_LEFT:
+        # The mirror image: the columns in the other order; the bar and the words stay.
+        top_points, bottom_points = top_points[::-1], bottom_points[::-1]
     bars = {True: view.side(view.viewer)[BAR], False: view.side(view.opponent)[BAR]}
 
     def numbers(points: tuple[int, ...]) -> str:

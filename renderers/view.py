@@ -9,7 +9,10 @@ that side's own numbering (as :class:`core.position.Position`: ``[1..24]`` point
 the bar, ``[0]`` the count borne off). The picture is drawn from the side of ``viewer``: its
 points are labelled with the viewer's numbers and placed as on a backgammon board (1..6
 bottom right, 7..12 bottom left, 13..18 top left, 19..24 top right), so that what the viewer
-types (``13/8``) matches what they see. The other side's checkers stand on the viewer's
+types (``13/8``) matches what they see. With ``home="left"`` the picture is the mirror image
+of that (1..6 bottom left, 7..12 bottom right, 13..18 top right, 19..24 top left, the trays on
+the left), as many players in Turkey and the Caucasus set up their board; the numbering
+does not change, only where the points are drawn. The other side's checkers stand on the viewer's
 point ``p`` for which ``variant.opposite[p]`` is their own number; :meth:`BoardView.to_viewer`
 does that conversion, in this one place.
 """
@@ -29,6 +32,12 @@ from core.variants import Variant
 WHITE = "white"
 BLACK = "black"
 COLORS = (WHITE, BLACK)
+
+#: Where the viewer's home board (points 1..6) is drawn: bottom right (the usual layout) or,
+#: mirrored, bottom left.
+HOME_RIGHT = "right"
+HOME_LEFT = "left"
+HOMES = (HOME_RIGHT, HOME_LEFT)
 
 
 #: The words a board picture writes, in English; pass ``labels`` to a view to translate them.
@@ -87,7 +96,8 @@ class BoardView:
     flags for all four may be given). ``cube_value`` is ``None`` when the game has no cube;
     ``cube_owner`` ``None`` means centred. ``last_play`` holds the steps of the last play in
     the numbering of ``last_play_color``. ``highlights`` and ``selected`` are points in the
-    viewer's numbering (0 = bearing off, 25 = the bar).
+    viewer's numbering (0 = bearing off, 25 = the bar). ``home`` is the side of the picture
+    the viewer's home board is drawn on: ``"right"`` (the default) or ``"left"``.
     """
 
     variant: Variant
@@ -110,6 +120,8 @@ class BoardView:
     highlights: tuple[int, ...] = ()
     selected: int | None = None
     theme: str = "classic"
+    #: The side the viewer's home board is drawn on (:data:`HOMES`); a player's setting.
+    home: str = HOME_RIGHT
     caption: str | None = None
     #: Words written on the picture, by key (see :data:`LABELS`), for other languages.
     labels: Mapping[str, str] = field(default_factory=dict)
@@ -121,6 +133,8 @@ class BoardView:
                 raise ValueError(f"the {name} side must be 26 counts of 15 checkers in all")
             object.__setattr__(self, name, side)
         _check_color(self.viewer, "viewer")
+        if self.home not in HOMES:
+            raise ValueError(f"home must be 'right' or 'left', not {self.home!r}")
         _check_color(self.cube_owner, "cube_owner", optional=True)
         _check_color(self.to_move, "to_move", optional=True)
         _check_color(self.dice_color, "dice_color", optional=True)
@@ -249,4 +263,14 @@ def _inverse(opposite: tuple[int, ...]) -> tuple[int, ...]:
     return inv
 
 
-__all__ = ["BLACK", "COLORS", "LABELS", "WHITE", "BoardView", "other"]
+__all__ = [
+    "BLACK",
+    "COLORS",
+    "HOMES",
+    "HOME_LEFT",
+    "HOME_RIGHT",
+    "LABELS",
+    "WHITE",
+    "BoardView",
+    "other",
+]

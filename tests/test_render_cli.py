@@ -92,3 +92,22 @@ def test_gallery_writes_the_review_set(tmp_path: Path) -> None:
     assert "contrast-uzun-six-block.png" in names
     for f in files:
         assert f.stat().st_size > 0
+
+
+def test_cli_draws_the_home_on_the_left() -> None:
+    args = build_parser().parse_args(["--variant", "tavla", "--position", OPENING])
+    assert view_from_args(args).home == "right"
+    args = build_parser().parse_args(
+        ["--variant", "tavla", "--position", OPENING, "--home", "left"]
+    )
+    assert view_from_args(args).home == "left"
+    result = run("--variant", "tavla", "--position", OPENING, "--home", "up", "--text")
+    assert result.returncode == 2
+
+
+def test_gallery_with_the_home_on_the_left(tmp_path: Path) -> None:
+    files = write_gallery(tmp_path, themes=["dark"], width=400, replay=False, home="left")
+    opening = (tmp_path / "tavla-opening.txt").read_text(encoding="utf-8").splitlines()
+    # The bottom row of point numbers runs 1..12 from the left.
+    assert opening[14][:43].split() == [str(p) for p in range(1, 13)]
+    assert tmp_path / "dark-uzun-both-heads.png" in files

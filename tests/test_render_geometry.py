@@ -15,7 +15,7 @@ from core.position import Position
 from core.variants import variant_by_name
 from renderers.board import layout
 from renderers.geometry import MAX_BAR, MAX_STACK, Geometry, geometry
-from renderers.view import BLACK, WHITE, BoardView, other
+from renderers.view import BLACK, HOMES, WHITE, BoardView, other
 
 WIDTHS = (1000, 640)
 VARIANTS = ("tavla", "uzun")
@@ -52,13 +52,17 @@ def expected_viewer_point(name: str, color: str, viewer: str, own: int) -> int:
     return 25 - own
 
 
+@pytest.mark.parametrize("home", HOMES)
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("viewer", VIEWERS)
 @pytest.mark.parametrize("name", VARIANTS)
-def test_each_points_checkers_are_inside_its_triangle(name: str, viewer: str, width: int) -> None:
+def test_each_points_checkers_are_inside_its_triangle(
+    name: str, viewer: str, width: int, home: str
+) -> None:
     variant = variant_by_name(name)
-    view = BoardView.from_position(variant, spread_position(name), WHITE, viewer=viewer)
-    geo = geometry(width)
+    position = spread_position(name)
+    view = BoardView.from_position(variant, position, WHITE, viewer=viewer, home=home)
+    geo = geometry(width, home=home)
     drawn = [p for p in layout(view, width) if p.kind == "checker"]
     assert {p.where for p in drawn} == set(range(1, 25))
     for placed in drawn:
@@ -125,9 +129,10 @@ def test_tall_stacks_stay_inside(point: int, width: int) -> None:
     assert geo.checker_centre(point, 14) == geo.checker_centre(point, MAX_STACK - 1)
 
 
+@pytest.mark.parametrize("home", HOMES)
 @pytest.mark.parametrize("width", WIDTHS)
-def test_bar_trays_rail_and_dice_are_apart_from_the_points(width: int) -> None:
-    geo = geometry(width)
+def test_bar_trays_rail_and_dice_are_apart_from_the_points(width: int, home: str) -> None:
+    geo = geometry(width, home=home)
     columns = [geo.column(p) for p in range(1, 25)]
     regions = {"bar": geo.bar, "rail": geo.rail, **geo.trays}
     for (name_a, a), (name_b, b) in itertools.combinations(regions.items(), 2):
@@ -149,9 +154,9 @@ def test_bar_trays_rail_and_dice_are_apart_from_the_points(width: int) -> None:
         assert geo.rail.contains(x - r, y - r)
         assert geo.rail.contains(x + r, y + r)
     places = [geo.checker_centre(p, i) for p in range(1, 25) for i in range(MAX_STACK)]
-    for count, right in itertools.product((1, 2, 4), (True, False)):
-        half = geo.right_field if right else geo.left_field
-        for x, y in geo.dice_centres(count, right):
+    for count, home_half in itertools.product((1, 2, 4), (True, False)):
+        half = geo.home_field if home_half else geo.outer_field
+        for x, y in geo.dice_centres(count, home_half):
             r = geo.die_size / 2
             assert half.contains(x - r, y - r)
             assert half.contains(x + r, y + r)
@@ -159,12 +164,13 @@ def test_bar_trays_rail_and_dice_are_apart_from_the_points(width: int) -> None:
                 assert abs(cx - x) >= r + geo.checker / 2 or abs(cy - y) >= r + geo.checker / 2
 
 
+@pytest.mark.parametrize("home", HOMES)
 @pytest.mark.parametrize("viewer", VIEWERS)
-def test_bar_checkers_and_borne_off_in_their_places(viewer: str) -> None:
+def test_bar_checkers_and_borne_off_in_their_places(viewer: str, home: str) -> None:
     tavla = variant_by_name("tavla")
     position = Position.from_points({6: 3, 5: 2}, {20: 2}, mover_bar=5, opponent_bar=2)
-    view = BoardView.from_position(tavla, position, WHITE, viewer=viewer)
-    geo = geometry(1000)
+    view = BoardView.from_position(tavla, position, WHITE, viewer=viewer, home=home)
+    geo = geometry(1000, home=home)
     drawn = layout(view)
     bar = [p for p in drawn if p.kind == "bar"]
     assert len([p for p in bar if p.color == WHITE]) == MAX_BAR  # 5 shown as 3 and a count
@@ -216,7 +222,8 @@ def test_uzun_heads_are_marked_for_both_sides() -> None:
         assert stacks == {24, 12}
 
 
-def test_markers_of_a_hit_and_of_highlights() -> None:
+@pytest.mark.parametrize("home", HOMES)
+def test_markers_of_a_hit_and_of_highlights(home: str) -> None:
     tavla = variant_by_name("tavla")
     # White has just hit on its 5 (Black's 20): the Black checker waits on the bar.
     after = Position.from_points(
@@ -232,8 +239,9 @@ def test_markers_of_a_hit_and_of_highlights() -> None:
         last_play_color=WHITE,
         highlights=(21, 22),
         selected=25,
+        home=home,
     )
-    geo = geometry(1000)
+    geo = geometry(1000, home=home)
     drawn = layout(view)
     kinds = {(p.kind, p.where) for p in drawn}
     assert {("ghost", 13), ("moved", 5), ("hit", 5), ("hit_bar", 25), ("selected", 25)} <= kinds
@@ -245,7 +253,8 @@ def test_markers_of_a_hit_and_of_highlights() -> None:
             assert geo.bar.contains_rect(placed.box)
     dice = [p for p in drawn if p.kind == "die"]
     assert len(dice) == 2
-    assert all(geo.left_field.contains_rect(p.box) for p in dice)
+    # Black's dice (the opponent's) on the viewer's outer half.
+    assert all(geo.outer_field.contains_rect(p.box) for p in dice)
 
 
 def test_geometry_scales_with_width() -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,9 @@ STATES: dict[str, Callable[[], BoardView]] = {
     "tavla-cube-8-black-classic": tavla_cube_8_black,
     "uzun-heads-classic": uzun_heads,
     "uzun-six-block-dark": uzun_six_block,
+    # The home board on the left: the same boards mirrored, the words not.
+    "tavla-double-hit-dark-home-left": lambda: replace(tavla_double_hit(), home="left"),
+    "uzun-heads-classic-home-left": lambda: replace(uzun_heads(), home="left"),
 }
 
 

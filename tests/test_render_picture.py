@@ -78,6 +78,7 @@ def test_same_view_same_key() -> None:
         {"names": {WHITE: "Ali", BLACK: "Ayşe"}},
         {"score": {WHITE: 1, BLACK: 0}},
         {"theme": "dark"},
+        {"home": "left"},
         {"highlights": (5,)},
         {"selected": 8},
         {"viewer": BLACK},
