@@ -9,11 +9,13 @@ import pytest
 
 from bot.service import actions as A
 from bot.service.keypad import KeypadLimits
+from bot.service.presenter import board_view
 from bot.service.service import GameService
 from bot.service.views import View
 from bot.storage.base import GameStatus, PlayerPrefs
 from core.game import Phase
 from core.match import Match
+from renderers.text import render_text
 from tests.test_service import (
     ALI,
     GROUP,
@@ -282,3 +284,20 @@ async def test_confirm_by_itself_and_take_back_until_the_opponent_rolls(service_
         _, game = await game_of(service, current)
     current = await press_once(service, current)  # Veli rolls
     assert not find(current, A.UNDO) or game.turn == 0
+
+
+async def test_the_board_is_drawn_with_the_players_home_side_and_theme(service_env):
+    """/settings: the board is drawn from the side of the player to act, in their style."""
+    service, _ = service_env
+    current = board(await start_game(service, "1"))
+    actor = await awaiting_actor(service, current.game_id)
+    before = board(await service.command(actor, GROUP, "board"))
+    user = await service.storage.find_user("test", actor.user_id)
+    await service.storage.set_user_prefs(user.id, PlayerPrefs(home="left", theme="dark"))
+    after = board(await service.command(actor, GROUP, "board"))
+    record, _ = await game_of(service, after)
+    match = Match.from_dict(record.match)
+    names = record.settings["names"]
+    mirrored = board_view(match, names, theme="dark", lang=after.lang, home="left")
+    assert after.text_board == render_text(mirrored)
+    assert after.text_board != before.text_board

@@ -310,6 +310,7 @@ class ServiceBase(ABC):
             selected=ctx.selected,
             theme=viewer.theme or self.settings.theme,
             lang=lang,
+            home=viewer.home,
         )
         image = None
         if self.settings.render_images and not keyboard_only:

@@ -42,8 +42,10 @@ def board_view(
     selected: int | None = None,
     theme: str = "classic",
     lang: str = "en",
+    home: str = "right",
 ) -> BoardView:
-    """The picture of the match's current game, seen by ``viewer`` (default: the seat to act).
+    """The picture of the match's current game, seen by ``viewer`` (default: the seat to act),
+    with the viewer's home board on the ``home`` side ("right" or "left").
 
     The words written on the picture are in ``lang``.
     """
@@ -118,6 +120,7 @@ def board_view(
         highlights=highlights,
         selected=selected,
         theme=theme,
+        home=home,
         labels=labels,
     )
 
