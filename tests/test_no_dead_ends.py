@@ -175,10 +175,13 @@ async def _phase(bot) -> str:
 
 
 async def _a_legal_play(bot) -> str:
+    """A legal rest of the turn being played (buttons may have made part of it)."""
     from core.match import Match
+    from core.notation import format_steps
 
-    match = Match.from_dict((await game_record(bot)).match)
-    return str(match.game.legal_plays()[0])
+    turn = Match.from_dict((await game_record(bot)).match).game.current_turn
+    rest = turn.completions()[0]
+    return format_steps(((s.source, s.dest, s.hit) for s, _ in rest), turn.all_dice)
 
 
 async def test_flood_is_answered_by_toasts_never_by_group_messages(fake, tmp_path):

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from functools import partial
 from typing import Any, TypeVar
@@ -171,6 +171,10 @@ class TelegramAdapter:
         # an edit that was delayed (retried after a network error, held by the rate
         # limiter) never puts an older board back over a newer one.
         self._edited: OrderedDict[tuple[Any, Any], int] = OrderedDict()
+        # Per board message while edits of it are under way (see _one_edit_at_a_time).
+        self._edit_locks: dict[tuple[str, Any], asyncio.Lock] = {}
+        self._edit_waiters: dict[tuple[str, Any], int] = {}
+        self._wanted: dict[tuple[str, Any], int] = {}
 
     # -- handlers --------------------------------------------------------------------------
 
@@ -468,7 +472,10 @@ class TelegramAdapter:
         """Edit the board in place; False when it can't be edited (then a new one is sent)."""
         chat_id, message_id = target["chat_id"], target["message_id"]
         if view.keyboard_only:
-            return await self._edit_keyboard(bot, chat_id, message_id, markup)
+            async with self._one_edit_at_a_time((str(chat_id), message_id), view.version) as wanted:
+                if wanted:
+                    await self._edit_keyboard(bot, chat_id, message_id, markup)
+            return True
         if view.image is not None and target.get("photo"):
             edit = partial(
                 bot.edit_message_media,
@@ -501,13 +508,36 @@ class TelegramAdapter:
                     self._edited.popitem(last=False)
 
         try:
-            await with_retries(unless_outdated)
+            async with self._one_edit_at_a_time(key, view.version) as wanted:
+                if wanted:
+                    await with_retries(unless_outdated)
         except BadRequest as exc:
             if "not modified" in str(exc).lower():
                 return True
             log.info("could not edit message %s: %s", message_id, exc)
             return False
         return True
+
+    @contextlib.asynccontextmanager
+    async def _one_edit_at_a_time(
+        self, key: tuple[str, Any], version: int | None
+    ) -> AsyncIterator[bool]:
+        """Edits of one message are made one at a time, newest wins: while an edit waits for
+        Telegram's per-group limit, the boards pressed meanwhile queue here, and only the
+        newest of them is sent (yields False for one that a newer board makes useless).
+        At human speed under the limit, this drops the in-between boards, not the game."""
+        if version is not None:
+            self._wanted[key] = max(version, self._wanted.get(key, -1))
+        lock = self._edit_locks.setdefault(key, asyncio.Lock())
+        self._edit_waiters[key] = self._edit_waiters.get(key, 0) + 1
+        try:
+            async with lock:
+                yield version is None or self._wanted.get(key, -1) <= version
+        finally:
+            self._edit_waiters[key] -= 1
+            if not self._edit_waiters[key]:
+                del self._edit_waiters[key], self._edit_locks[key]
+                self._wanted.pop(key, None)
 
     @staticmethod
     async def _edit_keyboard(
