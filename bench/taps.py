@@ -17,7 +17,10 @@ Bot API calls per turn (answers to presses included). The last line holds every 
 ``tavla_presses=… tavla_presses_p90=… tavla_pictures=… tavla_messages=… tavla_api_calls=…
 turkish_… uzun_…``.
 
-Run: ``python bench/taps.py [--games 3] [--seed 1]``.
+``--roll-by-itself`` plays with both players' ``/settings`` → *Roll by itself* on (no Roll
+press even when doubling is possible).
+
+Run: ``python bench/taps.py [--games 3] [--seed 1] [--variants tavla,uzun] [--roll-by-itself]``.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from bot.service import actions as A  # noqa: E402
 from bot.service import keypad  # noqa: E402
 from bot.service.presenter import game_buttons  # noqa: E402
 from bot.service.service import GameService, ServiceSettings  # noqa: E402
-from bot.storage.base import GameStatus  # noqa: E402
+from bot.storage.base import GameStatus, PlayerPrefs  # noqa: E402
 from bot.storage.sqlite import SqliteStorage  # noqa: E402
 from bot.telegram import run_telegram  # noqa: E402
 from core.dice import SeededDice  # noqa: E402
@@ -186,7 +189,9 @@ class Table:
         actor = self.a if user.platform_id == str(self.a.id) else self.b
         message = self.board()
         if game.phase is Phase.MOVE:
-            target = self.target.setdefault(key, self.rng.choice(game.legal_plays()).after)
+            if key not in self.target:  # one random legal play per turn
+                self.target[key] = self.rng.choice(game.legal_plays()).after
+            target = self.target[key]
             shown = [a for d in buttons(message) if (a := A.decode(d))]
             picked = None  # the checker picked on the board shown (it has a Back button)
             if any(a.code == A.BACK for a in shown):
@@ -209,7 +214,7 @@ def _find(message: dict, code: str) -> str | None:
     return next((d for d in buttons(message) if (a := A.decode(d)) and a.code == code), None)
 
 
-async def play(variant: str, games: int, seed: int) -> dict[str, float]:
+async def play(variant: str, games: int, seed: int, prefs: PlayerPrefs) -> dict[str, float]:
     turns_presses: list[int] = []
     turns = 0
     calls = {"messages": 0, "pictures": 0, "api_calls": 0}
@@ -238,6 +243,11 @@ async def play(variant: str, games: int, seed: int) -> dict[str, float]:
             try:
                 for n in range(games):
                     table = Table(fake, storage, n, rng)
+                    for player in (table.a, table.b):
+                        user = await storage.get_or_create_user(
+                            "telegram", str(player.id), player.first_name
+                        )
+                        await storage.set_user_prefs(user.id, prefs)
                     await table.open(VARIANTS[variant])
                     first = len(fake.calls)
                     while await table.step():
@@ -293,11 +303,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3, help="games per variant")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated")
+    parser.add_argument(
+        "--roll-by-itself", action="store_true", help="both players roll by themselves"
+    )
     args = parser.parse_args()
+    prefs = PlayerPrefs(auto_roll=args.roll_by_itself)
     started = time.perf_counter()
     fields: list[str] = []
-    for variant in VARIANTS:
-        figures = asyncio.run(play(variant, args.games, args.seed))
+    for variant in args.variants.split(","):
+        figures = asyncio.run(play(variant, args.games, args.seed, prefs))
         print(f"{variant}: {figures}", flush=True)
         for name in ("presses", "presses_p90", "pictures", "messages", "api_calls"):
             value = figures[name]

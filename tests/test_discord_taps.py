@@ -9,12 +9,14 @@ five rows of five.
 
 from __future__ import annotations
 
+from bot.discord.buttons import PREFIX
 from bot.service import actions as A
 from bot.service.keypad import KeypadLimits
 from bot.storage.base import GameStatus
 from tests.test_discord import (  # noqa: F401  (fixtures)
     CHANNEL,
     GUILD,
+    Bot,
     awaiting,
     board_message,
     bot,
@@ -71,3 +73,25 @@ async def test_an_uzun_game_needs_no_roll_press_and_picks_change_only_the_button
     assert record.status is GameStatus.FINISHED
     assert custom_ids(board_message(fake))  # the finished board offers a rematch
     assert picks > 0
+
+
+async def test_settings_in_a_direct_message_are_edited_in_place(fake, tmp_path):
+    bot = await Bot(fake, tmp_path / "dm.db", seed=2).start(guild_id=None)
+    ali = fake.user(11, "Ali", locale="en-US")
+    # In a server, settings are private: a private pointer, nothing public.
+    channel = fake.channel(CHANNEL, GUILD, "kahvehane")
+    exchange = await fake.slash(bot.client, ali, channel, "settings")
+    assert exchange.ephemeral()
+    assert not [m for m in fake.channel_messages(channel) if custom_ids(m)]
+    dm = fake.channel(9001, None)
+    await fake.slash(bot.client, ali, dm, "settings")
+    (shown,) = [m for m in fake.channel_messages(dm) if custom_ids(m)]
+    toggle = next(c for c in custom_ids(shown) if A.decode(c.removeprefix(PREFIX)).arg == "c1")
+    exchange = await fake.press(bot.client, ali, shown, toggle)
+    assert exchange.callback_types() == [7]  # the settings message itself is updated
+    edited = fake.messages[int(shown["id"])]
+    assert any(A.decode(c.removeprefix(PREFIX)).arg == "c0" for c in custom_ids(edited))
+    assert len([m for m in fake.channel_messages(dm) if custom_ids(m)]) == 1
+    user = await bot.storage.find_user("discord", "11")
+    assert user.prefs.auto_confirm
+    await bot.stop()

@@ -13,7 +13,9 @@ import pytest
 
 from bot.service import actions as A
 from bot.service.keypad import KeypadLimits
-from bot.storage.base import GameStatus
+from bot.storage.base import GameStatus, PlayerPrefs
+from core.game import Phase
+from core.match import Match
 from tests.test_telegram import (  # noqa: F401  (bot and fake are fixtures)
     GROUP_ID,
     awaiting,
@@ -23,6 +25,7 @@ from tests.test_telegram import (  # noqa: F401  (bot and fake are fixtures)
     fake,
     find,
     game_record,
+    open_game,
     press,
 )
 
@@ -96,3 +99,37 @@ async def test_settings_in_a_private_chat_are_edited_in_place(fake, bot):
     user = await bot.storage.find_user("telegram", "11")
     assert user.prefs.auto_roll
     assert user.lang == "ru"
+
+
+async def test_confirm_by_itself_then_undo_my_move_in_a_group(fake, bot):
+    ali, veli, group = await open_game(fake, bot, "1")
+    users = {"11": ali, "22": veli}
+    user = await bot.storage.find_user("telegram", "11")
+    await bot.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm=True))
+    for _ in range(200):  # play on until Ali has a roll to play
+        record = await game_record(bot)
+        game = Match.from_dict(record.match).game
+        if record.seats[game.turn] == user.id and game.phase is Phase.MOVE:
+            break
+        message = board_message(fake, group)
+        actor = await awaiting(bot, users)
+        await press(
+            fake, actor, group, message, find(message, next(c for c in ORDER if find(message, c)))
+        )
+    while game.phase is Phase.MOVE and record.seats[game.turn] == user.id:
+        message = board_message(fake, group)
+        assert find(message, A.CONFIRM) is None  # never asked to confirm
+        code = next(c for c in (A.MOVE, A.SELECT) if find(message, c))
+        await press(fake, ali, group, message, find(message, code))
+        record = await game_record(bot)
+        game = Match.from_dict(record.match).game
+    # Confirmed by itself: Veli may roll or double, and Ali may still take the move back.
+    message = board_message(fake, group)
+    assert game.phase is Phase.ROLL
+    assert find(message, A.ROLL)
+    answer = await press(fake, ali, group, message, find(message, A.UNDO))
+    assert not answer.get("text"), answer
+    record = await game_record(bot)
+    game = Match.from_dict(record.match).game
+    assert game.phase is Phase.MOVE
+    assert record.seats[game.turn] == user.id

@@ -200,6 +200,7 @@ class DiscordAdapter:
                     and await self._edit_board(exchange, view)
                 )
                 or await self._replace_challenge(exchange, view)
+                or await self._edit_pressed(exchange, view)
             ):
                 continue
             else:
@@ -337,6 +338,21 @@ class DiscordAdapter:
         except discord.HTTPException as exc:
             log.info("could not edit board message %s: %s", message_id, exc)
             return False
+        return True
+
+    async def _edit_pressed(self, exchange: _Exchange, view: View) -> bool:
+        """A view that redraws the message pressed on, outside any game (``/settings``)."""
+        interaction = exchange.interaction
+        if (
+            not view.edit
+            or view.game_id is not None
+            or view.message is None
+            or not exchange.is_press
+            or interaction.response.is_done()
+            or interaction.message is None
+        ):
+            return False
+        await interaction.response.edit_message(content=text_of(view), view=view_of(view))
         return True
 
     async def _replace_challenge(self, exchange: _Exchange, view: View) -> bool:
