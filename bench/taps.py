@@ -43,7 +43,6 @@ sys.path.insert(0, str(ROOT))
 
 from telegram.ext import AIORateLimiter  # noqa: E402
 
-from bot.config import Config  # noqa: E402
 from bot.service import actions as A  # noqa: E402
 from bot.service import keypad  # noqa: E402
 from bot.service.presenter import game_buttons  # noqa: E402
@@ -56,6 +55,7 @@ from core.game import Game, Phase  # noqa: E402
 from core.match import Match  # noqa: E402
 from core.position import Position  # noqa: E402
 from tests.fakes.telegram import FakeBotAPI  # noqa: E402
+from tests.test_telegram import config_for  # noqa: E402
 
 TOKEN = "4242:TAPS"
 VARIANTS = {"tavla": "/tavla 1", "turkish": "/tavla 1 turkish", "uzun": "/uzun 1"}
@@ -231,7 +231,7 @@ async def play(variant: str, games: int, seed: int, prefs: PlayerPrefs) -> dict[
             stop = asyncio.Event()
             task = asyncio.create_task(
                 run_telegram(
-                    _config(fake),
+                    config_for(fake),
                     service,
                     stop,
                     rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0),
@@ -279,24 +279,6 @@ async def play(variant: str, games: int, seed: int, prefs: PlayerPrefs) -> dict[
         **{name: value / turns for name, value in calls.items()},
         "turns": turns,
     }
-
-
-def _config(fake: FakeBotAPI) -> Config:
-    return Config(
-        telegram_token=TOKEN,
-        telegram_base_url=fake.base_url,
-        telegram_base_file_url=fake.base_file_url,
-        telegram_webhook_url=None,
-        telegram_webhook_listen="127.0.0.1",
-        telegram_webhook_port=0,
-        telegram_max_rate=30,
-        telegram_group_rate=20,
-        discord_token=None,
-        discord_guild_id=None,
-        database_url=None,
-        board_dir=Path("data/boards"),
-        log_level="WARNING",
-    )
 
 
 def main() -> None:

@@ -115,29 +115,30 @@ def picking(service: GameService) -> GameService:
     return service
 
 
-async def test_picking_a_checker_changes_only_the_keyboard(service_env):
-    service = picking(service_env[0])
+async def board_with_a_pick(service: GameService, several: bool):
+    """Press on until the board offers a checker with several moves (``several``) or with
+    one; returns the board, its record and that checker's pick action."""
     current = board(await start_game(service, "1"))
-    for _ in range(60):
+    for _ in range(200):
         record, game = await game_of(service, current)
         assert record.status is GameStatus.ACTIVE
         turn = game.current_turn
-        several = [
-            a
-            for row in current.buttons
-            for b in row
-            if (a := A.decode(b.action)).code == A.SELECT
-            and len(turn.checker_moves(int(a.arg))) > 1
-        ]
-        if several:
-            break
-        current = (await press_through(service, [current], turns=1))[-1]
+        for row in current.buttons:
+            for button in row:
+                action = A.decode(button.action)
+                if action.code == A.SELECT:
+                    count = len(turn.checker_moves(int(action.arg)))
+                    if (count > 1) == several:
+                        return current, record, action
+        current = await press_once(service, current)
+    raise AssertionError("no such pick in 200 presses")
+
+
+async def test_picking_a_checker_changes_only_the_keyboard(service_env):
+    service = picking(service_env[0])
+    current, record, pick = await board_with_a_pick(service, several=True)
     mover = await awaiting_actor(service, current.game_id)
-    pick = several[0]
-    views = await service.press(
-        mover, GROUP, A.encode(pick.game_id, pick.version, A.SELECT, pick.arg)
-    )
-    view = board(views)
+    view = board(await service.press(mover, GROUP, A.encode(*pick)))
     # Several moves: the keyboard shows them, with Back; no picture is drawn or sent and
     # the game did not change.
     assert view.keyboard_only
@@ -155,26 +156,9 @@ async def test_a_checker_with_one_move_moves_at_once(service_env):
     """After the first die of a roll is played, each checker has one move with the other:
     picking it moves it at once."""
     service = picking(service_env[0])
-    current = board(await start_game(service, "1"))
-    for _ in range(200):
-        record, game = await game_of(service, current)
-        assert record.status is GameStatus.ACTIVE
-        turn = game.current_turn
-        single = [
-            a
-            for row in current.buttons
-            for b in row
-            if (a := A.decode(b.action)).code == A.SELECT
-            and len(turn.checker_moves(int(a.arg))) == 1
-        ]
-        if single:
-            break
-        current = await press_once(service, current)
+    current, record, pick = await board_with_a_pick(service, several=False)
     mover = await awaiting_actor(service, current.game_id)
-    pick = single[0]
-    views = await service.press(
-        mover, GROUP, A.encode(pick.game_id, pick.version, A.SELECT, pick.arg)
-    )
+    views = await service.press(mover, GROUP, A.encode(*pick))
     after, _ = await game_of(service, board(views))
     assert after.version == record.version + 1  # the checker moved with one press
     assert not board(views).keyboard_only
