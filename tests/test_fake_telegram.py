@@ -1,4 +1,4 @@
-"""The fake Telegram Bot API (tests/fakes/telegram.py) driven by the real python-telegram-bot."""
+"""The fake Telegram Bot API (tests/fakes/telegram/) driven by the real python-telegram-bot."""
 
 import asyncio
 import contextlib

@@ -1,0 +1,448 @@
+"""The fake's state: the call record, chats, faults, waiting, and the entry point of both transports."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import inspect
+import itertools
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from tests.fakes.telegram.records import (
+    DEFAULT_BOT_ID,
+    DEFAULT_DESCRIPTIONS,
+    ApiError,
+    Call,
+    ChatState,
+    FakeChat,
+    FakeUser,
+    Fault,
+    Reply,
+    StoredFile,
+    UploadedFile,
+    chat_id_of,
+    dumps,
+    scope_key,
+)
+
+_API_PATH = re.compile(r"/bot(?P<token>[^/]+)/(?P<method>[A-Za-z]+)/?$")
+_FILE_PATH = re.compile(r"/file/bot(?P<token>[^/]+)/(?P<path>.+)$")
+_TRUE_METHODS = (
+    "setMyDescription",
+    "setMyShortDescription",
+    "setMyName",
+    "setChatMenuButton",
+    "setMyDefaultAdministratorRights",
+    "setMessageReaction",
+    "pinChatMessage",
+    "unpinChatMessage",
+    "unpinAllChatMessages",
+    "leaveChat",
+    "logOut",
+    "close",
+)
+
+Predicate = Callable[[], Any]
+
+
+class TelegramState:
+    """The fake's state and its entry point: every call is recorded, checked against the
+    injected faults and handed to its ``_api_<method>`` handler (see :class:`FakeTelegram`)."""
+
+    def __init__(
+        self,
+        *,
+        bot_username: str = "tavla_test_bot",
+        bot_first_name: str = "Tavla",
+        bot_id: int | None = None,
+        tokens: Iterable[str] | None = None,
+        check_buttons: bool = True,
+    ):
+        self.bot_username = bot_username
+        self.bot_first_name = bot_first_name
+        self.bot_id = bot_id
+        self.valid_tokens = set(tokens) if tokens is not None else None
+        self.check_buttons = check_buttons
+
+        self.calls: list[Call] = []
+        self.callback_answers: dict[str, dict[str, Any]] = {}
+        self.inline_answers: dict[str, dict[str, Any]] = {}
+        self.my_commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.files: dict[str, StoredFile] = {}
+        self.inline_messages: dict[str, dict[str, Any]] = {}
+        self.deleted: list[tuple[int, int]] = []
+        self.users: dict[int, FakeUser] = {}
+        #: Administrators of each chat (chat id -> user ids), for getChatMember.
+        self.admins: dict[int, set[int]] = {}
+        self.blocked: set[int] = set()
+        self.webhook: dict[str, Any] | None = None
+        self.webhook_deliveries: list[dict[str, Any]] = []
+
+        self._chats: dict[int, ChatState] = {}
+        self._pending: list[dict[str, Any]] = []
+        self._update_ids = itertools.count(100_000_001)
+        self._file_ids = itertools.count(1)
+        self._query_ids = itertools.count(4_242_000_000_000_000_001)
+        self._inline_ids = itertools.count(1)
+        self._faults: dict[str, list[Fault]] = {}
+        self._open_callbacks: dict[str, dict[str, Any]] = {}
+        self._open_inline: dict[str, dict[str, Any]] = {}
+        self._answered_inline: dict[str, dict[str, Any]] = {}
+        self._allowed_updates: set[str] | None = None
+        self._poll_generation = 0
+        self._closing = False
+        self._waiters: set[asyncio.Event] = set()
+        self._answered_for_chat: dict[str, int] = {}
+        self._webhook_task: asyncio.Task[None] | None = None
+        self._webhook_error: tuple[int, str] | None = None
+
+        self._handlers: dict[str, tuple[str, Callable[..., Any]]] = {}
+        for name in dir(self):
+            if name.startswith("_api_"):
+                method = name.removeprefix("_api_")
+                self._handlers[method.lower()] = (method, getattr(self, name))
+        for method in _TRUE_METHODS:
+            self._handlers[method.lower()] = (method, self._answer_true)
+
+    # ---------------------------------------------------------------- the bot
+
+    def bot_user(self) -> dict[str, Any]:
+        return {
+            "id": self.bot_id or DEFAULT_BOT_ID,
+            "is_bot": True,
+            "first_name": self.bot_first_name,
+            "username": self.bot_username,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": True,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    # ---------------------------------------------------------------- transports' entry
+
+    async def handle_url(
+        self,
+        http_method: str,
+        url_or_path: str,
+        params: Mapping[str, Any],
+        files: Mapping[str, UploadedFile] | None = None,
+    ) -> Reply:
+        """Answer one HTTP request by path: a Bot API call or a file download."""
+        path = unquote(urlsplit(url_or_path).path)
+        download = _FILE_PATH.search(path)
+        if download:
+            return self._download(download.group("token"), download.group("path"))
+        call = _API_PATH.search(path)
+        if not call:
+            return self._error_reply(ApiError(404, "Not Found"))
+        return await self.dispatch(call.group("token"), call.group("method"), params, files)
+
+    async def dispatch(
+        self,
+        token: str,
+        method: str,
+        params: Mapping[str, Any],
+        files: Mapping[str, UploadedFile] | None = None,
+    ) -> Reply:
+        """Answer one Bot API call (``params`` already decoded, see :func:`decode_params`)."""
+        files = dict(files or {})
+        canonical, handler = self._handlers.get(method.lower(), (method, None))
+        call = Call(
+            method=canonical,
+            params=dict(params),
+            files={name: upload.data for name, upload in files.items()},
+            uploads=files,
+            token=token,
+        )
+        self.calls.append(call)
+        if self.bot_id is None:
+            head = token.split(":", 1)[0]
+            self.bot_id = int(head) if head.isdigit() else DEFAULT_BOT_ID
+        try:
+            fault = self._take_fault(canonical)
+            if fault is not None and fault.drop:
+                call.status = 0
+                call.error = "connection dropped"
+                return Reply(status=0, body=b"", drop=True)
+            if fault is not None:
+                raise self._fault_error(fault)
+            if self.valid_tokens is not None and token not in self.valid_tokens:
+                raise ApiError(401, "Unauthorized")
+            if handler is None:
+                raise ApiError(404, "Not Found")
+            result = handler(call.params, files)
+            if inspect.isawaitable(result):
+                result = await result
+        except ApiError as exc:
+            call.status = exc.code
+            call.error = exc.description
+            return self._error_reply(exc)
+        else:
+            call.status = 200
+            call.result = result
+            if "chat_id" in call.params:
+                key = str(call.params["chat_id"])
+                self._answered_for_chat[key] = self._answered_for_chat.get(key, 0) + 1
+            return Reply(200, dumps({"ok": True, "result": result}))
+        finally:
+            self._notify()
+
+    @staticmethod
+    def _error_reply(exc: ApiError) -> Reply:
+        return Reply(exc.code, dumps(exc.payload()))
+
+    def _download(self, token: str, file_path: str) -> Reply:
+        for stored in self.files.values():
+            if stored.file_path == file_path:
+                return Reply(200, stored.data, content_type=stored.mime_type or "")
+        return self._error_reply(ApiError(404, "Not Found"))
+
+    # ---------------------------------------------------------------- fault injection
+
+    def fail_next(
+        self,
+        method: str,
+        status: int = 429,
+        *,
+        retry_after: float | None = 1,
+        times: int = 1,
+        description: str | None = None,
+        drop: bool = False,
+    ) -> None:
+        """Answer the next ``times`` calls of ``method`` with an error instead of the result.
+
+        429 answers carry ``parameters.retry_after`` (an int in real Telegram; a float here
+        shortens tests); other statuses carry a Telegram-like description (or ``description``).
+        ``drop=True`` closes the connection without an answer (PTB raises ``NetworkError``).
+        Faults for one method are used in the order they were added.
+        """
+        canonical = self._handlers.get(method.lower(), (method, None))[0]
+        self._faults.setdefault(canonical, []).append(
+            Fault(
+                status=status,
+                description=description,
+                retry_after=retry_after if status == 429 else None,
+                drop=drop,
+                remaining=times,
+            )
+        )
+
+    def _take_fault(self, method: str) -> Fault | None:
+        queue = self._faults.get(method)
+        if not queue:
+            return None
+        fault = queue[0]
+        fault.remaining -= 1
+        if fault.remaining <= 0:
+            queue.pop(0)
+        return fault
+
+    @staticmethod
+    def _fault_error(fault: Fault) -> ApiError:
+        if fault.status == 429:
+            retry = fault.retry_after or 1
+            retry = int(retry) if float(retry).is_integer() else retry
+            return ApiError(
+                429,
+                fault.description or f"Too Many Requests: retry after {retry}",
+                {"retry_after": retry},
+            )
+        description = fault.description or DEFAULT_DESCRIPTIONS.get(
+            fault.status, f"Error {fault.status}"
+        )
+        return ApiError(fault.status, description)
+
+    # ---------------------------------------------------------------- waiting
+
+    def _notify(self) -> None:
+        for event in list(self._waiters):
+            event.set()
+
+    async def _wait_change(self, timeout: float | None) -> None:
+        event = asyncio.Event()
+        self._waiters.add(event)
+        try:
+            if timeout is None:
+                await event.wait()
+            else:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(timeout):
+                        await event.wait()
+        finally:
+            self._waiters.discard(event)
+
+    async def wait_for(
+        self, predicate: Predicate, timeout: float = 5.0, *, poll: float = 0.01
+    ) -> Any:
+        """Wait until ``predicate()`` is truthy and return its value; raise ``TimeoutError``
+        after ``timeout`` seconds. The predicate is re-checked whenever the fake's state
+        changes, and every ``poll`` seconds for predicates on state outside the fake."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(
+                    f"condition not met within {timeout} s; recent calls: {self.summary()}"
+                )
+            await self._wait_change(min(remaining, poll))
+
+    async def wait_calls(
+        self, method: str, count: int = 1, timeout: float = 5.0, *, ok: bool | None = True
+    ) -> list[Call]:
+        """Wait until ``count`` calls of ``method`` were answered (by default: successfully)
+        and return them all."""
+
+        def enough() -> list[Call] | None:
+            calls = self.calls_to(method, ok=ok)
+            return calls if len(calls) >= count else None
+
+        try:
+            return await self.wait_for(enough, timeout)
+        except TimeoutError:
+            got = len(self.calls_to(method, ok=ok))
+            raise TimeoutError(
+                f"expected {count} {method} call(s), got {got} within {timeout} s; "
+                f"recent calls: {self.summary()}"
+            ) from None
+
+    # ---------------------------------------------------------------- record
+
+    def answered_for_chat(self, chat: FakeChat | int) -> int:
+        """How many calls naming ``chat`` (by ``chat_id``) were answered successfully: a
+        cheap way to see that the bot did something in a chat, without copying messages."""
+        return self._answered_for_chat.get(str(chat_id_of(chat)), 0)
+
+    def calls_to(self, method: str, *, ok: bool | None = None) -> list[Call]:
+        """Calls of ``method``: all (``ok=None``), answered successfully, or failed."""
+        return [
+            call
+            for call in self.calls
+            if call.method.lower() == method.lower()
+            and (ok is None or (call.status is not None and call.ok == ok))
+        ]
+
+    def last_call(self, method: str) -> Call:
+        calls = self.calls_to(method)
+        if not calls:
+            raise LookupError(f"no {method} call; calls: {self.summary()}")
+        return calls[-1]
+
+    def methods(self, *, exclude: Iterable[str] = ("getUpdates",)) -> list[str]:
+        """The methods called, in order (getUpdates left out by default)."""
+        skip = set(exclude)
+        return [call.method for call in self.calls if call.method not in skip]
+
+    def summary(self, last: int = 12) -> str:
+        shown = [f"{c.method}({c.status})" for c in self.calls if c.method != "getUpdates"]
+        return ", ".join(shown[-last:]) or "none"
+
+    # ---------------------------------------------------------------- message store (read)
+
+    def messages(self, chat: FakeChat | int, *, from_bot: bool | None = True) -> list[dict]:
+        """Current state of a chat's messages (deleted ones left out), oldest first: the bot's
+        by default, the users' with ``from_bot=False``, all with ``None``."""
+        state = self._chats.get(chat_id_of(chat))
+        if state is None:
+            return []
+        bot_id = self.bot_user()["id"]
+        return [
+            copy.deepcopy(msg)
+            for msg in state.messages.values()
+            if from_bot is None or (msg.get("from", {}).get("id") == bot_id) == from_bot
+        ]
+
+    def last_message(self, chat: FakeChat | int, *, from_bot: bool | None = True) -> dict:
+        found = self.messages(chat, from_bot=from_bot)
+        if not found:
+            raise LookupError(f"no message in chat {chat_id_of(chat)}; calls: {self.summary()}")
+        return found[-1]
+
+    def message(self, chat: FakeChat | int, message_id: int) -> dict:
+        state = self._chats.get(chat_id_of(chat))
+        if state is None or message_id not in state.messages:
+            raise LookupError(f"no message {message_id} in chat {chat_id_of(chat)}")
+        return copy.deepcopy(state.messages[message_id])
+
+    def file_bytes(self, file_id: str) -> bytes:
+        return self.files[file_id].data
+
+    def photo_bytes(self, chat: FakeChat | int, message_id: int | None = None) -> bytes:
+        """The uploaded bytes of a message's photo (default: the bot's last message)."""
+        msg = self.last_message(chat) if message_id is None else self.message(chat, message_id)
+        if "photo" not in msg:
+            raise LookupError(f"message {msg['message_id']} has no photo")
+        return self.file_bytes(msg["photo"][-1]["file_id"])
+
+    def commands(
+        self, *, scope: Mapping[str, Any] | None = None, language_code: str = ""
+    ) -> list[dict]:
+        """The commands set with setMyCommands for a scope and language."""
+        return copy.deepcopy(self.my_commands.get(scope_key(scope, language_code), []))
+
+    @property
+    def pending_updates(self) -> list[dict[str, Any]]:
+        """Updates queued and not yet confirmed by the bot."""
+        return copy.deepcopy(self._pending)
+
+    # ---------------------------------------------------------------- internals: chats, files
+
+    def _chat_state(self, chat: FakeChat) -> ChatState:
+        state = self._chats.get(chat.id)
+        if state is None:
+            state = self._chats[chat.id] = ChatState(chat=chat)
+        return state
+
+    def _lookup_chat(self, chat_id: Any, *, sending: bool = False) -> ChatState:
+        state = None
+        if isinstance(chat_id, int):
+            state = self._chats.get(chat_id)
+        elif isinstance(chat_id, str) and chat_id.startswith("@"):
+            state = next((s for s in self._chats.values() if s.chat.username == chat_id[1:]), None)
+        if state is None:
+            raise ApiError(400, "Bad Request: chat not found")
+        if state.migrated_to is not None:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": state.migrated_to},
+            )
+        if state.bot_status == "kicked":
+            kind = "supergroup" if state.chat.type == "supergroup" else "group"
+            raise ApiError(403, f"Forbidden: bot was kicked from the {kind} chat")
+        if sending and state.bot_status == "restricted":
+            raise ApiError(400, "Bad Request: not enough rights to send text messages to the chat")
+        if sending and state.chat.type == "private" and state.chat.id in self.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        return state
+
+    def _new_message(self, state: ChatState, sender: dict[str, Any]) -> dict[str, Any]:
+        message_id = state.next_id
+        state.next_id += 1
+        return {
+            "message_id": message_id,
+            "from": sender,
+            "chat": state.chat.to_dict(),
+            "date": int(time.time()),
+        }
+
+    # ---------------------------------------------------------------- lifecycle
+
+    async def aclose(self) -> None:
+        """Wake every waiting getUpdates (they answer at once) and stop webhook delivery."""
+        self._closing = True
+        self._notify()
+        task, self._webhook_task = self._webhook_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
