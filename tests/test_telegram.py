@@ -90,7 +90,10 @@ class Bot:
 
 @pytest.fixture
 async def fake():
-    async with FakeBotAPI() as server:
+    # The bot's rate limiter is off in these tests (they play whole matches at full speed),
+    # so Telegram's flood limits are off in the fake too: tests/test_telegram_flood.py plays
+    # with both on.
+    async with FakeBotAPI(flood=None) as server:
         yield server
 
 

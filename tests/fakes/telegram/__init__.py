@@ -23,17 +23,27 @@ nothing; HTML ``parse_mode`` is parsed into plain text plus entities (and bad ma
 query ids are refused with Telegram's error texts; ``getUpdates`` long-polls, honours
 ``offset`` and answers 409 while a webhook is set or when a newer ``getUpdates`` supersedes it;
 a webhook, when set, receives the updates by POST. Markdown parse modes are stored verbatim,
-photos are not re-encoded (every size of a photo refers to the uploaded bytes) and no rate
-limit is enforced unless injected with :meth:`FakeTelegram.fail_next`.
+and photos are not re-encoded (every size of a photo refers to the uploaded bytes).
 
-Modules, by concern: ``records`` (users, chats, files, calls, errors), ``text`` (form
-parameters and HTML entities), ``images``, ``state`` (the call record, chats, faults, waiting),
-``actors`` (what a test does as a user), ``content`` (files, captions, keyboards), ``methods``
-and ``updates`` (the Bot API methods), ``fake`` (:class:`FakeTelegram`, all of them in one
-class) and ``transports`` (:class:`FakeRequest`, :class:`FakeBotAPI`).
+Flood limits are on by default, as strict as Telegram's published ones (``flood.py``): in one
+group at most 20 sends or edits in any 60 seconds, in a private chat 3 in any 3 seconds, 30 a
+second in all; ``answerCallbackQuery`` does not count. A call over a limit is answered 429
+with ``parameters.retry_after``. A test whose bot runs without its rate limiter (to play at
+full speed) opts out explicitly with ``flood=None``; a test of flood behaviour scales time
+instead (``flood=FloodLimits(scale=10)``: a minute lasts six seconds) and gives the bot's
+``AIORateLimiter`` the same scale, or injects a ``clock``. Other errors, 429s included, can be
+injected with :meth:`FakeTelegram.fail_next`.
+
+Modules, by concern: ``records`` (users, chats, files, calls, errors), ``flood`` (the
+flood limits), ``text`` (form parameters and HTML entities), ``images``, ``state`` (the call
+record, chats, faults, waiting), ``actors`` (what a test does as a user), ``content`` (files,
+captions, keyboards), ``methods`` and ``updates`` (the Bot API methods), ``fake``
+(:class:`FakeTelegram`, all of them in one class) and ``transports`` (:class:`FakeRequest`,
+:class:`FakeBotAPI`).
 """
 
 from tests.fakes.telegram.fake import FakeTelegram
+from tests.fakes.telegram.flood import FLOOD_METHODS, TELEGRAM_LIMITS, FloodLimits
 from tests.fakes.telegram.images import image_size, tiny_png
 from tests.fakes.telegram.records import (
     ApiError,
@@ -48,6 +58,8 @@ from tests.fakes.telegram.text import decode_params, parse_html, utf16_len
 from tests.fakes.telegram.transports import FakeBotAPI, FakeRequest
 
 __all__ = [
+    "FLOOD_METHODS",
+    "TELEGRAM_LIMITS",
     "ApiError",
     "Call",
     "FakeBotAPI",
@@ -55,6 +67,7 @@ __all__ = [
     "FakeRequest",
     "FakeTelegram",
     "FakeUser",
+    "FloodLimits",
     "Reply",
     "StoredFile",
     "UploadedFile",

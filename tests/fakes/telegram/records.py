@@ -168,6 +168,17 @@ class ApiError(Exception):
         return data
 
 
+def too_many_requests(retry_after: float, description: str | None = None) -> ApiError:
+    """Telegram's 429 answer; ``retry_after`` is a whole number of seconds in Telegram (a
+    fraction here only when a test shortens time)."""
+    retry: float = int(retry_after) if float(retry_after).is_integer() else retry_after
+    return ApiError(
+        429,
+        description or f"Too Many Requests: retry after {retry}",
+        {"retry_after": retry},
+    )
+
+
 @dataclass
 class Fault:
     """An error injected with ``fail_next``, used ``remaining`` more times."""

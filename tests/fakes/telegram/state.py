@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from tests.fakes.telegram.flood import FLOOD_METHODS, TELEGRAM_LIMITS, FloodGate, FloodLimits
 from tests.fakes.telegram.records import (
     DEFAULT_BOT_ID,
     DEFAULT_DESCRIPTIONS,
@@ -28,6 +29,7 @@ from tests.fakes.telegram.records import (
     chat_id_of,
     dumps,
     scope_key,
+    too_many_requests,
 )
 
 _API_PATH = re.compile(r"/bot(?P<token>[^/]+)/(?P<method>[A-Za-z]+)/?$")
@@ -62,12 +64,16 @@ class TelegramState:
         bot_id: int | None = None,
         tokens: Iterable[str] | None = None,
         check_buttons: bool = True,
+        flood: FloodLimits | None = TELEGRAM_LIMITS,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.bot_username = bot_username
         self.bot_first_name = bot_first_name
         self.bot_id = bot_id
         self.valid_tokens = set(tokens) if tokens is not None else None
         self.check_buttons = check_buttons
+        #: Telegram's flood limits, enforced on sends and edits (None: not enforced).
+        self.flood = FloodGate(flood, clock) if flood is not None else None
 
         self.calls: list[Call] = []
         self.callback_answers: dict[str, dict[str, Any]] = {}
@@ -176,9 +182,15 @@ class TelegramState:
                 raise ApiError(401, "Unauthorized")
             if handler is None:
                 raise ApiError(404, "Not Found")
+            flooding = self.flood is not None and canonical in FLOOD_METHODS
+            if flooding:
+                chat = self._flood_chat(call.params)
+                self.flood.check(chat)
             result = handler(call.params, files)
             if inspect.isawaitable(result):
                 result = await result
+            if flooding:
+                self.flood.record(chat)
         except ApiError as exc:
             call.status = exc.code
             call.error = exc.description
@@ -192,6 +204,17 @@ class TelegramState:
             return Reply(200, dumps({"ok": True, "result": result}))
         finally:
             self._notify()
+
+    def _flood_chat(self, params: Mapping[str, Any]) -> FakeChat | None:
+        """The chat a send or edit counts against (None: an inline message, or a chat the
+        method's handler will refuse anyway)."""
+        chat_id = params.get("chat_id")
+        if isinstance(chat_id, str) and chat_id.startswith("@"):
+            return next(
+                (s.chat for s in self._chats.values() if s.chat.username == chat_id[1:]), None
+            )
+        state = self._chats.get(chat_id) if isinstance(chat_id, int) else None
+        return state.chat if state is not None else None
 
     @staticmethod
     def _error_reply(exc: ApiError) -> Reply:
@@ -246,13 +269,7 @@ class TelegramState:
     @staticmethod
     def _fault_error(fault: Fault) -> ApiError:
         if fault.status == 429:
-            retry = fault.retry_after or 1
-            retry = int(retry) if float(retry).is_integer() else retry
-            return ApiError(
-                429,
-                fault.description or f"Too Many Requests: retry after {retry}",
-                {"retry_after": retry},
-            )
+            return too_many_requests(fault.retry_after or 1, fault.description)
         description = fault.description or DEFAULT_DESCRIPTIONS.get(
             fault.status, f"Error {fault.status}"
         )
