@@ -34,12 +34,12 @@ instead (``flood=FloodLimits(scale=10)``: a minute lasts six seconds) and gives 
 ``AIORateLimiter`` the same scale, or injects a ``clock``. Other errors, 429s included, can be
 injected with :meth:`FakeTelegram.fail_next`.
 
-Modules, by concern: ``records`` (users, chats, files, calls, errors), ``flood`` (the
-flood limits), ``text`` (form parameters and HTML entities), ``images``, ``state`` (the call
-record, chats, faults, waiting), ``actors`` (what a test does as a user), ``content`` (files,
-captions, keyboards), ``methods`` and ``updates`` (the Bot API methods), ``fake``
-(:class:`FakeTelegram`, all of them in one class) and ``transports`` (:class:`FakeRequest`,
-:class:`FakeBotAPI`).
+Modules, by concern: ``records`` (users, chats, files, calls, errors), ``flood`` (the flood
+limits), ``text`` (form parameters and HTML entities), ``images``, ``state`` (the call record,
+chats, faults, the entry point), ``reading`` (what a test reads and waits for), ``actors``
+(what a test does as a user), ``content`` (files, captions, keyboards), ``methods`` and
+``updates`` (the Bot API methods), ``fake`` (:class:`FakeTelegram`, all of them in one class)
+and ``transports`` (:class:`FakeRequest`, :class:`FakeBotAPI`).
 """
 
 from tests.fakes.telegram.fake import FakeTelegram

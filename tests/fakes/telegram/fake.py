@@ -5,11 +5,14 @@ from __future__ import annotations
 from tests.fakes.telegram.actors import UserActions
 from tests.fakes.telegram.content import ContentHelpers
 from tests.fakes.telegram.methods import MessageMethods
+from tests.fakes.telegram.reading import Observations
 from tests.fakes.telegram.state import TelegramState
 from tests.fakes.telegram.updates import UpdateMethods
 
 
-class FakeTelegram(UserActions, UpdateMethods, MessageMethods, ContentHelpers, TelegramState):
+class FakeTelegram(
+    UserActions, UpdateMethods, MessageMethods, ContentHelpers, Observations, TelegramState
+):
     """State and logic of the fake Bot API, shared by both transports.
 
     Test-facing attributes: ``calls`` (every :class:`Call`, in arrival order),
