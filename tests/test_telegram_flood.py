@@ -24,7 +24,7 @@ from telegram.ext import AIORateLimiter
 from bot.config import Config
 from bot.i18n import LANGUAGES, t, translate
 from bot.service import actions as A
-from bot.service.service import BOARD_REPAIRED, SLOW_DOWN, ServiceSettings
+from bot.service.service import ServiceSettings
 from bot.storage.base import GameStatus
 from tests.drivers import press_order
 from tests.fakes.telegram import FakeBotAPI, FloodLimits
@@ -54,14 +54,16 @@ TURNS = 6
 PATIENCE = 150.0
 
 
-#: What a player would read if something went wrong: the error handler's apology (an update
-#: failed, e.g. a 429 the rate limiter gave up on), the service's flood guard, a board repair.
+#: What a player would read if something went wrong, in every language: the error handler's
+#: apology (an update failed, e.g. on a 429 the rate limiter gave up on), the service's flood
+#: guard, a board repair (a board left behind). Named by their catalogue ids, which stay put
+#: while the modules that use them move.
 TROUBLE = {
     translate(text, lang)
     for text in (
         t("Sorry, something went wrong. Your game is safe; please try again."),
-        SLOW_DOWN,
-        BOARD_REPAIRED,
+        t("Not so fast, please: wait a few seconds and try again."),
+        t("That board was behind the game: it now shows the game as it stands."),
     )
     for lang in LANGUAGES
 }
