@@ -1,4 +1,4 @@
-"""The fake Telegram Bot API (tests/fakes/telegram.py) driven by the real python-telegram-bot."""
+"""The fake Telegram Bot API (tests/fakes/telegram/) driven by the real python-telegram-bot."""
 
 import asyncio
 import contextlib
@@ -32,9 +32,11 @@ from telegram.ext import (
 )
 
 from tests.fakes.telegram import (
+    TELEGRAM_LIMITS,
     FakeBotAPI,
     FakeRequest,
     FakeTelegram,
+    FloodLimits,
     image_size,
     parse_html,
     tiny_png,
@@ -125,7 +127,9 @@ async def fake():
 
 @pytest.fixture
 def state():
-    return FakeTelegram()
+    # These tests call one method after another at full speed to check each answer; the
+    # flood limits are tested on a clock of their own (below).
+    return FakeTelegram(flood=None)
 
 
 @pytest.fixture
@@ -501,3 +505,172 @@ def test_html_parsing_counts_utf16():
     assert entities[1]["type"] == "text_mention"
     assert entities[1]["user"]["id"] == 5
     assert entities[2] == {"type": "code", "offset": 13, "length": 4}
+
+
+# --------------------------------------------------------------------------------------------
+# Flood limits (tests/fakes/telegram/flood.py), on a clock the test moves
+
+
+class Clock:
+    """A clock that moves only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@contextlib.asynccontextmanager
+async def flood_bot(clock: Clock, limits: FloodLimits = TELEGRAM_LIMITS):
+    """A bare Bot (no rate limiter of its own) and its fake, which enforces ``limits``."""
+    fake = FakeTelegram(flood=limits, clock=clock)
+    async with Bot(TOKEN, request=FakeRequest(fake), get_updates_request=FakeRequest(fake)) as b:
+        yield fake, b
+
+
+async def test_flood_limits_are_on_by_default():
+    assert FakeTelegram().flood.limits == TELEGRAM_LIMITS
+    assert TELEGRAM_LIMITS.window("group") == (20, 60.0)
+    assert FakeTelegram(flood=None).flood is None
+
+
+async def test_a_group_takes_twenty_sends_or_edits_a_minute(clock):
+    async with flood_bot(clock) as (fake, bot):
+        group = fake.group(-100, "Tavla")
+        ali = fake.user(1, "Ali")
+        board = await bot.send_photo(group.id, BOARD, reply_markup=keyboard(("Roll", "r:1")))
+        for n in range(19):  # edits share the limit with sends
+            clock.now += 1
+            if n % 2:
+                await bot.send_message(group.id, f"note {n}")
+            else:
+                await board.edit_reply_markup(keyboard(("Roll", f"r:{n + 2}")))
+        clock.now += 1  # 20 s after the first send
+        with pytest.raises(RetryAfter) as refused:
+            await bot.send_message(group.id, "the 21st")
+        # Pressing a button and answering it is not limited.
+        for _ in range(5):
+            query = await fake.press(ali, group, board.message_id, "r:20")
+            assert await bot.answer_callback_query(query, "ok")
+
+    assert refused.value.retry_after == 40  # the first send leaves the window then
+    refusal = fake.calls_to("sendMessage")[-1]
+    assert (refusal.status, refusal.error) == (429, "Too Many Requests: retry after 40")
+    assert fake.messages(group)[-1]["text"] == "note 17"
+
+
+async def test_a_group_takes_the_next_message_when_the_oldest_leaves_the_window(clock):
+    async with flood_bot(clock) as (fake, bot):
+        group = fake.group(-100, "Tavla")
+        for n in range(20):
+            await bot.send_message(group.id, f"m{n}")
+            clock.now += 0.5
+        clock.now = 1000.0 + 59.5
+        with pytest.raises(RetryAfter) as refused:
+            await bot.send_message(group.id, "too soon")
+        clock.now = 1000.0 + 60.0  # the first message is a minute old
+        await bot.send_message(group.id, "now")
+        with pytest.raises(RetryAfter):  # only one left the window
+            await bot.send_message(group.id, "and again")
+        clock.now += 0.5
+        await bot.send_message(group.id, "the second left too")
+
+    assert refused.value.retry_after == 1  # whole seconds, rounded up, as Telegram answers
+    assert [m["text"] for m in fake.messages(group)][-2:] == ["now", "the second left too"]
+
+
+async def test_a_flooded_group_leaves_other_chats_alone(clock):
+    async with flood_bot(clock) as (fake, bot):
+        flooded, other = fake.group(-100, "One"), fake.group(-200, "Two")
+        ali = fake.user(1, "Ali")
+        for n in range(20):
+            await bot.send_message(flooded.id, f"m{n}")
+            clock.now += 0.1
+        with pytest.raises(RetryAfter):
+            await bot.send_message(flooded.id, "over")
+        assert await bot.send_message(other.id, "fine")
+        assert await bot.send_message(fake.private_chat(ali).id, "fine")
+
+
+async def test_refused_and_failed_calls_do_not_count(clock):
+    async with flood_bot(clock) as (fake, bot):
+        group = fake.group(-100, "Tavla")
+        for _ in range(20):
+            with pytest.raises(BadRequest):  # an empty text: refused, not sent
+                await bot.send_message(group.id, " ")
+        for n in range(20):
+            await bot.send_message(group.id, f"m{n}")
+        for _ in range(3):
+            with pytest.raises(RetryAfter):
+                await bot.send_message(group.id, "over")
+        clock.now += 60
+        assert await bot.send_message(group.id, "a minute later")
+
+
+async def test_a_private_chat_takes_a_short_burst_and_one_a_second(clock):
+    async with flood_bot(clock) as (fake, bot):
+        ali = fake.user(1, "Ali")
+        chat = fake.private_chat(ali)
+        for n in range(3):
+            await bot.send_message(chat.id, f"burst {n}")
+        with pytest.raises(RetryAfter) as refused:
+            await bot.send_message(chat.id, "a fourth at once")
+        clock.now += 2.0
+        for n in range(10):
+            clock.now += 1.0
+            await bot.send_message(chat.id, f"steady {n}")
+
+    assert refused.value.retry_after == 3
+    assert len(fake.messages(chat)) == 13
+
+
+async def test_thirty_messages_a_second_in_all(clock):
+    async with flood_bot(clock) as (fake, bot):
+        chats = [fake.private_chat(fake.user(n, f"U{n}")) for n in range(1, 32)]
+        for chat in chats[:30]:
+            await bot.send_message(chat.id, "news")
+        with pytest.raises(RetryAfter) as refused:
+            await bot.send_message(chats[30].id, "the 31st")
+        clock.now += 1
+        assert await bot.send_message(chats[30].id, "a second later")
+    assert refused.value.retry_after == 1
+
+
+async def test_scaled_limits_run_faster_and_answer_scaled_retry_after(clock):
+    ten_times = FloodLimits(scale=10)
+    async with flood_bot(clock, ten_times) as (fake, bot):
+        group = fake.group(-100, "Tavla")
+        for n in range(20):
+            await bot.send_message(group.id, f"m{n}")
+        clock.now += 1.0  # ten Telegram seconds
+        with pytest.raises(RetryAfter) as refused:
+            await bot.send_message(group.id, "over")
+        clock.now += 5.0  # a Telegram minute after the first
+        assert await bot.send_message(group.id, "a scaled minute later")
+
+    assert ten_times.window("group") == (20, 6.0)
+    assert refused.value.retry_after == 5.0  # 50 Telegram seconds
+    assert fake.calls_to("sendMessage")[20].error == "Too Many Requests: retry after 5"
+
+
+async def test_a_burst_over_the_group_limit_arrives_whole_through_ptbs_rate_limiter():
+    """PTB's AIORateLimiter, given the fake's scale, delivers a burst of 25 late but whole.
+    (Its leaky bucket lets the 21st through before the window has room, so the fake answers
+    429 and the limiter waits and retries.)"""
+    fake = FakeTelegram(flood=FloodLimits(scale=20))  # a minute lasts three seconds
+    limiter = AIORateLimiter(
+        overall_max_rate=30, group_max_rate=20, group_time_period=60 / 20, max_retries=5
+    )
+    app = ApplicationBuilder().token(TOKEN).request(FakeRequest(fake)).rate_limiter(limiter)
+    async with app.build() as application:
+        group = fake.group(-100, "Tavla")
+        sent = await asyncio.gather(
+            *(application.bot.send_message(group.id, f"m{n}") for n in range(25))
+        )
+    assert len(sent) == len(fake.messages(group)) == 25

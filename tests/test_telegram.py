@@ -52,12 +52,19 @@ class Bot:
     """A running bot process: storage, service and the Telegram application."""
 
     def __init__(
-        self, fake: FakeBotAPI, db: Path, seed: int, settings: ServiceSettings | None = None
+        self,
+        fake: FakeBotAPI,
+        db: Path,
+        seed: int,
+        settings: ServiceSettings | None = None,
+        rate_limiter: AIORateLimiter | None = None,
     ) -> None:
         self.fake = fake
         self.db = db
         self.seed = seed
         self.settings = settings or ServiceSettings(burst_actions=10**6, theme="classic")
+        # None: no rate limiting (a whole match at full speed), only 429s retried.
+        self.rate_limiter = rate_limiter
 
     async def start(self) -> None:
         self.storage = SqliteStorage(str(self.db))
@@ -70,7 +77,9 @@ class Bot:
         )
         self.stop_event = asyncio.Event()
         before = len(self.fake.calls_to("getUpdates"))
-        limiter = AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3)
+        limiter = self.rate_limiter or AIORateLimiter(
+            overall_max_rate=0, group_max_rate=0, max_retries=3
+        )
         self.task = asyncio.create_task(
             run_telegram(
                 config_for(self.fake),
@@ -90,7 +99,10 @@ class Bot:
 
 @pytest.fixture
 async def fake():
-    async with FakeBotAPI() as server:
+    # The bot's rate limiter is off in these tests (they play whole matches at full speed),
+    # so Telegram's flood limits are off in the fake too: tests/test_telegram_flood.py plays
+    # with both on.
+    async with FakeBotAPI(flood=None) as server:
         yield server
 
 

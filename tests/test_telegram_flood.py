@@ -1,0 +1,152 @@
+"""Telegram's per-group flood limit, end to end (issue 13).
+
+Telegram lets a bot send or edit about twenty messages a minute in one group (edits share the
+limit with sends; answers to button presses do not count). Here the fake enforces that limit
+and the bot runs with its production rate limiter, both ten times faster than real time, while
+two players press the board's buttons at human speed for several turns: no error may reach a
+player, every press is answered, and the board in the chat ends at the game's current version.
+
+PTB's rate limiter is a leaky bucket: after a burst of twenty it lets the next edit through
+before Telegram's window has room, so the fake (which reads the limit strictly) answers 429 now
+and then; the limiter waits and retries, which a player sees only as a board that comes later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import fields
+
+import pytest
+from telegram.ext import AIORateLimiter
+
+from bot.config import Config
+from bot.i18n import LANGUAGES, t, translate
+from bot.service import actions as A
+from bot.service.service import ServiceSettings
+from bot.storage.base import GameStatus
+from tests.drivers import press_order
+from tests.fakes.telegram import FakeBotAPI, FloodLimits
+from tests.test_telegram import (
+    Bot,
+    awaiting,
+    board_message,
+    buttons,
+    find,
+    game_record,
+    open_game,
+)
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::DeprecationWarning",
+    "ignore:.*retry_after:telegram.warnings.PTBDeprecationWarning",
+)
+
+#: Time runs this many times faster than in Telegram: a minute lasts six seconds.
+SCALE = 10.0
+#: A player looks at the new board this long before pressing (Telegram seconds).
+THINK = (1.0, 2.5)
+#: Turns played (a turn ends when the other player is to act).
+TURNS = 6
+#: How long a player waits for the bot's answer or the new board before giving up
+#: (Telegram seconds): longer than a whole flood window.
+PATIENCE = 150.0
+
+
+#: What a player would read if something went wrong, in every language: the error handler's
+#: apology (an update failed, e.g. on a 429 the rate limiter gave up on), the service's flood
+#: guard, a board repair (a board left behind). Named by their catalogue ids, which stay put
+#: while the modules that use them move.
+TROUBLE = {
+    translate(text, lang)
+    for text in (
+        t("Sorry, something went wrong. Your game is safe; please try again."),
+        t("Not so fast, please: wait a few seconds and try again."),
+        t("That board was behind the game: it now shows the game as it stands."),
+    )
+    for lang in LANGUAGES
+}
+
+
+def scaled_rate_limiter() -> AIORateLimiter:
+    """The production rate limiter (bot/telegram build_application with bot/config.py's
+    default rates), its periods scaled."""
+    rates = {f.name: f.default for f in fields(Config)}
+    return AIORateLimiter(
+        overall_max_rate=rates["telegram_max_rate"],
+        overall_time_period=1 / SCALE,
+        group_max_rate=rates["telegram_group_rate"],
+        group_time_period=60 / SCALE,
+        max_retries=5,
+    )
+
+
+def scaled_settings() -> ServiceSettings:
+    """The players' defaults, with every period the service measures scaled too."""
+    defaults = ServiceSettings()
+    return ServiceSettings(
+        theme="classic",
+        burst_window=defaults.burst_window / SCALE,
+        idle_window=defaults.idle_window / SCALE,
+        double_press=defaults.double_press / SCALE,
+        repair_after=defaults.repair_after / SCALE,
+    )
+
+
+def shown_version(message: dict) -> int:
+    return A.decode(buttons(message)[0]).version
+
+
+@pytest.fixture
+async def flood_fake():
+    async with FakeBotAPI(flood=FloodLimits(scale=SCALE)) as server:
+        yield server
+
+
+async def test_two_quick_players_in_a_group_never_see_a_flood_error(flood_fake, tmp_path, caplog):
+    fake = flood_fake
+    bot = Bot(
+        fake,
+        tmp_path / "flood.db",
+        seed=11,
+        settings=scaled_settings(),
+        rate_limiter=scaled_rate_limiter(),
+    )
+    caplog.set_level(logging.INFO)
+    await bot.start()
+    try:
+        ali, veli, group = await open_game(fake, bot, "3")
+        users = {"11": ali, "22": veli}
+        rng = random.Random(13)
+        queries: list[str] = []
+        turns, last_actor = 0, None
+        while turns < TURNS and (await game_record(bot)).status is GameStatus.ACTIVE:
+            await asyncio.sleep(rng.uniform(*THINK) / SCALE)  # the player looks at the board
+            message = board_message(fake, group)
+            actor = await awaiting(bot, users)
+            if last_actor is not None and actor is not last_actor:
+                turns += 1
+            last_actor = actor
+            data = next(find(message, code) for code in press_order() if find(message, code))
+            before = buttons(message)
+            query = await fake.press(actor, group, message["message_id"], data)
+            queries.append(query)
+            await fake.wait_for(lambda q=query: q in fake.callback_answers, PATIENCE / SCALE)
+            # The player waits for the board the press changed before the next press.
+            await fake.wait_for(
+                lambda b=before: buttons(board_message(fake, group)) != b, PATIENCE / SCALE
+            )
+        record = await game_record(bot)
+    finally:
+        await bot.stop()
+
+    assert turns >= TURNS or record.status is GameStatus.FINISHED
+    # Every press was answered, never with an error, a "slow down" or a board repair.
+    answers = [fake.callback_answers[query].get("text") or "" for query in queries]
+    assert not set(answers) & TROUBLE, answers
+    assert not [m for m in fake.messages(group) if m.get("text") in TROUBLE]
+    # The board in the chat shows the game as it stands.
+    assert shown_version(board_message(fake, group)) == record.version
+    failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not failures  # no 429 got past the rate limiter to the update's error handler
