@@ -7,19 +7,17 @@ from __future__ import annotations
 import pytest
 
 from bot.service import actions as A
-from bot.service.service import GameService, ServiceSettings
+from bot.service.service import GameService
 from bot.storage.sqlite import SqliteStorage
-from core.dice import SeededDice
 from core.match import Match
+from tests.factory import Clock, find, make_service
 from tests.test_service import (
     ALI,
     AYSE,
     GROUP,
     VELI,
-    Clock,
     awaiting_actor,
     board,
-    find,
     start_game,
     text_of,
 )
@@ -35,13 +33,7 @@ async def make(tmp_path):
         await storage.open()
         storages.append(storage)
         clock = Clock()
-        seeds = iter(range(1, 10_000))
-        service = GameService(
-            storage,
-            ServiceSettings(render_images=False, **changes),
-            clock=clock,
-            dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
-        )
+        service = make_service(storage, clock=clock, render_images=False, **changes)
         return service, clock
 
     yield build

@@ -14,13 +14,13 @@ import pytest
 from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service import base as service_base
-from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.service import Actor, GameService, Place
 from bot.service.views import View
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
-from core.dice import SeededDice
 from core.match import Match
 from renderers.picture import render_picture
+from tests.factory import Clock, find, make_service
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -28,26 +28,18 @@ AYSE = Actor("test", "300", "Ayşe", "ayse", "ru")
 GROUP = Place("test", "-1", private=False, title="Kahve")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 async def env(tmp_path):
     storage = SqliteStorage(str(tmp_path / "t.db"))
     await storage.open()
     clock = Clock()
-    seeds = iter(range(1, 10_000))
-    service = GameService(
+    service = make_service(
         storage,
-        # No adapter confirms boards here, so board repairs are off (tests/test_repair.py).
-        ServiceSettings(burst_actions=10**6, render_images=False, repair_after=float("inf")),
         clock=clock,
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+        # No adapter confirms boards here, so board repairs are off (tests/test_repair.py).
+        burst_actions=10**6,
+        render_images=False,
+        repair_after=float("inf"),
     )
     yield service, clock
     await storage.close()
@@ -61,15 +53,6 @@ def board(views: list[View]) -> View:
     boards = [v for v in views if v.game_id is not None and v.buttons and not v.notice]
     assert boards, text_of(views)
     return boards[-1]
-
-
-def find(view: View, code: str) -> str | None:
-    for row in view.buttons:
-        for button in row:
-            action = A.decode(button.action)
-            if action and action.code == code:
-                return button.action
-    return None
 
 
 async def challenge(service: GameService, args: str = "", by: Actor = ALI, cmd: str = "tavla"):
@@ -359,7 +342,7 @@ async def test_language_choice(env):
 async def test_board_picture_is_png(tmp_path):
     storage = SqliteStorage(str(tmp_path / "p.db"))
     await storage.open()
-    service = GameService(storage)
+    service = make_service(storage)
     _, accept = await challenge(service)
     views = await service.press(VELI, GROUP, accept)
     image = board(views).image
@@ -379,7 +362,7 @@ async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch
     storage = SqliteStorage(str(tmp_path / "c.db"))
     await storage.open()
     try:
-        service = GameService(storage)
+        service = make_service(storage)
         _, accept = await challenge(service)
         shown = board(await service.press(VELI, GROUP, accept))
         assert drawn == ["png"]
@@ -400,7 +383,7 @@ async def test_telegram_gets_jpeg_other_platforms_png(tmp_path):
     storage = SqliteStorage(str(tmp_path / "j.db"))
     await storage.open()
     try:
-        service = GameService(storage)
+        service = make_service(storage)
         chat = Place("telegram", "-5", private=False, title="Çay")
         ali, veli = (replace(a, platform="telegram") for a in (ALI, VELI))
         views = await service.command(ali, chat, "tavla", "")
@@ -418,12 +401,7 @@ async def test_telegram_gets_jpeg_other_platforms_png(tmp_path):
 async def test_stats_draws_the_rating_history(tmp_path):
     storage = SqliteStorage(str(tmp_path / "s.db"))
     await storage.open()
-    seeds = iter(range(50, 99))
-    service = GameService(
-        storage,
-        ServiceSettings(burst_actions=10**6, render_images=False),
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
-    )
+    service = make_service(storage, first_seed=50, burst_actions=10**6, render_images=False)
     for _ in range(2):
         views = await start_game(service)
         await play_out(service, views)
@@ -441,10 +419,8 @@ async def test_flood_of_presses_is_slowed_down(tmp_path):
     storage = SqliteStorage(str(tmp_path / "f.db"))
     await storage.open()
     clock = Clock()
-    service = GameService(
-        storage,
-        ServiceSettings(render_images=False, burst_actions=5, burst_window=5.0),
-        clock=clock,
+    service = make_service(
+        storage, clock=clock, render_images=False, burst_actions=5, burst_window=5.0
     )
     answers = [await service.command(ALI, GROUP, "help", "") for _ in range(8)]
     slowed = [a for a in answers if "Not so fast" in text_of(a)]
@@ -476,7 +452,7 @@ async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
     path = tmp_path / "locked.db"
     storage = SqliteStorage(str(path), busy_timeout=0.2)
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**6))
+    service = make_service(storage, render_images=False, burst_actions=10**6)
     views = await start_game(service)
     current = board(views)
     actor = await awaiting_actor(service, current.game_id)
@@ -499,7 +475,7 @@ async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
 async def test_board_pictures_drawn_in_a_separate_process(tmp_path):
     storage = SqliteStorage(str(tmp_path / "pool.db"))
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_processes=1))
+    service = make_service(storage, render_processes=1)
     try:
         _, accept = await challenge(service)
         views = await service.press(VELI, GROUP, accept)
