@@ -20,7 +20,7 @@ from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
 from renderers.picture import render_picture
-from tests.factory import Clock, find, make_service
+from tests.factory import Clock, find, make_service, press
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -140,7 +140,7 @@ async def test_typed_moves_whole_and_partial(env):
         game = match.game
         actor = await awaiting_actor(service, game_id)
         if game.phase.value == "roll":
-            views = await service.press(actor, GROUP, find(board(views), A.ROLL))
+            views = await press(service, actor, GROUP, board(views), A.ROLL)
             continue
         if game.phase.value != "move":
             break
@@ -209,7 +209,7 @@ async def test_illegal_and_unreadable_moves_get_reasons(env):
     record = await service.storage.get_game(game_id)
     match = Match.from_dict(record.match)
     if match.game.phase.value == "roll":
-        views = await service.press(actor, GROUP, find(board(views), A.ROLL))
+        views = await press(service, actor, GROUP, board(views), A.ROLL)
         actor = await awaiting_actor(service, game_id)
     nonsense = await service.command(actor, GROUP, "move", "hello")
     assert nonsense[0].notice
@@ -372,7 +372,7 @@ async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch
         assert drawn == ["png"]
         # Picking a checker changes what is shown (its targets light up): a new picture.
         mover = await awaiting_actor(service, shown.game_id)
-        picked = board(await service.press(mover, GROUP, find(shown, A.SELECT)))
+        picked = board(await press(service, mover, GROUP, shown, A.SELECT))
         assert picked.image != shown.image
         assert drawn == ["png", "png"]
     finally:
@@ -387,7 +387,7 @@ async def test_telegram_gets_jpeg_other_platforms_png(tmp_path):
         chat = Place("telegram", "-5", private=False, title="Çay")
         ali, veli = (replace(a, platform="telegram") for a in (ALI, VELI))
         views = await service.command(ali, chat, "tavla", "")
-        telegram = board(await service.press(veli, chat, find(views[-1], A.ACCEPT)))
+        telegram = board(await press(service, veli, chat, views[-1], A.ACCEPT))
         assert telegram.image.startswith(b"\xff\xd8\xff")
         assert telegram.image_name == "board.jpg"
         _, accept = await challenge(service)
