@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.i18n import translate, translate_lines
+from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import Actor, Button, Place, View
 from bot.storage.base import GameStatus
@@ -50,6 +51,9 @@ class ConsoleAdapter:
         self.lang = lang
         self.buttons: list[Button] = []
         self.game_id: int | None = None
+        #: Deadline rounds run after every line typed (the console has no clock of its own).
+        self.deadlines = DeadlineRunner(service)
+        self.deadlines.serve(PLATFORM, self._show_one)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -121,6 +125,9 @@ class ConsoleAdapter:
                 )
                 self.say(options)
 
+    async def _show_one(self, view: View) -> None:
+        self.show([view])
+
     def _write(self, name: str, data: bytes, what: str) -> None:
         """Save a picture or file; a full or read-only disk must not stop the game."""
         path = self.board_dir / name
@@ -144,8 +151,7 @@ class ConsoleAdapter:
                 return
             try:
                 await self.handle(line)
-                for view in await self.service.tick():
-                    self.show([view])
+                await self.deadlines.round()
             except Exception:  # the console must never die on one bad line
                 log.exception("console: line %r failed", line)
                 self.say("Something went wrong with that; the game is safe. Try again.")

@@ -27,6 +27,7 @@ import discord
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
+from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
 
@@ -383,18 +384,27 @@ class DiscordAdapter:
             except discord.HTTPException:
                 log.warning("could not show a board again", exc_info=True)
 
+    def serve_deadlines(self, runner: DeadlineRunner) -> None:
+        """Deliver the deadline runner's views of Discord games (reminders, expiries, claims,
+        boards that lag their game) to the channels of their boards."""
+        runner.serve(
+            PLATFORM,
+            self.send_background,
+            errors=(discord.HTTPException,),
+            undeliverable=self._undeliverable,
+        )
+
     async def tick(self) -> None:
-        """Send what the service's deadlines produced (reminders, expiries, claims) and the
-        boards that lag their game."""
-        for view in await self.service.tick():
-            try:
-                await self.send_background(view)
-            except discord.HTTPException:
-                log.warning("could not deliver a deadline message", exc_info=True)
-                if view.game_id is not None and view.version is not None:
-                    # The board's channel is gone or closed to the bot: stop redrawing it
-                    # every round. A press on it, or /board in any channel, shows it again.
-                    await self.service.board_shown(view.game_id, view.version)
+        """One deadline round for this adapter alone (run_discord runs them periodically)."""
+        runner = DeadlineRunner(self.service)
+        self.serve_deadlines(runner)
+        await runner.round()
+
+    async def _undeliverable(self, view: View) -> None:
+        if view.game_id is not None and view.version is not None:
+            # The board's channel is gone or closed to the bot: stop redrawing it every
+            # round. A press on it, or /board in any channel, shows it again.
+            await self.service.board_shown(view.game_id, view.version)
 
     async def send_background(self, view: View) -> None:
         """A view made without an interaction, to the channel of its game's board."""
