@@ -333,19 +333,16 @@ class DiscordAdapter:
         return True
 
     async def _replace_challenge(self, exchange: _Exchange, view: View) -> bool:
-        """Accepting a challenge turns the challenge message into the game's first line."""
+        """Accepting a challenge turns the challenge message into the game's first line
+        (the service marks such views ``replace_pressed``)."""
         interaction = exchange.interaction
-        pressed = interaction.message
         if (
-            not exchange.is_press
+            not view.replace_pressed
+            or not exchange.is_press
             or interaction.response.is_done()
-            or pressed is None
-            or pressed.attachments
+            or interaction.message is None
             or view.game_id is None
             or view.game_id != exchange.pressed_game
-            or view.image is not None
-            or view.buttons
-            or view.document is not None
         ):
             return False
         await interaction.response.edit_message(content=text_of(view), view=None)

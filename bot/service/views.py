@@ -77,6 +77,9 @@ class View:
     #: Instead of editing or posting the board, point the player to ``message`` (Telegram: a
     #: reply to it; Discord: a link to it); if that message is gone, post this board anew.
     point: bool = False
+    #: Answering a press: this view's text may replace the message pressed on, buttons and
+    #: all (an accepted or declined challenge), where the platform answers a press that way.
+    replace_pressed: bool = False
 
     @property
     def image_name(self) -> str:
