@@ -20,8 +20,6 @@ from bot.i18n import translate, translate_lines
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import Actor, Button, Place, View
-from bot.storage.base import GameStatus
-from core.match import Match
 
 log = logging.getLogger(__name__)
 
@@ -61,17 +59,10 @@ class ConsoleAdapter:
     async def actor(self) -> Actor:
         """The local player the current game waits for (hot-seat), else the first one."""
         if self.game_id is not None:
-            record = await self.service.storage.get_game(self.game_id)
-            if record and record.status is GameStatus.ACTIVE and record.match:
-                match = Match.from_dict(record.match)
-                if match.game is not None:
-                    user_id = record.seats[match.game.awaiting]
-                    for player in PLAYERS:
-                        user = await self.service.storage.get_or_create_user(
-                            PLATFORM, player.user_id, player.name
-                        )
-                        if user.id == user_id:
-                            return player
+            awaited = await self.service.player_to_act(self.game_id)
+            for player in PLAYERS:
+                if player.user_id == awaited:
+                    return player
         return PLAYERS[0]
 
     async def handle(self, line: str) -> None:

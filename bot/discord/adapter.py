@@ -410,8 +410,7 @@ class DiscordAdapter:
         target = view.message
         if target is None and view.game_id is not None:
             # The service does not put the board reference on every deadline view.
-            record = await self.service.storage.get_game(view.game_id)
-            target = record.message if record is not None else None
+            target = await self.service.board_message(view.game_id)
         if not target or target.get("channel_id") is None:
             log.info("no channel known for a deadline message of game %s", view.game_id)
             if view.game_id is not None and view.version is not None:
