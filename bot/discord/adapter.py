@@ -265,6 +265,7 @@ class DiscordAdapter:
             extra["view"] = ui
         if files:
             extra["files"] = files
+        message: discord.Message
         if not interaction.response.is_done():
             response = await interaction.response.send_message(content, **extra)
             resource = response.resource if response is not None else None
@@ -289,6 +290,7 @@ class DiscordAdapter:
         content, files, ui = text_of(view), files_of(view), view_of(view)
         exchange.summary = content
         pressed = interaction.message
+        assert view.game_id is not None  # a board view
         if exchange.is_press and exchange.pressed_game == view.game_id and pressed is not None:
             if not interaction.response.is_done():
                 await interaction.response.edit_message(content=content, attachments=files, view=ui)

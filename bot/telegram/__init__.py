@@ -238,7 +238,9 @@ class TelegramAdapter:
         rest = [v for v in views if not v.notice]
         # The answer (which stops the button's spinner) and the new board do not depend on
         # each other: sent together, the board arrives one Bot API round trip sooner.
-        await _all(answer, self.send(rest, context, chat_id=chat.id, pressed=query.message))
+        # A message too old for the bot to see (InaccessibleMessage) can't be edited as such.
+        pressed = query.message if isinstance(query.message, Message) else None
+        await _all(answer, self.send(rest, context, chat_id=chat.id, pressed=pressed))
 
     async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group became a supergroup: its games, language and leaderboard move along, and
