@@ -14,13 +14,14 @@ import pytest
 from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service import base as service_base
-from bot.service.service import Actor, GameService, Place
+from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.service.views import View
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
+from core.dice import SeededDice
 from core.match import Match
 from renderers.picture import render_picture
-from tests.factory import Clock, find, make_service, press
+from tests.factory import find, make_service, press
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -28,18 +29,26 @@ AYSE = Actor("test", "300", "Ayşe", "ayse", "ru")
 GROUP = Place("test", "-1", private=False, title="Kahve")
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture
 async def env(tmp_path):
     storage = SqliteStorage(str(tmp_path / "t.db"))
     await storage.open()
     clock = Clock()
-    service = make_service(
+    seeds = iter(range(1, 10_000))
+    service = GameService(
         storage,
-        clock=clock,
         # No adapter confirms boards here, so board repairs are off (tests/test_repair.py).
-        burst_actions=10**6,
-        render_images=False,
-        repair_after=float("inf"),
+        ServiceSettings(burst_actions=10**6, render_images=False, repair_after=float("inf")),
+        clock=clock,
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
     )
     yield service, clock
     await storage.close()

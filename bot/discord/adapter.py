@@ -286,11 +286,11 @@ class DiscordAdapter:
 
     async def _edit_board(self, exchange: _Exchange, view: View) -> bool:
         """Edit the board in place; False when it can't be (then a new one is sent)."""
+        assert view.game_id is not None  # a board view
         interaction = exchange.interaction
         content, files, ui = text_of(view), files_of(view), view_of(view)
         exchange.summary = content
         pressed = interaction.message
-        assert view.game_id is not None  # a board view
         if exchange.is_press and exchange.pressed_game == view.game_id and pressed is not None:
             if not interaction.response.is_done():
                 await interaction.response.edit_message(content=content, attachments=files, view=ui)

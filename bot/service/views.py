@@ -61,6 +61,9 @@ class View:
     buttons: list[list[Button]] = field(default_factory=list)
     game_id: int | None = None
     edit: bool = False
+    #: Answering a press: this view's text may replace the message pressed on, buttons and
+    #: all (an accepted or declined challenge), where the platform answers a press that way.
+    replace_pressed: bool = False
     notice: bool = False
     alert: bool = False
     document: tuple[str, bytes] | None = None
@@ -77,9 +80,6 @@ class View:
     #: Instead of editing or posting the board, point the player to ``message`` (Telegram: a
     #: reply to it; Discord: a link to it); if that message is gone, post this board anew.
     point: bool = False
-    #: Answering a press: this view's text may replace the message pressed on, buttons and
-    #: all (an accepted or declined challenge), where the platform answers a press that way.
-    replace_pressed: bool = False
 
     @property
     def image_name(self) -> str:
