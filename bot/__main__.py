@@ -10,6 +10,7 @@ import sys
 
 from bot.config import Config
 from bot.logs import configure
+from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService, ServiceSettings
 from bot.storage.factory import storage_from_url
 
@@ -34,15 +35,19 @@ async def run(config: Config) -> None:
             from bot.web.run import run_web
 
             web = asyncio.create_task(run_web(config, service, hub, stop))
+        # One deadline runner for every adapter: each delivers the views of its platform.
+        rounds = DeadlineRunner(service)
         if config.telegram_token:
             from bot.telegram import run_telegram
 
-            runners.append(run_telegram(config, service, stop))
+            runners.append(run_telegram(config, service, stop, runner=rounds))
         if config.discord_token:
             from bot.discord import run_discord
 
-            runners.append(run_discord(config, service, stop))
+            runners.append(run_discord(config, service, stop, runner=rounds))
         if runners:
+            # The first round soon after start-up (the adapters connect), then every period.
+            runners.append(rounds.run(stop, ROUND_SECONDS, first_after=FIRST_ROUND_AFTER))
             # SIGTERM (a service manager stopping the bot): the adapters finish what they are
             # doing and stop; pending updates stay with Telegram for the next start.
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)

@@ -10,10 +10,11 @@ import asyncio
 import sys
 
 from bot.service import actions as A
-from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.service import Actor, Place
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
+from tests.factory import actions_of, make_service
 
 PLAYERS = {"1": Actor("fault", "1", "One"), "2": Actor("fault", "2", "Two")}
 PLACE = Place("fault", "room")
@@ -21,13 +22,7 @@ PREFERENCE = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.DOUBLE, A.ROLL)
 
 
 def choose(views, preference=PREFERENCE) -> str | None:
-    codes: dict[str, str] = {}
-    for view in views:
-        for row in view.buttons:
-            for button in row:
-                action = A.decode(button.action)
-                if action:
-                    codes.setdefault(action.code, button.action)
+    codes = actions_of(views)
     for code in preference:
         if code in codes:
             return codes[code]
@@ -37,7 +32,7 @@ def choose(views, preference=PREFERENCE) -> str | None:
 async def main(db: str) -> None:
     storage = SqliteStorage(db)
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**6))
+    service = make_service(storage, first_seed=None, render_images=False, burst_actions=10**6)
     while True:
         games = await storage.games_in_chat("fault", "room", (GameStatus.ACTIVE,))
         if not games:

@@ -11,30 +11,20 @@ import asyncio
 import sys
 
 from bot.service import actions as A
-from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.service import Actor, Place
 from bot.storage.base import GameStatus
 from bot.storage.factory import storage_from_url
 from core.match import Match
+from tests.factory import actions_of, make_service
 
 PLACE = Place("workers", "room")
 CHANGING = (A.TAKE, A.CONFIRM, A.MOVE, A.DOUBLE, A.ROLL)
 
 
-def buttons(views) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for view in views:
-        for row in view.buttons:
-            for button in row:
-                action = A.decode(button.action)
-                if action:
-                    found.setdefault(action.code, button.action)
-    return found
-
-
 async def main(db: str, actions: int) -> None:
     storage = storage_from_url(db)
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**9))
+    service = make_service(storage, first_seed=None, render_images=False, burst_actions=10**9)
     applied = 0
     tries = 0
     while tries < actions:
@@ -46,9 +36,9 @@ async def main(db: str, actions: int) -> None:
             user = await storage.get_user(record.seats[match.game.awaiting])
             actor = Actor("workers", user.platform_id, user.name)
             views = await service.command(actor, PLACE, "board", "")
-            codes = buttons(views)
+            codes = actions_of(views)
             if A.SELECT in codes and not any(c in codes for c in CHANGING):
-                codes = buttons(await service.press(actor, PLACE, codes[A.SELECT]))
+                codes = actions_of(await service.press(actor, PLACE, codes[A.SELECT]))
             data = next((codes[c] for c in CHANGING if c in codes), None)
             if data is None:
                 continue

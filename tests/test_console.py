@@ -11,11 +11,11 @@ from pathlib import Path
 from bot.console import ConsoleAdapter
 from bot.i18n import translate
 from bot.service import actions as A
-from bot.service.service import GameService, ServiceSettings
+from bot.service.service import GameService
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
-from core.dice import SeededDice
 from tests.drivers import press_order
+from tests.factory import make_service
 
 PREFERENCE = press_order()
 
@@ -42,12 +42,7 @@ async def play_to_the_end(console: ConsoleAdapter, service: GameService) -> None
 async def make(tmp_path: Path, images: bool = False):
     storage = SqliteStorage(str(tmp_path / "console.db"))
     await storage.open()
-    seeds = iter(range(1, 999))
-    service = GameService(
-        storage,
-        ServiceSettings(burst_actions=10**6, render_images=images),
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
-    )
+    service = make_service(storage, burst_actions=10**6, render_images=images)
     out = io.StringIO()
     console = ConsoleAdapter(service, board_dir=tmp_path / "boards", out=out)
     return storage, service, console, out

@@ -21,13 +21,12 @@ from bot.config import Config
 from bot.discord import run_discord
 from bot.discord.buttons import PREFIX, layout
 from bot.service import actions as A
-from bot.service.service import GameService, ServiceSettings
 from bot.service.views import Button
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
-from core.dice import SeededDice
 from core.match import Match
 from tests.drivers import press_order
+from tests.factory import find_action, make_service
 from tests.fakes.discord import FakeDiscord, FakeUser
 
 GUILD = 7001
@@ -63,12 +62,12 @@ class Bot:
     async def start(self, guild_id: int | None = GUILD) -> Bot:
         self.storage = SqliteStorage(str(self.db))
         await self.storage.open()
-        seeds = iter(range(self.seed, self.seed + 1000))
-        self.service = GameService(
+        self.service = make_service(
             self.storage,
-            ServiceSettings(burst_actions=10**6, theme="classic"),
-            dice_factory=lambda: SeededDice(bytes([next(seeds) % 256]) * 32),
+            first_seed=self.seed,
             clock=lambda: self.now,
+            burst_actions=10**6,
+            theme="classic",
         )
         self.stop_event = asyncio.Event()
         count = len(self.fake.clients) + 1
@@ -118,11 +117,7 @@ def custom_ids(message: dict[str, Any]) -> list[str]:
 
 
 def find(message: dict[str, Any], code: str) -> str | None:
-    for cid in custom_ids(message):
-        action = A.decode(cid.removeprefix(PREFIX))
-        if action and action.code == code:
-            return cid
-    return None
+    return find_action(custom_ids(message), code, prefix=PREFIX)
 
 
 def board_message(fake: FakeDiscord) -> dict[str, Any]:

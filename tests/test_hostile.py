@@ -12,12 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.service import Actor, Place
 from bot.storage.sqlite import SqliteStorage
 from core.errors import TavlaError
 from core.notation import parse_legs
 from core.turn import Turn
 from core.variants import variant_by_name
+from tests.factory import make_service
 
 NOTATION_ALPHABET = st.sampled_from(
     [*"0123456789/*() ,;-bBaArRoOfF", "çık", "kırık", "\u202e", "𝟙", "٣"]
@@ -59,7 +60,7 @@ def service(tmp_path_factory):
     loop = asyncio.new_event_loop()
     storage = SqliteStorage(str(tmp_path_factory.mktemp("hostile") / "h.db"))
     loop.run_until_complete(storage.open())
-    service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**9))
+    service = make_service(storage, render_images=False, burst_actions=10**9)
     yield loop, service
     loop.run_until_complete(storage.close())
     loop.close()

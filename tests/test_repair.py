@@ -7,19 +7,17 @@ from __future__ import annotations
 import pytest
 
 from bot.service import actions as A
-from bot.service.service import GameService, ServiceSettings
+from bot.service.service import GameService
 from bot.storage.sqlite import SqliteStorage
-from core.dice import SeededDice
 from core.match import Match
+from tests.factory import Clock, find, make_service, press
 from tests.test_service import (
     ALI,
     AYSE,
     GROUP,
     VELI,
-    Clock,
     awaiting_actor,
     board,
-    find,
     start_game,
     text_of,
 )
@@ -35,13 +33,7 @@ async def make(tmp_path):
         await storage.open()
         storages.append(storage)
         clock = Clock()
-        seeds = iter(range(1, 10_000))
-        service = GameService(
-            storage,
-            ServiceSettings(render_images=False, **changes),
-            clock=clock,
-            dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
-        )
+        service = make_service(storage, clock=clock, render_images=False, **changes)
         return service, clock
 
     yield build
@@ -55,7 +47,7 @@ async def change(service: GameService, view):
     current = view
     while True:
         code = next(c for c in (A.CONFIRM, A.MOVE, A.SELECT, A.ROLL) if find(current, c))
-        views = await service.press(actor, GROUP, find(current, code))
+        views = await press(service, actor, GROUP, current, code)
         current = board(views)
         if current.version != view.version:
             return current
@@ -81,7 +73,7 @@ async def test_a_doubles_turn_at_human_speed_is_never_slowed_down(make):
             )
             if code is None:
                 break
-            views = await service.press(actor, GROUP, find(current, code))
+            views = await press(service, actor, GROUP, current, code)
             clock.now += 0.3
             presses += 1
             assert not any("Not so fast" in text_of([v]) for v in views)
@@ -108,7 +100,7 @@ async def test_presses_that_change_nothing_leave_the_players_allowance(make):
     for _ in range(4):
         current = board(views)
         code = next(c for c in (A.BACK, A.SELECT, A.ROLL) if find(current, c))
-        views = await service.press(actor, GROUP, find(current, code))
+        views = await press(service, actor, GROUP, current, code)
         assert not views[0].notice, text_of(views)
     # A machine-speed flood of idle presses is refused, politely, as a toast.
     for _ in range(15):

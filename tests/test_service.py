@@ -24,6 +24,7 @@ from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
 from renderers.picture import render_picture
+from tests.factory import find, make_service, press
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -73,15 +74,6 @@ def board(views: list[View]) -> View:
     boards = [v for v in views if v.game_id is not None and v.buttons and not v.notice]
     assert boards, text_of(views)
     return boards[-1]
-
-
-def find(view: View, code: str) -> str | None:
-    for row in view.buttons:
-        for button in row:
-            action = A.decode(button.action)
-            if action and action.code == code:
-                return button.action
-    return None
 
 
 async def challenge(service: GameService, args: str = "", by: Actor = ALI, cmd: str = "tavla"):
@@ -169,7 +161,7 @@ async def test_typed_moves_whole_and_partial(env):
         game = match.game
         actor = await awaiting_actor(service, game_id)
         if game.phase.value == "roll":
-            views = await service.press(actor, GROUP, find(board(views), A.ROLL))
+            views = await press(service, actor, GROUP, board(views), A.ROLL)
             continue
         if game.phase.value != "move":
             break
@@ -238,7 +230,7 @@ async def test_illegal_and_unreadable_moves_get_reasons(env):
     record = await service.storage.get_game(game_id)
     match = Match.from_dict(record.match)
     if match.game.phase.value == "roll":
-        views = await service.press(actor, GROUP, find(board(views), A.ROLL))
+        views = await press(service, actor, GROUP, board(views), A.ROLL)
         actor = await awaiting_actor(service, game_id)
     nonsense = await service.command(actor, GROUP, "move", "hello")
     assert nonsense[0].notice
@@ -371,7 +363,7 @@ async def test_language_choice(env):
 async def test_board_picture_is_png(tmp_path):
     storage = SqliteStorage(str(tmp_path / "p.db"))
     await storage.open()
-    service = GameService(storage)
+    service = make_service(storage)
     _, accept = await challenge(service)
     views = await service.press(VELI, GROUP, accept)
     image = board(views).image
@@ -391,7 +383,7 @@ async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch
     storage = SqliteStorage(str(tmp_path / "c.db"))
     await storage.open()
     try:
-        service = GameService(storage)
+        service = make_service(storage)
         _, accept = await challenge(service)
         shown = board(await service.press(VELI, GROUP, accept))
         assert drawn == ["png"]
@@ -401,7 +393,7 @@ async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch
         assert drawn == ["png"]
         # Picking a checker changes what is shown (its targets light up): a new picture.
         mover = await awaiting_actor(service, shown.game_id)
-        picked = board(await service.press(mover, GROUP, find(shown, A.SELECT)))
+        picked = board(await press(service, mover, GROUP, shown, A.SELECT))
         assert picked.image != shown.image
         assert drawn == ["png", "png"]
     finally:
@@ -412,11 +404,11 @@ async def test_telegram_gets_jpeg_other_platforms_png(tmp_path):
     storage = SqliteStorage(str(tmp_path / "j.db"))
     await storage.open()
     try:
-        service = GameService(storage)
+        service = make_service(storage)
         chat = Place("telegram", "-5", private=False, title="Çay")
         ali, veli = (replace(a, platform="telegram") for a in (ALI, VELI))
         views = await service.command(ali, chat, "tavla", "")
-        telegram = board(await service.press(veli, chat, find(views[-1], A.ACCEPT)))
+        telegram = board(await press(service, veli, chat, views[-1], A.ACCEPT))
         assert telegram.image.startswith(b"\xff\xd8\xff")
         assert telegram.image_name == "board.jpg"
         _, accept = await challenge(service)
@@ -430,12 +422,7 @@ async def test_telegram_gets_jpeg_other_platforms_png(tmp_path):
 async def test_stats_draws_the_rating_history(tmp_path):
     storage = SqliteStorage(str(tmp_path / "s.db"))
     await storage.open()
-    seeds = iter(range(50, 99))
-    service = GameService(
-        storage,
-        ServiceSettings(burst_actions=10**6, render_images=False),
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
-    )
+    service = make_service(storage, first_seed=50, burst_actions=10**6, render_images=False)
     for _ in range(2):
         views = await start_game(service)
         await play_out(service, views)
@@ -453,10 +440,8 @@ async def test_flood_of_presses_is_slowed_down(tmp_path):
     storage = SqliteStorage(str(tmp_path / "f.db"))
     await storage.open()
     clock = Clock()
-    service = GameService(
-        storage,
-        ServiceSettings(render_images=False, burst_actions=5, burst_window=5.0),
-        clock=clock,
+    service = make_service(
+        storage, clock=clock, render_images=False, burst_actions=5, burst_window=5.0
     )
     answers = [await service.command(ALI, GROUP, "help", "") for _ in range(8)]
     slowed = [a for a in answers if "Not so fast" in text_of(a)]
@@ -488,7 +473,7 @@ async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
     path = tmp_path / "locked.db"
     storage = SqliteStorage(str(path), busy_timeout=0.2)
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_images=False, burst_actions=10**6))
+    service = make_service(storage, render_images=False, burst_actions=10**6)
     views = await start_game(service)
     current = board(views)
     actor = await awaiting_actor(service, current.game_id)
@@ -511,7 +496,7 @@ async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
 async def test_board_pictures_drawn_in_a_separate_process(tmp_path):
     storage = SqliteStorage(str(tmp_path / "pool.db"))
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_processes=1))
+    service = make_service(storage, render_processes=1)
     try:
         _, accept = await challenge(service)
         views = await service.press(VELI, GROUP, accept)

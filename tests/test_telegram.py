@@ -16,13 +16,13 @@ from telegram.ext import AIORateLimiter
 
 from bot.config import Config
 from bot.service import actions as A
-from bot.service.service import GameService, ServiceSettings
+from bot.service.service import ServiceSettings
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from bot.telegram import run_telegram
-from core.dice import SeededDice
 from core.match import Match
 from tests.drivers import press_order
+from tests.factory import find_action, make_service
 from tests.fakes.telegram import FakeBotAPI, image_size
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -69,12 +69,7 @@ class Bot:
     async def start(self) -> None:
         self.storage = SqliteStorage(str(self.db))
         await self.storage.open()
-        seeds = iter(range(self.seed, self.seed + 1000))
-        self.service = GameService(
-            self.storage,
-            self.settings,
-            dice_factory=lambda: SeededDice(bytes([next(seeds) % 256]) * 32),
-        )
+        self.service = make_service(self.storage, self.settings, first_seed=self.seed)
         self.stop_event = asyncio.Event()
         before = len(self.fake.calls_to("getUpdates"))
         limiter = self.rate_limiter or AIORateLimiter(
@@ -126,11 +121,7 @@ def buttons(message: dict) -> list[str]:
 
 
 def find(message: dict, code: str) -> str | None:
-    for data in buttons(message):
-        action = A.decode(data)
-        if action and action.code == code:
-            return data
-    return None
+    return find_action(buttons(message), code)
 
 
 def board_message(fake: FakeBotAPI, chat) -> dict:
@@ -350,7 +341,7 @@ async def test_webhook_mode(fake, tmp_path):
         port = sock.getsockname()[1]
     storage = SqliteStorage(str(tmp_path / "hook.db"))
     await storage.open()
-    service = GameService(storage, ServiceSettings(burst_actions=10**6, render_images=False))
+    service = make_service(storage, burst_actions=10**6, render_images=False)
     config = config_for(fake)
     config = Config(
         **{

@@ -10,13 +10,12 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.service.limits import RateLimiter
-from bot.service.service import GameService, ServiceSettings
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
 from bot.web.auth import LinkSigner
 from bot.web.hub import ChangeHub, NotifyingStorage
 from bot.web.server import WebBoard
-from core.dice import SeededDice
+from tests.factory import make_service
 from tests.test_web_auth import TOKEN, signed
 from tests.web_helpers import seats, set_bear_off, start_game
 
@@ -34,12 +33,11 @@ async def web(tmp_path):
     inner = SqliteStorage(str(tmp_path / "w.db"))
     await inner.open()
     storage = NotifyingStorage(inner, hub.changed)
-    seeds = iter(range(1, 1000))
-    service = GameService(
+    service = make_service(
         storage,  # type: ignore[arg-type]
-        ServiceSettings(render_images=False, burst_actions=10**6),
         clock=lambda: NOW,
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+        render_images=False,
+        burst_actions=10**6,
     )
     signer = LinkSigner("test-secret")
     board = WebBoard(service, hub, signer, telegram_token=TOKEN, clock=lambda: NOW)

@@ -20,14 +20,13 @@ from urllib.parse import quote, urlencode
 import pytest
 from aiohttp.test_utils import TestServer
 
-from bot.service.service import GameService, ServiceSettings
 from bot.storage.sqlite import SqliteStorage
 from bot.web.auth import LinkSigner
 from bot.web.hub import ChangeHub, NotifyingStorage
 from bot.web.links import seat_url, watch_url
 from bot.web.server import WebBoard
 from bot.web.state import game_state
-from core.dice import SeededDice
+from tests.factory import make_service
 from tests.test_web_auth import signed
 from tests.web_helpers import seats, set_bear_off, start_game
 
@@ -55,11 +54,10 @@ async def served(tmp_path):
     hub = ChangeHub()
     inner = SqliteStorage(str(tmp_path / "b.db"))
     await inner.open()
-    seeds = iter(range(7, 1000))
-    service = GameService(
+    service = make_service(
         NotifyingStorage(inner, hub.changed),  # type: ignore[arg-type]
-        ServiceSettings(render_images=False),
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+        first_seed=7,
+        render_images=False,
     )
     signer = LinkSigner("browser-test")
     board = WebBoard(service, hub, signer, telegram_token=TOKEN)

@@ -9,16 +9,16 @@ import re
 from urllib.parse import unquote
 
 from bot.console import ConsoleAdapter
-from bot.service.service import GameService, ServiceSettings
 from bot.storage.sqlite import SqliteStorage
 from bot.web.run import console_links, signer_for
+from tests.factory import make_service
 from tests.test_web_telegram import config
 
 
 async def test_console_prints_personal_and_watch_links_once_per_game(tmp_path):
     storage = SqliteStorage(str(tmp_path / "c.db"))
     await storage.open()
-    service = GameService(storage, ServiceSettings(render_images=False))
+    service = make_service(storage, render_images=False)
     cfg = dataclasses.replace(config(web_base_url="http://127.0.0.1:8080"), web_secret="console")
     out = io.StringIO()
     console = ConsoleAdapter(

@@ -14,8 +14,8 @@ from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.storage.base import GameStatus
 from bot.storage.factory import storage_from_url
-from core.dice import SeededDice
 from core.match import Match
+from tests.factory import actions_of, make_service
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = Path(__file__).with_name("press_worker.py")
@@ -35,22 +35,11 @@ async def open_games(db: str, count: int) -> dict[int, int]:
     """Start ``count`` games between pairs of players; returns {game id: version}."""
     storage = storage_from_url(db)
     await storage.open()
-    seeds = iter(range(1, 200))
-    service = GameService(
-        storage,
-        ServiceSettings(render_images=False, burst_actions=10**9),
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
-    )
+    service = make_service(storage, render_images=False, burst_actions=10**9)
     for n in range(count):
         a, b = Actor("workers", f"a{n}", f"A{n}"), Actor("workers", f"b{n}", f"B{n}")
         views = await service.command(a, PLACE, "tavla", "5")
-        accept = next(
-            btn.action
-            for v in views
-            for row in v.buttons
-            for btn in row
-            if A.decode(btn.action).code == A.ACCEPT
-        )
+        accept = actions_of(views)[A.ACCEPT]
         await service.press(b, PLACE, accept)
     games = await storage.games_in_chat("workers", "room", (GameStatus.ACTIVE,))
     versions = {g.id: g.version for g in games}

@@ -6,6 +6,7 @@ from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place
 from core.game import Phase
 from core.match import Match
+from tests.factory import actions_of
 
 ALI = Actor("telegram", "100", "Ali", "ali", "tr")
 VELI = Actor("telegram", "200", "Veli", "veli", "en")
@@ -14,13 +15,10 @@ GROUP = Place("telegram", "-1001", private=False, title="Kahve")
 
 
 def accept_of(views: list) -> str:
-    for view in views:
-        for row in view.buttons:
-            for button in row:
-                action = A.decode(button.action)
-                if action and action.code == A.ACCEPT:
-                    return button.action
-    raise AssertionError("no Accept button")
+    accept = actions_of(views).get(A.ACCEPT)
+    if accept is None:
+        raise AssertionError("no Accept button")
+    return accept
 
 
 async def start_game(service: GameService, variant: str = "tavla") -> int:

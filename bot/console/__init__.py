@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.i18n import translate, translate_lines
+from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import Actor, Button, Place, View
-from bot.storage.base import GameStatus
-from core.match import Match
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +49,9 @@ class ConsoleAdapter:
         self.lang = lang
         self.buttons: list[Button] = []
         self.game_id: int | None = None
+        #: Deadline rounds run after every line typed (the console has no clock of its own).
+        self.deadlines = DeadlineRunner(service)
+        self.deadlines.serve(PLATFORM, self._show_one)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -57,17 +59,10 @@ class ConsoleAdapter:
     async def actor(self) -> Actor:
         """The local player the current game waits for (hot-seat), else the first one."""
         if self.game_id is not None:
-            record = await self.service.storage.get_game(self.game_id)
-            if record and record.status is GameStatus.ACTIVE and record.match:
-                match = Match.from_dict(record.match)
-                if match.game is not None:
-                    user_id = record.seats[match.game.awaiting]
-                    for player in PLAYERS:
-                        user = await self.service.storage.get_or_create_user(
-                            PLATFORM, player.user_id, player.name
-                        )
-                        if user.id == user_id:
-                            return player
+            awaited = await self.service.player_to_act(self.game_id)
+            for player in PLAYERS:
+                if player.user_id == awaited:
+                    return player
         return PLAYERS[0]
 
     async def handle(self, line: str) -> None:
@@ -121,6 +116,9 @@ class ConsoleAdapter:
                 )
                 self.say(options)
 
+    async def _show_one(self, view: View) -> None:
+        self.show([view])
+
     def _write(self, name: str, data: bytes, what: str) -> None:
         """Save a picture or file; a full or read-only disk must not stop the game."""
         path = self.board_dir / name
@@ -144,8 +142,7 @@ class ConsoleAdapter:
                 return
             try:
                 await self.handle(line)
-                for view in await self.service.tick():
-                    self.show([view])
+                await self.deadlines.round()
             except Exception:  # the console must never die on one bad line
                 log.exception("console: line %r failed", line)
                 self.say("Something went wrong with that; the game is safe. Try again.")

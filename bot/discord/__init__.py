@@ -22,6 +22,7 @@ import discord
 from discord import app_commands
 
 from bot.config import Config
+from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.web.discord import enable_web_board
 
@@ -31,9 +32,9 @@ from .commands import CatalogTranslator, build_commands
 
 log = logging.getLogger(__name__)
 
-TICK_SECONDS = 30.0
+TICK_SECONDS = ROUND_SECONDS
 #: Seconds after start-up before the first deadline and repair round (the gateway connects).
-STARTUP_ROUND = 3.0
+STARTUP_ROUND = FIRST_ROUND_AFTER
 
 __all__ = [
     "PLATFORM",
@@ -143,36 +144,38 @@ async def run_discord(
     *,
     tick_seconds: float = TICK_SECONDS,
     defer_after: float = DEFER_AFTER,
+    runner: DeadlineRunner | None = None,
 ) -> None:
-    """Run the bot until ``stop`` is set (or forever), delivering deadline messages."""
+    """Run the bot until ``stop`` is set (or forever), delivering deadline messages. Deadline
+    rounds run every ``tick_seconds``, unless a shared ``runner`` runs them."""
     client = build_client(config, service, defer_after=defer_after)
     enable_web_board(config, client)
     stop = stop or asyncio.Event()
+    own_rounds = runner is None
+    runner = runner or DeadlineRunner(service)
+    client.adapter.serve_deadlines(runner)
     async with client:
         await client.login(config.discord_token or "")
         gateway = asyncio.create_task(client.connect(reconnect=True), name="discord-gateway")
         stopping = asyncio.create_task(stop.wait(), name="discord-stop")
-        # The first round comes soon after start-up: boards that lag their game (the bot
-        # stopped between a save and an edit) are redrawn without waiting a whole period.
-        wait = min(STARTUP_ROUND, tick_seconds)
+        rounds = None
+        if own_rounds:
+            # The first round comes soon after start-up (the gateway connects): boards that
+            # lag their game (the bot stopped between a save and an edit) are redrawn
+            # without waiting a whole period.
+            first = min(STARTUP_ROUND, tick_seconds)
+            rounds = asyncio.create_task(runner.run(stop, tick_seconds, first_after=first))
         try:
-            while True:
-                await asyncio.wait(
-                    {gateway, stopping}, timeout=wait, return_when=asyncio.FIRST_COMPLETED
-                )
-                wait = tick_seconds
-                if stopping.done():
-                    break
-                if gateway.done():
-                    gateway.result()  # a fatal gateway error (bad token, intents) is raised
-                    break
-                try:
-                    await client.adapter.tick()
-                except Exception:
-                    # A failed round of reminders must not stop the bot; the next one retries.
-                    log.exception("deadline round failed")
+            await asyncio.wait({gateway, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if not stopping.done():
+                gateway.result()  # a fatal gateway error (bad token, intents) is raised
         finally:
             stopping.cancel()
+            if rounds is not None:
+                if not stop.is_set():
+                    rounds.cancel()  # the gateway has ended: nothing could be delivered
+                with contextlib.suppress(asyncio.CancelledError):
+                    await rounds  # on stop, the round under way finishes first
             await client.close()
             gateway.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -27,6 +27,7 @@ import discord
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
+from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
 
@@ -265,6 +266,7 @@ class DiscordAdapter:
             extra["view"] = ui
         if files:
             extra["files"] = files
+        message: discord.Message
         if not interaction.response.is_done():
             response = await interaction.response.send_message(content, **extra)
             resource = response.resource if response is not None else None
@@ -285,6 +287,7 @@ class DiscordAdapter:
 
     async def _edit_board(self, exchange: _Exchange, view: View) -> bool:
         """Edit the board in place; False when it can't be (then a new one is sent)."""
+        assert view.game_id is not None  # a board view
         interaction = exchange.interaction
         content, files, ui = text_of(view), files_of(view), view_of(view)
         exchange.summary = content
@@ -356,19 +359,16 @@ class DiscordAdapter:
         return True
 
     async def _replace_challenge(self, exchange: _Exchange, view: View) -> bool:
-        """Accepting a challenge turns the challenge message into the game's first line."""
+        """Accepting a challenge turns the challenge message into the game's first line
+        (the service marks such views ``replace_pressed``)."""
         interaction = exchange.interaction
-        pressed = interaction.message
         if (
-            not exchange.is_press
+            not view.replace_pressed
+            or not exchange.is_press
             or interaction.response.is_done()
-            or pressed is None
-            or pressed.attachments
+            or interaction.message is None
             or view.game_id is None
             or view.game_id != exchange.pressed_game
-            or view.image is not None
-            or view.buttons
-            or view.document is not None
         ):
             return False
         await interaction.response.edit_message(content=text_of(view), view=None)
@@ -407,18 +407,27 @@ class DiscordAdapter:
             except discord.HTTPException:
                 log.warning("could not show a board again", exc_info=True)
 
+    def serve_deadlines(self, runner: DeadlineRunner) -> None:
+        """Deliver the deadline runner's views of Discord games (reminders, expiries, claims,
+        boards that lag their game) to the channels of their boards."""
+        runner.serve(
+            PLATFORM,
+            self.send_background,
+            errors=(discord.HTTPException,),
+            undeliverable=self._undeliverable,
+        )
+
     async def tick(self) -> None:
-        """Send what the service's deadlines produced (reminders, expiries, claims) and the
-        boards that lag their game."""
-        for view in await self.service.tick():
-            try:
-                await self.send_background(view)
-            except discord.HTTPException:
-                log.warning("could not deliver a deadline message", exc_info=True)
-                if view.game_id is not None and view.version is not None:
-                    # The board's channel is gone or closed to the bot: stop redrawing it
-                    # every round. A press on it, or /board in any channel, shows it again.
-                    await self.service.board_shown(view.game_id, view.version)
+        """One deadline round for this adapter alone (run_discord runs them periodically)."""
+        runner = DeadlineRunner(self.service)
+        self.serve_deadlines(runner)
+        await runner.round()
+
+    async def _undeliverable(self, view: View) -> None:
+        if view.game_id is not None and view.version is not None:
+            # The board's channel is gone or closed to the bot: stop redrawing it every
+            # round. A press on it, or /board in any channel, shows it again.
+            await self.service.board_shown(view.game_id, view.version)
 
     async def send_background(self, view: View) -> None:
         """A view made without an interaction, to the channel of its game's board."""
@@ -427,8 +436,7 @@ class DiscordAdapter:
         target = view.message
         if target is None and view.game_id is not None:
             # The service does not put the board reference on every deadline view.
-            record = await self.service.storage.get_game(view.game_id)
-            target = record.message if record is not None else None
+            target = await self.service.board_message(view.game_id)
         if not target or target.get("channel_id") is None:
             log.info("no channel known for a deadline message of game %s", view.game_id)
             if view.game_id is not None and view.version is not None:

@@ -74,7 +74,7 @@ class CatalogTranslator(app_commands.Translator):
 
 
 def _adapter(interaction: discord.Interaction[Any]) -> DiscordAdapter:
-    return interaction.client.adapter  # type: ignore[attr-defined, no-any-return]
+    return interaction.client.adapter
 
 
 def _words(*words: object) -> str:
@@ -239,7 +239,7 @@ def build_commands() -> list[app_commands.Command[Any, ..., None]]:
     """Fresh command objects for one client's tree (every name of the Telegram menu)."""
     commands = []
     for name, description in DESCRIPTIONS.items():
-        command = app_commands.Command(
+        command: app_commands.Command[Any, ..., None] = app_commands.Command(
             name=name,
             description=locale_str(description),
             callback=_CALLBACKS[name],  # type: ignore[arg-type]

@@ -160,6 +160,7 @@ class ChallengesMixin(ServiceBase):
                 game_id=record.id,
                 edit=True,
                 message=record.message,
+                replace_pressed=True,
             )
         ]
 
@@ -268,5 +269,6 @@ class ChallengesMixin(ServiceBase):
             ],
             lang=self._lang(user, chat, private=False),
             game_id=record.id,
+            replace_pressed=not new,  # an accepted challenge becomes the game's first line
         )
         return [intro, board]

@@ -4,6 +4,7 @@ clocks resumed when a paused chat is heard from again."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 from bot.i18n import t
 from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError, StorageError
@@ -18,15 +19,20 @@ log = logging.getLogger(__name__)
 class DeadlinesMixin(ServiceBase):
     """The clock's side of the service: run :meth:`tick` often."""
 
-    async def tick(self) -> list[View]:
+    async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
         """Deadlines: expire old challenges, remind slow players, offer claims; and boards
         that lag their game (the bot stopped between a save and its edit, an edit failed)
-        redrawn. Run often, and once at start-up."""
+        redrawn. Run often, and once at start-up (bot/service/runner.py does).
+
+        With ``platforms``, only the games of those platforms are looked at: an adapter
+        never takes the reminders of another platform's games, which it could not deliver."""
         now = self.clock()
-        views: list[View] = await self._repairs(now)
+        views: list[View] = await self._repairs(now, platforms)
         longest = max(self.settings.turn_limit, self.settings.fast_turn_limit)
         lead = longest * (1 - self.settings.reminder_at)
         for record in await self.storage.due_games(now, lead):
+            if platforms is not None and record.platform not in platforms:
+                continue
             try:
                 views.extend(await self._tick_game(record, now))
             except StaleVersionError:
@@ -35,7 +41,7 @@ class DeadlinesMixin(ServiceBase):
                 log.warning("tick: storage unavailable for game %s", record.id, exc_info=True)
         return views
 
-    async def _repairs(self, now: float) -> list[View]:
+    async def _repairs(self, now: float, platforms: Collection[str] | None) -> list[View]:
         """Board views for games whose board message shows an older version."""
         views = []
         settings = self.settings
@@ -47,6 +53,8 @@ class DeadlinesMixin(ServiceBase):
             log.warning("tick: storage unavailable for board repairs", exc_info=True)
             return []
         for record in lagging:
+            if platforms is not None and record.platform not in platforms:
+                continue
             chat = await self.storage.get_chat(record.platform, record.chat_id)
             views.extend(await self._boards_of(chat, [record]))
         return views
@@ -95,9 +103,12 @@ class DeadlinesMixin(ServiceBase):
             if record.settings.get("computer") == 1 - game.awaiting:
                 game.forfeit(game.awaiting, "timeout")
                 ctx.events.append(("timeout", {"seat": 1 - game.awaiting}))
-                return await self._commit(
+                ended = await self._commit(
                     ctx, chat, await self._seat_user(record, 1 - record.settings["computer"])
                 )
+                for view in ended:
+                    view.chat = where  # addressed, as every view of a round, to be delivered
+                return ended
             async with self.storage.transaction() as tx:
                 # Offered once: the game leaves the deadline scan, the claim stays open.
                 record.settings["claimable_since"] = record.deadline

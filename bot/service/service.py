@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.i18n import t
+from bot.storage.base import GameStatus
+from core.match import Match
 
 from . import actions as A
 from .base import ServiceBase, ServiceSettings, UserFacingError
@@ -165,6 +167,26 @@ class GameService(
             if record.message and record.message.get("message_id") == message.get("message_id"):
                 return record.id
         return None
+
+    # -- what adapters may ask (they never read storage themselves) --------------------
+
+    async def board_message(self, game_id: int) -> dict[str, Any] | None:
+        """Where the game's board is, as the adapter bound it (None: not known)."""
+        record = await self.storage.get_game(game_id)
+        return record.message if record is not None else None
+
+    async def player_to_act(self, game_id: int) -> str | None:
+        """The platform user id of the player an active game waits for (None: the game is
+        not active, or not known)."""
+        record = await self.storage.get_game(game_id)
+        if record is None or record.status is not GameStatus.ACTIVE or not record.match:
+            return None
+        game = Match.from_dict(record.match).game
+        if game is None:
+            return None
+        user_id = record.seats[game.awaiting]
+        user = await self.storage.get_user(user_id) if user_id is not None else None
+        return user.platform_id if user is not None else None
 
 
 __all__ = [

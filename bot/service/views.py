@@ -61,6 +61,9 @@ class View:
     buttons: list[list[Button]] = field(default_factory=list)
     game_id: int | None = None
     edit: bool = False
+    #: Answering a press: this view's text may replace the message pressed on, buttons and
+    #: all (an accepted or declined challenge), where the platform answers a press that way.
+    replace_pressed: bool = False
     notice: bool = False
     alert: bool = False
     document: tuple[str, bytes] | None = None

@@ -53,6 +53,7 @@ from telegram.ext import (
 from bot.config import Config
 from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
 from bot.logs import quiet_http_clients
+from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
 from bot.telegram.transport import AiohttpRequest
@@ -65,7 +66,7 @@ NETWORK_ATTEMPTS = 3
 NETWORK_BACKOFF = 0.5  # seconds, times the attempt number
 T = TypeVar("T")
 CAPTION_LIMIT = 1024
-TICK_SECONDS = 30.0
+TICK_SECONDS = ROUND_SECONDS
 EDITED_MEMORY = 10_000  # board messages whose newest edited version is remembered
 #: Refusals that mean the bot cannot post in the chat at all (any other BadRequest is about
 #: one message). Telegram words them like this; Forbidden is always such a refusal.
@@ -242,7 +243,9 @@ class TelegramAdapter:
         rest = [v for v in views if not v.notice]
         # The answer (which stops the button's spinner) and the new board do not depend on
         # each other: sent together, the board arrives one Bot API round trip sooner.
-        await _all(answer, self.send(rest, context, chat_id=chat.id, pressed=query.message))
+        # A message too old for the bot to see (InaccessibleMessage) can't be edited as such.
+        pressed = query.message if isinstance(query.message, Message) else None
+        await _all(answer, self.send(rest, context, chat_id=chat.id, pressed=pressed))
 
     async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group became a supergroup: its games, language and leaderboard move along, and
@@ -562,15 +565,14 @@ class TelegramAdapter:
 
     # -- background --------------------------------------------------------------------------
 
-    async def tick(self, bot: Any) -> None:
-        """Send what the service's deadlines and board repairs produced."""
-        for view in await self.service.tick():
-            if view.chat is None or view.chat[0] != PLATFORM:
-                continue
-            try:
-                await self.send([view], _BotContext(bot), chat_id=view.chat[1])
-            except TelegramError:
-                log.warning("could not deliver a deadline message", exc_info=True)
+    def serve_deadlines(self, runner: DeadlineRunner, bot: Any) -> None:
+        """Deliver the deadline runner's views of Telegram games through ``bot``."""
+
+        async def deliver(view: View) -> None:
+            assert view.chat is not None  # the runner hands over addressed views only
+            await self.send([view], _BotContext(bot), chat_id=view.chat[1])
+
+        runner.serve(PLATFORM, deliver, errors=(TelegramError,))
 
 
 class _BotContext:
@@ -661,10 +663,15 @@ async def run_telegram(
     *,
     rate_limiter: AIORateLimiter | None = None,
     tick_seconds: float = TICK_SECONDS,
+    runner: DeadlineRunner | None = None,
 ) -> None:
-    """Run the bot until ``stop`` is set (or forever): polling, or a webhook if configured."""
+    """Run the bot until ``stop`` is set (or forever): polling, or a webhook if configured.
+    Deadline rounds run every ``tick_seconds``, unless a shared ``runner`` runs them."""
     app, adapter = build_application(config, service, rate_limiter=rate_limiter)
     stop = stop or asyncio.Event()
+    own_rounds = runner is None
+    runner = runner or DeadlineRunner(service)
+    adapter.serve_deadlines(runner, app.bot)
     async with app:
         await set_commands(app)
         await app.start()
@@ -680,16 +687,10 @@ async def run_telegram(
         else:
             await app.updater.start_polling()
         try:
-            # The first round runs at start-up: boards that lag their game (the bot stopped
-            # between a save and an edit) are redrawn at once.
-            while not stop.is_set():
-                try:
-                    await adapter.tick(app.bot)
-                except Exception:
-                    # A failed round of reminders must not stop the bot; the next one retries.
-                    log.exception("deadline round failed")
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), tick_seconds)
+            if own_rounds:
+                await runner.run(stop, tick_seconds)  # the first round at once
+            else:
+                await stop.wait()
         finally:
             await app.updater.stop()
             await app.stop()

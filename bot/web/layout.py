@@ -25,7 +25,7 @@ def _colours(value: Any) -> Any:
     if is_dataclass(value):
         return {f.name: _colours(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, tuple) and len(value) == 3 and all(isinstance(v, int) for v in value):
-        return _hex(value)  # type: ignore[arg-type]
+        return _hex(value)
     return value
 
 

@@ -1,0 +1,97 @@
+"""One way for tests to build a game service and press its buttons.
+
+A service for tests has reproducible dice (a fresh seed per game, counted up from ``first``)
+and, where a test moves time, a :class:`Clock` it controls. Buttons are found in a view by
+their action code, as a player would find them by their label.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from bot.service import actions as A
+from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.views import Button, View
+from bot.storage.base import Storage
+from core.dice import SeededDice
+
+
+class Clock:
+    """A clock that stands still until the test moves it (``clock.now += 60``)."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def seeded_dice(first: int = 1) -> Callable[[], SeededDice]:
+    """A dice factory: game n gets the seed of 32 bytes ``first + n - 1`` (mod 256)."""
+    seeds = iter(range(first, first + 100_000))
+    return lambda: SeededDice(bytes([next(seeds) % 256]) * 32)
+
+
+def make_service(
+    storage: Storage,
+    settings: ServiceSettings | None = None,
+    *,
+    clock: Callable[[], float] = time.time,
+    first_seed: int | None = 1,
+    **changes: Any,
+) -> GameService:
+    """A service on ``storage`` with ``settings`` (the defaults if None) and ``changes`` to
+    them; its dice seeded from ``first_seed`` (``None``: random seeds, as in production)."""
+    settings = settings or ServiceSettings()
+    if changes:
+        settings = replace(settings, **changes)
+    return GameService(
+        storage,
+        settings,
+        clock=clock,
+        dice_factory=SeededDice if first_seed is None else seeded_dice(first_seed),
+    )
+
+
+def buttons_of(view: View) -> Iterable[Button]:
+    """Every button of a view, row by row."""
+    for row in view.buttons:
+        yield from row
+
+
+def find_action(ids: Iterable[str], code: str, *, prefix: str = "") -> str | None:
+    """The first of ``ids`` (action ids as a platform carries them, each after ``prefix``)
+    whose action is ``code``, if any."""
+    for data in ids:
+        action = A.decode(data.removeprefix(prefix))
+        if action and action.code == code:
+            return data
+    return None
+
+
+def find(view: View, code: str) -> str | None:
+    """The action id of the first button of ``view`` with action ``code``, if any."""
+    return find_action((button.action for button in buttons_of(view)), code)
+
+
+def actions_of(views: Iterable[View]) -> dict[str, str]:
+    """The first action id of each action code on the buttons of ``views``."""
+    found: dict[str, str] = {}
+    for view in views:
+        for button in buttons_of(view):
+            action = A.decode(button.action)
+            if action:
+                found.setdefault(action.code, button.action)
+    return found
+
+
+async def press(
+    service: GameService, actor: Actor, place: Place, view: View, code: str
+) -> list[View]:
+    """Press the button of ``view`` with action ``code`` (it must be there)."""
+    action = find(view, code)
+    assert action is not None, f"no {code!r} button on the board"
+    return await service.press(actor, place, action)
