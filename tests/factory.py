@@ -95,3 +95,15 @@ async def press(
     action = find(view, code)
     assert action is not None, f"no {code!r} button on the board"
     return await service.press(actor, place, action)
+
+
+async def a_step(service: GameService, actor: Actor, place: Place, view: View) -> str:
+    """The action id of a press on ``view`` that moves a checker: a move button, or the first
+    move of the first checker picked (a pick alone changes only the keyboard)."""
+    step = find(view, A.MOVE)
+    if step is None:
+        picked = await press(service, actor, place, view, A.SELECT)
+        shown = [v for v in picked if v.buttons and not v.notice]
+        step = find(shown[-1], A.MOVE) if shown else None
+    assert step is not None, "no checker to move on the board"
+    return step

@@ -17,6 +17,7 @@ import pytest
 from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service import base as service_base
+from bot.service.keypad import KeypadLimits
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.service.views import View
 from bot.storage.base import GameStatus
@@ -24,7 +25,7 @@ from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
 from renderers.picture import render_picture
-from tests.factory import find, make_service, press
+from tests.factory import a_step, find, make_service, press
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -185,8 +186,7 @@ async def test_wrong_player_stale_button_and_outsider_are_refused(env):
     outsider = await service.press(AYSE, GROUP, action)
     assert outsider[0].notice
     assert "not a player" in text_of(outsider).lower()
-    selected = await service.press(actor, GROUP, action)
-    step = find(board(selected), A.MOVE)
+    step = await a_step(service, actor, GROUP, current)
     await service.press(actor, GROUP, step)  # changes the game: a new version
     stale = await service.press(actor, GROUP, step)
     # A double press: the first press's board is on its way, so only a toast.
@@ -323,8 +323,7 @@ async def test_simultaneous_presses_apply_once(env):
     views = await start_game(service)
     current = board(views)
     actor = await awaiting_actor(service, current.game_id)
-    selected = await service.press(actor, GROUP, current.buttons[0][0].action)
-    action = find(board(selected), A.MOVE)
+    action = await a_step(service, actor, GROUP, current)
     results = await asyncio.gather(*(service.press(actor, GROUP, action) for _ in range(5)))
     applied = [r for r in results if not r[0].notice]
     assert len(applied) == 1
@@ -391,10 +390,18 @@ async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch
         again = await service.command(ALI, GROUP, "board", "")
         assert again[0].image == shown.image
         assert drawn == ["png"]
-        # Picking a checker changes what is shown (its targets light up): a new picture.
+        # Picking a checker (on a board that asks for picks) changes only the buttons: no
+        # picture; moving one changes what is shown: a new picture.
+        service.settings.keypad["test"] = KeypadLimits(plays=0, moves=0)
+        again = board(await service.command(ALI, GROUP, "board", ""))
+        assert drawn == ["png"]
         mover = await awaiting_actor(service, shown.game_id)
-        picked = board(await press(service, mover, GROUP, shown, A.SELECT))
-        assert picked.image != shown.image
+        picked = board(await press(service, mover, GROUP, again, A.SELECT))
+        assert picked.keyboard_only
+        assert picked.image is None
+        assert drawn == ["png"]
+        moved = board(await press(service, mover, GROUP, picked, A.MOVE))
+        assert moved.image != shown.image
         assert drawn == ["png", "png"]
     finally:
         await storage.close()
@@ -477,8 +484,7 @@ async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
     views = await start_game(service)
     current = board(views)
     actor = await awaiting_actor(service, current.game_id)
-    selected = await service.press(actor, GROUP, current.buttons[0][0].action)
-    step = find(board(selected), A.MOVE)
+    step = await a_step(service, actor, GROUP, current)
     other = sqlite3.connect(path, timeout=0)
     other.execute("BEGIN IMMEDIATE")
     try:
