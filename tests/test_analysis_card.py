@@ -3,8 +3,11 @@ three costliest decisions, with every word taken from the labels passed in."""
 
 from __future__ import annotations
 
+import functools
 import io
+import itertools
 
+import pytest
 from PIL import Image, ImageChops
 
 from core.ai import player_for
@@ -15,7 +18,8 @@ from core.dice import FixedDice, RandomDice
 from core.game import Game
 from core.position import Position
 from core.variants import variant_by_name
-from renderers.analysis_card import CARD_LABELS, render_analysis_card
+from renderers.analysis_card import CARD_LABELS, card_layout, render_analysis_card
+from renderers.geometry import Rect
 
 
 class QuickEvaluator(NetworkEvaluator):
@@ -23,6 +27,7 @@ class QuickEvaluator(NetworkEvaluator):
         return super().play_values(variant, afters, scoring, False)
 
 
+@functools.cache
 def analysis_of(name: str, seed: int = 4):
     variant = variant_by_name(name)
     players = [player_for(name, "beginner", seed), player_for(name, "club")]
@@ -84,3 +89,58 @@ def test_the_decision_list_has_a_line_per_decision_in_the_labels_language() -> N
     assert turkish.count("(Çok kötü)") == very_bad
     assert "hamle" in turkish
     assert ", move " not in turkish
+
+
+# Russian words run longest; the stretched set makes every word three times as long.
+RUSSIAN = {
+    "title": "Анализ партии",
+    "single": "{variant} · одна партия",
+    "evaluator": "анализ: {name}",
+    "error_rate": "Ошибки (миллипункты)",
+    "decisions": "Решения",
+    "doubtful": "Сомнительные",
+    "bad": "Плохие",
+    "very_bad": "Очень плохие",
+    "luck": "Удача (очки)",
+    "luck_adjusted": "Результат с поправкой на удачу",
+    "worst": "Самые дорогие решения",
+    "where": "Партия {game}, ход {move} · {name}",
+    "played": "Сыграно: {play}",
+    "best": "Лучший ход: {play}",
+    "loss": "−{loss} эквити",
+    "Awful!": "Ужасно!",
+    "Supernatural": "Сверхъестественно",
+    "Beginner": "Новичок",
+}
+STRETCHED = {key: " ".join([value] * 3) for key, value in CARD_LABELS.items()}
+
+
+@pytest.mark.parametrize("width", [1200, 800])
+@pytest.mark.parametrize("words", ["en", "ru", "stretched"])
+@pytest.mark.parametrize("name", ["tavla", "turkish", "uzun"])
+def test_nothing_on_the_card_overlaps_and_the_heading_clears_the_figures(
+    name: str, words: str, width: int
+) -> None:
+    labels = {"en": None, "ru": RUSSIAN, "stretched": STRETCHED}[words]
+    analysis = analysis_of(name)
+    (w, h), placed = card_layout(analysis, labels, width=width)
+    card = Rect(0, 0, w, h)
+    for item in placed:
+        assert card.contains_rect(item.box, tolerance=0), item
+    for a, b in itertools.combinations(placed, 2):
+        assert not a.box.intersects(b.box), (a, b)
+    # The heading of the costliest decisions sits clearly below both players' figures.
+    heading = next(p.box for p in placed if p.kind == "heading")
+    figures = [p.box for p in placed if p.column is not None and p.kind in ("label", "value")]
+    assert len(figures) == 2 * 2 * 8
+    assert heading.y0 - max(b.y1 for b in figures) >= 0.02 * width
+    # Each player's figures stay in that player's half, each decision in its column.
+    for p in placed:
+        if p.kind in ("name", "rating", "label", "value"):
+            half = Rect(p.column * w / 2, 0, (p.column + 1) * w / 2, h)
+            assert half.contains_rect(p.box, tolerance=0), p
+        elif p.kind in ("where", "played", "best", "loss", "board", "bar"):
+            third = Rect(p.column * w / 3, 0, (p.column + 1) * w / 3, h)
+            assert third.contains_rect(p.box, tolerance=0), p
+    # The picture is the laid-out card.
+    assert image(render_analysis_card(analysis, labels, width=width)).size == (w, h)
