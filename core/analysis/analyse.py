@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from core.ai.cube import CubeState
+from core.ai.lookahead import ROLL_WEIGHTS, ROLLS
 from core.dice import FixedDice
 from core.errors import TavlaError
 from core.game import Game, Phase
@@ -25,7 +26,7 @@ from core.notation import format_play
 from core.position import Position
 from core.variants import Variant
 
-from .evaluators import ROLL_WEIGHTS, ROLLS, Evaluator, evaluator_for
+from .evaluators import Evaluator, evaluator_for
 from .records import Action, RecordError, from_histories
 from .results import Decision, MatchAnalysis, PlayerSummary
 from .scoring import CubeEquities, Scoring, Skill, cube_equities

@@ -19,6 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from core.ai.gnubg_player import gnubg_board, load_gnubg
+from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, one_ply
 from core.ai.network import (
     Network,
     equity,
@@ -29,14 +30,10 @@ from core.ai.network import (
 )
 from core.ai.sim import outcome_vector, result_points
 from core.movegen import legal_plays
-from core.position import CHECKERS, HEAD, OFF, Position
+from core.position import CHECKERS, OFF, Position
 from core.variants import Variant
 
 from .scoring import Scoring
-
-# The 21 distinct rolls and their weights out of 36.
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 
 
 class Evaluator(Protocol):
@@ -53,11 +50,6 @@ class Evaluator(Protocol):
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         """Cubeless outputs (5,) of the side on roll of ``position``, before rolling."""
         ...
-
-
-def _first_turn(variant: Variant, position: Position) -> bool:
-    # In Uzun Tavla a player with all fifteen on the head has not moved yet.
-    return variant.head_rule and position.mover[HEAD] == CHECKERS
 
 
 def _split_finished(
@@ -92,48 +84,14 @@ class NetworkEvaluator:
             values[rest] = scoring.value(flip(self.net.evaluate_array(theirs)))
             return values
         for i in rest:
-            values[i] = self._one_ply(variant, afters[i], scoring)
+            values[i] = one_ply(self.net, variant, afters[i], scoring.value, scoring.points)
         return values
-
-    def _one_ply(self, variant: Variant, after: Position, scoring: Scoring) -> float:
-        """My equity after ``after``, the opponent answering every roll with its best reply."""
-        theirs = after.swapped()
-        first = _first_turn(variant, theirs)
-        leaves: list[Position] = []
-        groups: list[tuple[int, list[float]]] = []  # (leaves to evaluate, fixed values)
-        for roll in ROLLS:
-            replies = legal_plays(variant, theirs, roll, first)
-            if not replies:
-                leaves.append(after)
-                groups.append((1, []))
-                continue
-            fixed: list[float] = []
-            count = 0
-            for reply in replies:
-                if reply.after.mover[OFF] == CHECKERS:
-                    fixed.append(scoring.points(-result_points(variant, reply.after)))
-                else:
-                    leaves.append(reply.after.swapped())
-                    count += 1
-            groups.append((count, fixed))
-        mine: Sequence[float] | np.ndarray = (
-            scoring.value(self.net.evaluate_array(positions_array(leaves))) if leaves else []
-        )
-        total = 0.0
-        at = 0
-        for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):
-            worst = min(fixed) if fixed else np.inf
-            if count:
-                worst = min(worst, float(np.min(mine[at : at + count])))
-                at += count
-            total += weight * worst
-        return total
 
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         """The outputs after each roll's best play (by cubeless equity), averaged: the
         network's own pre-roll value is least sure in the rare positions cubes are turned in.
         """
-        first = _first_turn(variant, position)
+        first = first_turn(variant, position)
         total = np.zeros(5)
         bgs = variant.backgammons
         for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
