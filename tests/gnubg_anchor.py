@@ -19,6 +19,7 @@ from pathlib import Path
 
 from core.ai import player_for
 from core.analysis import MatchAnalysis
+from core.analysis.scoring import BAD, DOUBTFUL, VERY_BAD
 from core.analysis.selfplay import play_match
 from core.dice import RandomDice
 from core.export import export_games
@@ -26,6 +27,9 @@ from core.variants import variant_by_name
 
 _SCRIPT = """
 import gnubg, json
+gnubg.command("set analysis threshold doubtful {doubtful}")
+gnubg.command("set analysis threshold bad {bad}")
+gnubg.command("set analysis threshold verybad {very_bad}")
 gnubg.command("set analysis chequerplay evaluation plies {plies}")
 gnubg.command("set analysis cubedecision evaluation plies {plies}")
 gnubg.command("import mat {mat}")
@@ -81,7 +85,11 @@ class GnubgAnalysis:
 
 
 def gnubg_analyse(mat_text: str, plies: int = 2, timeout: float = 1800) -> GnubgAnalysis:
-    """Run gnubg's ``analyse match`` on ``mat_text`` (seat 0 is gnubg's player X)."""
+    """Run gnubg's ``analyse match`` on ``mat_text`` (seat 0 is gnubg's player X).
+
+    gnubg labels decisions at the project's thresholds (0.04, 0.08, 0.16): gnubg 1.07's own
+    defaults are lower (0.03, 0.06, 0.12), which would compare two different things.
+    """
     binary = gnubg_binary()
     if binary is None:
         raise RuntimeError("gnubg is not installed")
@@ -90,7 +98,16 @@ def gnubg_analyse(mat_text: str, plies: int = 2, timeout: float = 1800) -> Gnubg
         mat.write_text(mat_text)
         out = Path(tmp, "match.json")
         script = Path(tmp, "analyse.py")
-        script.write_text(_SCRIPT.format(plies=plies, mat=mat, out=str(out)))
+        script.write_text(
+            _SCRIPT.format(
+                plies=plies,
+                mat=mat,
+                out=str(out),
+                doubtful=DOUBTFUL,
+                bad=BAD,
+                very_bad=VERY_BAD,
+            )
+        )
         env = {**os.environ, "HOME": tmp}
         done = subprocess.run(
             [binary, "-t", "-q", "-r", "-p", str(script)],
