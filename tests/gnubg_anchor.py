@@ -126,6 +126,39 @@ def gnubg_analyse(mat_text: str, plies: int = 2, timeout: float = 1800) -> Gnubg
     return result
 
 
+_IMPORT_SCRIPT = """
+import gnubg
+gnubg.command("import mat {mat}")
+print("=====COUNTS", [len(g["game"]) for g in gnubg.match()["games"]])
+"""
+
+
+def gnubg_import(mat_text: str, timeout: float = 120) -> tuple[list[int], str]:
+    """Import ``mat_text`` into gnubg: the number of records in each game it read, and what
+    gnubg printed on the way (its warnings about lines it did not understand)."""
+    binary = gnubg_binary()
+    if binary is None:
+        raise RuntimeError("gnubg is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        mat = Path(tmp, "match.mat")
+        mat.write_text(mat_text)
+        script = Path(tmp, "import.py")
+        script.write_text(_IMPORT_SCRIPT.format(mat=mat))
+        done = subprocess.run(
+            [binary, "-t", "-q", "-r", "-p", str(script)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "HOME": tmp},
+            check=False,
+        )
+    printed = done.stdout + done.stderr
+    counts = re.search(r"=====COUNTS \[([\d, ]*)\]", printed)
+    if counts is None:
+        raise RuntimeError(f"gnubg failed: {printed[-2000:]}")
+    return [int(n) for n in counts.group(1).split(",") if n.strip()], printed
+
+
 def _read_decisions(data: dict, result: GnubgAnalysis) -> None:
     seat = {"X": 0, "O": 1}
     for number, game in enumerate(data["games"], 1):
