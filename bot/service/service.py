@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from bot.drawing import DrawingPool
@@ -41,6 +42,7 @@ from renderers.text import render_text
 from renderers.view import BoardView
 
 from . import actions as A
+from .analysis import analyse_command
 from .errors import error_text
 from .export import export_match
 from .limits import RateLimiter, clean_name
@@ -222,6 +224,8 @@ class GameService:
             "top": self._top,
             "stats": self._stats,
             "export": self._export,
+            # /analyse and its spellings (analysis.py).
+            **dict.fromkeys(("analyse", "analyze", "analiz"), partial(analyse_command, self)),
             "dice": self._dice,
             "lang": self._set_lang,
             "board": self._show_board,
