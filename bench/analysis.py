@@ -9,7 +9,8 @@
    levels, exported as ``.mat``, analysed by ``gnubg -t`` (``analyse match``, 2-ply) and by
    the project, with the network and (when the ``gnubg`` Python extra is installed) with
    the default evaluator, gnubg 2-ply. Prints the share of gnubg's very bad decisions the
-   project also calls very bad (target >= 85%) and each player's error per decision against
+   project also calls very bad (target >= 85%; gnubg labels at the project's thresholds,
+   0.04/0.08/0.16, not its own 1.07 defaults) and each player's error per decision against
    gnubg's overall error rate (target within 20%).
 
 The last line holds the headline figures as ``name=value`` pairs.

@@ -20,13 +20,19 @@ def export_games(
     games: Iterable[list[dict[str, Any]]],
     *,
     variant: str = "tavla",
+    comments: Sequence[str] = (),
 ) -> str:
     """The ``.mat`` text of a contest: ``games`` holds each game's events in order.
 
     Tavla's text is exactly gnubg's format. For Turkish tavla and Uzun Tavla (``variant``
     ``turkish`` or ``uzun``) a first comment line names the game: ``; [Variant "uzun"]``.
+    ``comments`` (an analysis, say) are written as ``;`` lines in the header: the one place
+    the format has for them (gnubg's import stops at a ``;`` line between a game's moves).
     """
     out = [f" {length} point match" if length else " 0 point match", ""]
+    for comment in reversed(comments):
+        for line in reversed(str(comment).splitlines() or [""]):
+            out.insert(0, f"; {line}".rstrip())
     if variant != "tavla":
         out.insert(0, f'; [Variant "{variant}"]')
     score = [0.0, 0.0]

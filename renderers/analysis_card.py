@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
-from core.analysis import Decision, MatchAnalysis, PlayerSummary
+from core.analysis import Decision, MatchAnalysis
 from core.variants import variant_by_name
 
 from .board import _fit, font, render_image
+from .geometry import Rect
 from .themes import RGB, theme_by_name
 from .view import BLACK, WHITE, BoardView
+from .view import LABELS as BOARD_LABELS
 
 #: The card's words in English; ``{…}`` fields are filled in. Pass translations as ``labels``.
 CARD_LABELS: dict[str, str] = {
@@ -73,6 +75,224 @@ class _Words:
         return str(self.labels.get(key, key)).format(**params)
 
 
+class CardPlaced(NamedTuple):
+    """One thing drawn on the card: ``kind`` (``title``, ``label``, ``value``, ``heading``,
+    ``board``, …), the seat or decision column it belongs to (``None`` for the whole card),
+    and its outline in pixels."""
+
+    kind: str
+    column: int | None
+    box: Rect
+
+
+class _Card:
+    """Draws the card top to bottom, each block placed below the last one drawn, and keeps
+    a record of every box (:func:`card_layout`) so tests can check nothing overlaps."""
+
+    def __init__(
+        self, analysis: MatchAnalysis, labels: Mapping[str, str] | None, theme: str, width: int
+    ) -> None:
+        self.analysis = analysis
+        self.words = _Words(labels)
+        self.theme = theme
+        self.colors = theme_by_name(theme)
+        self.width = width
+        # Everything scales with the width; the sizes below are for a 1200-pixel card.
+        self.u = width / 1200
+        self.placed: list[CardPlaced] = []
+        self.ops: list[tuple[str, tuple[Any, ...]]] = []
+
+    def px(self, n: float) -> int:
+        return round(n * self.u)
+
+    def text(
+        self,
+        kind: str,
+        column: int | None,
+        xy: tuple[float, float],
+        words: str,
+        fnt: ImageFont.FreeTypeFont,
+        fill: RGB,
+        anchor: str = "la",
+    ) -> Rect:
+        """Queue ``words`` at ``xy`` and record the box they cover."""
+        x0, y0, x1, y1 = fnt.getbbox(words, anchor=anchor)
+        box = Rect(x0 + xy[0], y0 + xy[1], x1 + xy[0], y1 + xy[1])
+        self.ops.append(("text", (xy, words, fnt, fill, anchor)))
+        self.placed.append(CardPlaced(kind, column, box))
+        return box
+
+    def font(self, size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
+        return font(self.px(size), bold=bold)
+
+    def line_height(self, fnt: ImageFont.FreeTypeFont) -> int:
+        ascent, descent = fnt.getmetrics()
+        return ascent + descent
+
+    def layout(self) -> int:
+        """Place everything; the card's height."""
+        a, words, c = self.analysis, self.words, self.colors
+        width, px = self.width, self.px
+        margin = px(32)
+        y = px(24)
+        title = self.font(40, bold=True)
+        self.text("title", None, (margin, y), words("title"), title, c.text)
+        y += self.line_height(title) + px(6)
+        variant = words(a.variant)
+        if a.length > 1:
+            what = words("match", variant=variant, n=a.length)
+        elif a.length == 1:
+            what = words("single", variant=variant)
+        else:
+            what = words("money", variant=variant)
+        sub, small = self.font(22), self.font(18)
+        evaluator = words("evaluator", name=a.evaluator)
+        room = width - 2 * margin - px(24)
+        what_w = min(sub.getlength(what), room * 0.6)
+        self.text("subtitle", None, (margin, y), _fit(what, sub, what_w), sub, c.text_dim)
+        self.text(
+            "evaluator",
+            None,
+            (width - margin, y + px(4)),
+            _fit(evaluator, small, room - what_w),
+            small,
+            c.text_dim,
+            anchor="ra",
+        )
+        y += self.line_height(sub) + px(24)
+
+        # The players side by side, a line between them.
+        half = width // 2
+        top = y
+        bottoms = [
+            self._player(seat, margin + seat * half, top, half - 2 * margin) for seat in (0, 1)
+        ]
+        y = max(bottoms)
+        self.ops.append(("line", ((half, top + px(10), half, y), c.frame, max(1, px(2)))))
+        self.placed.append(CardPlaced("divider", None, Rect(half - 1, top + px(10), half + 1, y)))
+        y += px(36)
+
+        # The costliest decisions.
+        heading = self.font(28, bold=True)
+        self.text("heading", None, (margin, y), words("worst"), heading, c.text)
+        y += self.line_height(heading) + px(18)
+        worst = [d for d in a.worst(3) if d.loss > 0]
+        if not worst:
+            sub = self.font(22)
+            box = self.text(
+                "no_errors",
+                None,
+                (margin, y),
+                _fit(words("no_errors"), sub, width - 2 * margin),
+                sub,
+                c.text_dim,
+            )
+            return int(box.y1) + px(40)
+        column = width // 3
+        board_w = column - px(32)
+        bottom = y
+        for i, decision in enumerate(worst):
+            x = i * column + px(12)
+            by = self._decision(i, decision, x, y, board_w)
+            # A red bar beside the play made, a green one beside the best play.
+            for board, mark in zip(
+                _boards(a, decision, board_w, self.theme, words), (BAD_RED, GOOD), strict=False
+            ):
+                bar = Rect(x, by + px(6), x + px(5), by + board.height - px(6))
+                self.ops.append(("rect", (bar, mark)))
+                self.placed.append(CardPlaced("bar", i, bar))
+                self.ops.append(("paste", (board, (x + px(10), by))))
+                self.placed.append(
+                    CardPlaced(
+                        "board",
+                        i,
+                        Rect(x + px(10), by, x + px(10) + board.width, by + board.height),
+                    )
+                )
+                by += board.height
+            bottom = max(bottom, by)
+        return bottom + px(24)
+
+    def _player(self, seat: int, x: int, y: int, w: int) -> int:
+        """One player's name, rating and figures from ``y`` down; where they end."""
+        s, words, c, px = self.analysis.players[seat], self.words, self.colors, self.px
+        name_font, rating_font = self.font(30, bold=True), self.font(34, bold=True)
+        self.text("name", seat, (x, y), _fit(s.name, name_font, w), name_font, c.text)
+        y += self.line_height(name_font) + px(4)
+        self.text(
+            "rating", seat, (x, y), _fit(words(s.rating), rating_font, w), rating_font, c.accent
+        )
+        y += self.line_height(rating_font) + px(14)
+        rows = [
+            (words("error_rate"), f"{s.error_per_decision:.1f}"),
+            (words("pr"), f"{s.pr:.1f}"),
+            (words("decisions"), str(s.decisions)),
+            (words("doubtful"), str(s.doubtful)),
+            (words("bad"), str(s.bad)),
+            (words("very_bad"), str(s.very_bad)),
+            (words("luck"), f"{s.luck:+.2f}"),
+            (words("luck_adjusted"), f"{s.luck_adjusted:+.2f}"),
+        ]
+        label, value = self.font(21), self.font(21, bold=True)
+        step = self.line_height(label) + px(8)
+        for key, shown in rows:
+            value_w = value.getlength(shown)
+            self.text("value", seat, (x + w, y), shown, value, c.text, anchor="ra")
+            self.text(
+                "label", seat, (x, y), _fit(key, label, w - value_w - px(16)), label, c.text_dim
+            )
+            y += step
+        return y
+
+    def _decision(self, i: int, d: Decision, x: int, y: int, w: int) -> int:
+        """The words above decision ``i``'s boards; where the boards start."""
+        a, words, c, px = self.analysis, self.words, self.colors, self.px
+        small, bold = self.font(18), self.font(19, bold=True)
+        where = words("where", game=d.game, move=d.move, name=a.names[d.player])
+        if d.dice:
+            where += f" · {d.dice[0]}-{d.dice[1]}"
+        played = d.played if d.kind == "play" else words(d.played)
+        best = d.best if d.kind == "play" else words(d.best)
+        lines = [
+            ("where", where, small, c.text_dim),
+            ("played", words("played", play=played), bold, BAD_RED),
+            ("best", words("best", play=best), bold, GOOD),
+            ("loss", words("loss", loss=f"{d.loss:.3f}"), small, c.text),
+        ]
+        for kind, shown, fnt, fill in lines:
+            self.text(kind, i, (x, y), _fit(shown, fnt, w), fnt, fill)
+            y += self.line_height(fnt) + px(4)
+        return y + px(12)
+
+    def draw(self, height: int) -> Image.Image:
+        image = Image.new("RGB", (self.width, height), self.colors.background)
+        draw = ImageDraw.Draw(image)
+        for op, args in self.ops:
+            if op == "text":
+                xy, shown, fnt, fill, anchor = args
+                draw.text(xy, shown, fill=fill, font=fnt, anchor=anchor)
+            elif op == "line":
+                draw.line(args[0], fill=args[1], width=args[2])
+            elif op == "rect":
+                draw.rectangle(tuple(args[0]), fill=args[1])
+            else:
+                image.paste(args[0], args[1])
+        return image
+
+
+def card_layout(
+    analysis: MatchAnalysis,
+    labels: Mapping[str, str] | None = None,
+    *,
+    theme: str = "classic",
+    width: int = 1200,
+) -> tuple[tuple[int, int], list[CardPlaced]]:
+    """The card's size and what it draws where (for tests: nothing may overlap)."""
+    card = _Card(analysis, labels, theme, width)
+    height = card.layout()
+    return (width, height), card.placed
+
+
 def render_analysis_card(
     analysis: MatchAnalysis,
     labels: Mapping[str, str] | None = None,
@@ -81,124 +301,22 @@ def render_analysis_card(
     width: int = 1200,
 ) -> bytes:
     """The card of ``analysis`` as PNG bytes, ``width`` pixels wide."""
-    words = _Words(labels)
-    colors = theme_by_name(theme)
-    worst = [d for d in analysis.worst(3) if d.loss > 0]
-    column = width // 3
-    board_w = column - 32
-    boards = [_boards(analysis, d, board_w, theme) for d in worst]
-    board_h = max((sum(b.height for b in pair) for pair in boards), default=0)
-    figures_h = 500
-    height = figures_h + 70 + (board_h + 170 if boards else 60)
-    image = Image.new("RGB", (width, height), colors.background)
-    draw = ImageDraw.Draw(image)
-    text, dim = colors.text, colors.text_dim
-
-    # Title and what was analysed.
-    draw.text((32, 24), words("title"), fill=text, font=font(40, bold=True))
-    variant = words(analysis.variant)
-    if analysis.length > 1:
-        what = words("match", variant=variant, n=analysis.length)
-    elif analysis.length == 1:
-        what = words("single", variant=variant)
-    else:
-        what = words("money", variant=variant)
-    draw.text((32, 78), what, fill=dim, font=font(22))
-    draw.text(
-        (width - 32, 84),
-        words("evaluator", name=analysis.evaluator),
-        fill=dim,
-        font=font(18),
-        anchor="ra",
-    )
-
-    # The players side by side.
-    half = width // 2
-    for seat, summary in enumerate(analysis.players):
-        _player(draw, words, summary, 32 + seat * half, 130, half - 64, colors.accent, text, dim)
-    draw.line((half, 140, half, figures_h + 20), fill=colors.frame, width=2)
-
-    # The costliest decisions.
-    top = figures_h + 50
-    draw.text((32, top), words("worst"), fill=text, font=font(28, bold=True))
-    top += 50
-    if not worst:
-        draw.text((32, top), words("no_errors"), fill=dim, font=font(22))
-    for i, (decision, pair) in enumerate(zip(worst, boards, strict=True)):
-        x = i * column + 12
-        _decision(draw, words, analysis, decision, x, top, board_w, text, dim)
-        y = top + 112
-        # A red bar beside the play made, a green one beside the best play.
-        for board, mark in zip(pair, (BAD_RED, GOOD), strict=False):
-            draw.rectangle((x, y + 6, x + 5, y + board.height - 6), fill=mark)
-            image.paste(board, (x + 10, y))
-            y += board.height
+    card = _Card(analysis, labels, theme, width)
+    image = card.draw(card.layout())
     buffer = io.BytesIO()
     image.save(buffer, "PNG", compress_level=6)
     return buffer.getvalue()
 
 
-def _player(
-    draw: ImageDraw.ImageDraw,
-    words: _Words,
-    s: PlayerSummary,
-    x: int,
-    y: int,
-    w: int,
-    accent: RGB,
-    text: RGB,
-    dim: RGB,
-) -> None:
-    name_font = font(30, bold=True)
-    draw.text((x, y), _fit(s.name, name_font, w), fill=text, font=name_font)
-    draw.text((x, y + 44), words(s.rating), fill=accent, font=font(34, bold=True))
-    rows = [
-        (words("error_rate"), f"{s.error_per_decision:.1f}"),
-        (words("pr"), f"{s.pr:.1f}"),
-        (words("decisions"), str(s.decisions)),
-        (words("doubtful"), str(s.doubtful)),
-        (words("bad"), str(s.bad)),
-        (words("very_bad"), str(s.very_bad)),
-        (words("luck"), f"{s.luck:+.2f}"),
-        (words("luck_adjusted"), f"{s.luck_adjusted:+.2f}"),
-    ]
-    label, value = font(21), font(21, bold=True)
-    ry = y + 100
-    for key, shown in rows:
-        draw.text((x, ry), _fit(key, label, w - 110), fill=dim, font=label)
-        draw.text((x + w, ry), shown, fill=text, font=value, anchor="ra")
-        ry += 33
-
-
-def _decision(
-    draw: ImageDraw.ImageDraw,
-    words: _Words,
-    analysis: MatchAnalysis,
-    d: Decision,
-    x: int,
-    y: int,
-    w: int,
-    text: RGB,
-    dim: RGB,
-) -> None:
-    small, bold = font(18), font(19, bold=True)
-    name = analysis.names[d.player]
-    where = words("where", game=d.game, move=d.move, name=name)
-    if d.dice:
-        where += f" · {d.dice[0]}-{d.dice[1]}"
-    draw.text((x, y), _fit(where, small, w), fill=dim, font=small)
-    played = d.played if d.kind == "play" else words(d.played)
-    best = d.best if d.kind == "play" else words(d.best)
-    draw.text((x, y + 26), _fit(words("played", play=played), bold, w), fill=BAD_RED, font=bold)
-    draw.text((x, y + 52), _fit(words("best", play=best), bold, w), fill=GOOD, font=bold)
-    draw.text((x, y + 78), words("loss", loss=f"{d.loss:.3f}"), fill=text, font=small)
-
-
-def _boards(analysis: MatchAnalysis, d: Decision, width: int, theme: str) -> list[Image.Image]:
+def _boards(
+    analysis: MatchAnalysis, d: Decision, width: int, theme: str, words: _Words
+) -> list[Image.Image]:
     """The board after the play made and after the best one (a cube decision: the board)."""
     variant = variant_by_name(analysis.variant)
     names = {WHITE: analysis.names[d.player], BLACK: analysis.names[1 - d.player]}
-    common: dict[str, Any] = {"theme": theme, "names": names}
+    # The boards' own words (pips, to move, …) come from the same labels when given.
+    board_words = {k: v for k, v in words.labels.items() if k in BOARD_LABELS}
+    common: dict[str, Any] = {"theme": theme, "names": names, "labels": board_words}
     if variant.cube:
         value, owner = d.cube
         common["cube_value"] = value

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.analysis import MatchAnalysis
+from core.analysis import Decision, MatchAnalysis
 
 from .analysis_card import CARD_LABELS
 
@@ -16,16 +16,55 @@ from .analysis_card import CARD_LABELS
 TEXT_LABELS: dict[str, str] = {
     "line": "{where}: {played} (best {best}) {loss}",
     "forced_note": "Forced moves are not listed: they are not decisions.",
+    "mat_summary": "{name}: {rating}, error rate {rate} millipoints, PR {pr}, luck {luck}",
 }
+
+
+class _Say:
+    def __init__(self, labels: Mapping[str, str] | None) -> None:
+        self.words = {**CARD_LABELS, **TEXT_LABELS, **(labels or {})}
+
+    def __call__(self, key: str, **params: object) -> str:
+        return str(self.words.get(key, key)).format(**params)
+
+
+def _line(say: _Say, analysis: MatchAnalysis, d: Decision) -> str:
+    """One decision: where, the play made, the best one, the loss and its verdict."""
+    where = say("where", game=d.game, move=d.move, name=analysis.names[d.player])
+    if d.dice:
+        where += f" · {d.dice[0]}-{d.dice[1]}"
+    played = d.played if d.kind == "play" else say(d.played)
+    best = d.best if d.kind == "play" else say(d.best)
+    loss = say("loss", loss=f"{d.loss:.3f}") if d.loss > 0 else "0"
+    if d.skill.value:
+        loss += f" ({say(d.skill.value)})"
+    return say("line", where=where, played=played, best=best, loss=loss)
+
+
+def mat_comments(analysis: MatchAnalysis, labels: Mapping[str, str] | None = None) -> list[str]:
+    """The analysis as comment lines for the ``.mat`` export (``core.export.export_games``'s
+    ``comments``): the evaluator, each player's figures, then every error (a doubtful
+    decision or worse), in the order played."""
+    say = _Say(labels)
+    out = [say("evaluator", name=analysis.evaluator)]
+    for s in analysis.players:
+        out.append(
+            say(
+                "mat_summary",
+                name=s.name,
+                rating=say(s.rating),
+                rate=f"{s.error_per_decision:.1f}",
+                pr=f"{s.pr:.1f}",
+                luck=f"{s.luck:+.2f}",
+            )
+        )
+    out += [_line(say, analysis, d) for d in analysis.decisions if d.skill.value]
+    return out
 
 
 def analysis_text(analysis: MatchAnalysis, labels: Mapping[str, str] | None = None) -> str:
     """Every decision with its loss, after both players' figures, one per line."""
-    words = {**CARD_LABELS, **TEXT_LABELS, **(labels or {})}
-
-    def say(key: str, **params: object) -> str:
-        return str(words.get(key, key)).format(**params)
-
+    say = _Say(labels)
     out = [say("title"), say("evaluator", name=analysis.evaluator), ""]
     for s in analysis.players:
         out.append(f"{s.name}: {say(s.rating)}")
@@ -41,15 +80,6 @@ def analysis_text(analysis: MatchAnalysis, labels: Mapping[str, str] | None = No
         ):
             out.append(f"  {say(key)}: {value}")
         out.append("")
-    for d in analysis.decisions:
-        where = say("where", game=d.game, move=d.move, name=analysis.names[d.player])
-        if d.dice:
-            where += f" · {d.dice[0]}-{d.dice[1]}"
-        played = d.played if d.kind == "play" else say(d.played)
-        best = d.best if d.kind == "play" else say(d.best)
-        loss = say("loss", loss=f"{d.loss:.3f}") if d.loss > 0 else "0"
-        if d.skill.value:
-            loss += f" ({say(d.skill.value)})"
-        out.append(say("line", where=where, played=played, best=best, loss=loss))
+    out += [_line(say, analysis, d) for d in analysis.decisions]
     out += ["", say("forced_note")]
     return "\n".join(out) + "\n"

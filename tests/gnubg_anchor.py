@@ -19,6 +19,7 @@ from pathlib import Path
 
 from core.ai import player_for
 from core.analysis import MatchAnalysis
+from core.analysis.scoring import BAD, DOUBTFUL, VERY_BAD
 from core.analysis.selfplay import play_match
 from core.dice import RandomDice
 from core.export import export_games
@@ -26,6 +27,9 @@ from core.variants import variant_by_name
 
 _SCRIPT = """
 import gnubg, json
+gnubg.command("set analysis threshold doubtful {doubtful}")
+gnubg.command("set analysis threshold bad {bad}")
+gnubg.command("set analysis threshold verybad {very_bad}")
 gnubg.command("set analysis chequerplay evaluation plies {plies}")
 gnubg.command("set analysis cubedecision evaluation plies {plies}")
 gnubg.command("import mat {mat}")
@@ -81,7 +85,11 @@ class GnubgAnalysis:
 
 
 def gnubg_analyse(mat_text: str, plies: int = 2, timeout: float = 1800) -> GnubgAnalysis:
-    """Run gnubg's ``analyse match`` on ``mat_text`` (seat 0 is gnubg's player X)."""
+    """Run gnubg's ``analyse match`` on ``mat_text`` (seat 0 is gnubg's player X).
+
+    gnubg labels decisions at the project's thresholds (0.04, 0.08, 0.16): gnubg 1.07's own
+    defaults are lower (0.03, 0.06, 0.12), which would compare two different things.
+    """
     binary = gnubg_binary()
     if binary is None:
         raise RuntimeError("gnubg is not installed")
@@ -90,7 +98,16 @@ def gnubg_analyse(mat_text: str, plies: int = 2, timeout: float = 1800) -> Gnubg
         mat.write_text(mat_text)
         out = Path(tmp, "match.json")
         script = Path(tmp, "analyse.py")
-        script.write_text(_SCRIPT.format(plies=plies, mat=mat, out=str(out)))
+        script.write_text(
+            _SCRIPT.format(
+                plies=plies,
+                mat=mat,
+                out=str(out),
+                doubtful=DOUBTFUL,
+                bad=BAD,
+                very_bad=VERY_BAD,
+            )
+        )
         env = {**os.environ, "HOME": tmp}
         done = subprocess.run(
             [binary, "-t", "-q", "-r", "-p", str(script)],
@@ -107,6 +124,39 @@ def gnubg_analyse(mat_text: str, plies: int = 2, timeout: float = 1800) -> Gnubg
     _read_decisions(data, result)
     _read_stats(done.stdout.split("=====STATS", 1)[-1], result)
     return result
+
+
+_IMPORT_SCRIPT = """
+import gnubg
+gnubg.command("import mat {mat}")
+print("=====COUNTS", [len(g["game"]) for g in gnubg.match()["games"]])
+"""
+
+
+def gnubg_import(mat_text: str, timeout: float = 120) -> tuple[list[int], str]:
+    """Import ``mat_text`` into gnubg: the number of records in each game it read, and what
+    gnubg printed on the way (its warnings about lines it did not understand)."""
+    binary = gnubg_binary()
+    if binary is None:
+        raise RuntimeError("gnubg is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        mat = Path(tmp, "match.mat")
+        mat.write_text(mat_text)
+        script = Path(tmp, "import.py")
+        script.write_text(_IMPORT_SCRIPT.format(mat=mat))
+        done = subprocess.run(
+            [binary, "-t", "-q", "-r", "-p", str(script)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "HOME": tmp},
+            check=False,
+        )
+    printed = done.stdout + done.stderr
+    counts = re.search(r"=====COUNTS \[([\d, ]*)\]", printed)
+    if counts is None:
+        raise RuntimeError(f"gnubg failed: {printed[-2000:]}")
+    return [int(n) for n in counts.group(1).split(",") if n.strip()], printed
 
 
 def _read_decisions(data: dict, result: GnubgAnalysis) -> None:

@@ -415,3 +415,62 @@ def test_a_single_game_object_is_analysed_as_a_one_point_match() -> None:
     assert whole.decisions == again.decisions
     assert whole.players == again.players
     check_accounting(whole, histories, match)
+
+
+@pytest.mark.skipif(load_gnubg() is None, reason="needs the gnubg Python extra")
+def test_gnubg_ranks_plays_cubeful_and_looks_at_the_play_made_as_deep() -> None:
+    """Tavla plays are ranked as gnubg's analyse match ranks them: cubeful at the cube and
+    score, and the play made looked at 2-ply deep even when gnubg's move filters dropped
+    it (a dropped play keeps a shallower score, not comparable with the best's)."""
+    from core.ai.gnubg_player import gnubg_board
+    from core.analysis import GnubgEvaluator
+    from core.analysis.evaluators import _after_board
+    from core.movegen import legal_plays
+
+    module = load_gnubg()
+    evaluator = GnubgEvaluator(module)
+    variant = variant_by_name("tavla")
+    position = position_from_id("7g4AAHbrGQAUAg")  # a 2-2 with a clear best and poor plays
+    dice = (2, 2)
+    plays = legal_plays(variant, position, dice, False)
+    centred = CubeState(1, 0, 3, 0, 0)
+    first = evaluator.rank_plays(variant, position, dice, plays, centred, 0)
+    assert first is not None
+    worst = int(np.argmin(first))
+    again = evaluator.rank_plays(variant, position, dice, plays, centred, worst)
+    assert again is not None
+    best = int(np.argmax(again))
+    # gnubg's own choice, and every play looked at deep: the worst play's loss is measured
+    # against the best at the same depth, as a search of every play at 2-ply gives.
+    board = gnubg_board(position)
+    info = evaluator.cubeinfo(centred)
+    wide = module.find_best_moves(board, info, evaluator._cubeful[2], dice, evaluator._wide_filters)
+    deep = {_after_board(board, m["move"]): m["score"] for m in wide}
+    assert gnubg_board(plays[best].after) == _after_board(board, wide[0]["move"])
+    assert again[worst] == pytest.approx(deep[gnubg_board(plays[worst].after)])
+    assert again[best] == pytest.approx(deep[gnubg_board(plays[best].after)])
+    # The cube changes the values: owning it is worth more than the opponent owning it.
+    mine = evaluator.rank_plays(variant, position, dice, plays, CubeState(2, 1, 3, 0, 0), best)
+    theirs = evaluator.rank_plays(variant, position, dice, plays, CubeState(2, -1, 3, 0, 0), best)
+    assert mine is not None
+    assert theirs is not None
+    assert mine[best] > theirs[best] + 0.1
+
+
+def test_a_gnubg_move_that_bears_off_is_not_guessed() -> None:
+    """gnubg's Python interface cuts a move's pairs at the first "off": such a move can't be
+    told from others, so the ranking leaves those positions to the cubeless look-ahead."""
+    from core.analysis.evaluators import _after_board
+
+    board = (tuple([0] * 25), tuple([0] * 5 + [2] + [0] * 19))
+    assert _after_board(board, (6,)) is None
+    assert _after_board(board, (6, 4, 6)) is None
+    # A hit: the opponent's blot on my 4-point (its 21-point) goes to its bar.
+    theirs = [0] * 25
+    theirs[20] = 1
+    after = _after_board((tuple(theirs), board[1]), (6, 4))
+    assert after is not None
+    assert after[0][20] == 0
+    assert after[0][24] == 1
+    assert after[1][5] == 1
+    assert after[1][3] == 1

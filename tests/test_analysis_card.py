@@ -3,19 +3,27 @@ three costliest decisions, with every word taken from the labels passed in."""
 
 from __future__ import annotations
 
+import functools
 import io
+import itertools
 
+import pytest
 from PIL import Image, ImageChops
 
 from core.ai import player_for
 from core.ai.network import shipped_network
 from core.analysis import Action, NetworkEvaluator, analyse_actions, analyse_match
+from core.analysis.records import parse_mat
 from core.analysis.selfplay import play_match
 from core.dice import FixedDice, RandomDice
+from core.export import export_games
 from core.game import Game
 from core.position import Position
 from core.variants import variant_by_name
-from renderers.analysis_card import CARD_LABELS, render_analysis_card
+from renderers.analysis_card import CARD_LABELS, card_layout, render_analysis_card
+from renderers.analysis_text import mat_comments
+from renderers.geometry import Rect
+from tests.gnubg_anchor import gnubg_binary, gnubg_import
 
 
 class QuickEvaluator(NetworkEvaluator):
@@ -23,10 +31,18 @@ class QuickEvaluator(NetworkEvaluator):
         return super().play_values(variant, afters, scoring, False)
 
 
-def analysis_of(name: str, seed: int = 4):
+@functools.cache
+def match_of(name: str, seed: int = 4):
+    """A seeded single game, beginner against club: its event histories."""
     variant = variant_by_name(name)
     players = [player_for(name, "beginner", seed), player_for(name, "club")]
-    _, histories = play_match(variant, players, RandomDice(seed), length=1)
+    return play_match(variant, players, RandomDice(seed), length=1)[1]
+
+
+@functools.cache
+def analysis_of(name: str, seed: int = 4):
+    variant = variant_by_name(name)
+    histories = match_of(name, seed)
     net = shipped_network("uzun" if name == "uzun" else "tavla")
     return analyse_match(
         variant, histories, length=1, names=("Ayşe", "Bob"), evaluator=QuickEvaluator(net)
@@ -84,3 +100,96 @@ def test_the_decision_list_has_a_line_per_decision_in_the_labels_language() -> N
     assert turkish.count("(Çok kötü)") == very_bad
     assert "hamle" in turkish
     assert ", move " not in turkish
+
+
+# Russian words run longest; the stretched set makes every word three times as long.
+RUSSIAN = {
+    "title": "Анализ партии",
+    "single": "{variant} · одна партия",
+    "evaluator": "анализ: {name}",
+    "error_rate": "Ошибки (миллипункты)",
+    "decisions": "Решения",
+    "doubtful": "Сомнительные",
+    "bad": "Плохие",
+    "very_bad": "Очень плохие",
+    "luck": "Удача (очки)",
+    "luck_adjusted": "Результат с поправкой на удачу",
+    "worst": "Самые дорогие решения",
+    "where": "Партия {game}, ход {move} · {name}",
+    "played": "Сыграно: {play}",
+    "best": "Лучший ход: {play}",
+    "loss": "−{loss} эквити",
+    "Awful!": "Ужасно!",
+    "Supernatural": "Сверхъестественно",
+    "Beginner": "Новичок",
+}
+STRETCHED = {key: " ".join([value] * 3) for key, value in CARD_LABELS.items()}
+
+
+@pytest.mark.parametrize("width", [1200, 800])
+@pytest.mark.parametrize("words", ["en", "ru", "stretched"])
+@pytest.mark.parametrize("name", ["tavla", "turkish", "uzun"])
+def test_nothing_on_the_card_overlaps_and_the_heading_clears_the_figures(
+    name: str, words: str, width: int
+) -> None:
+    labels = {"en": None, "ru": RUSSIAN, "stretched": STRETCHED}[words]
+    analysis = analysis_of(name)
+    (w, h), placed = card_layout(analysis, labels, width=width)
+    card = Rect(0, 0, w, h)
+    for item in placed:
+        assert card.contains_rect(item.box, tolerance=0), item
+    for a, b in itertools.combinations(placed, 2):
+        assert not a.box.intersects(b.box), (a, b)
+    # The heading of the costliest decisions sits clearly below both players' figures.
+    heading = next(p.box for p in placed if p.kind == "heading")
+    figures = [p.box for p in placed if p.column is not None and p.kind in ("label", "value")]
+    assert len(figures) == 2 * 2 * 8
+    assert heading.y0 - max(b.y1 for b in figures) >= 0.02 * width
+    # Each player's figures stay in that player's half, each decision in its column.
+    for p in placed:
+        if p.kind in ("name", "rating", "label", "value"):
+            half = Rect(p.column * w / 2, 0, (p.column + 1) * w / 2, h)
+            assert half.contains_rect(p.box, tolerance=0), p
+        elif p.kind in ("where", "played", "best", "loss", "board", "bar"):
+            third = Rect(p.column * w / 3, 0, (p.column + 1) * w / 3, h)
+            assert third.contains_rect(p.box, tolerance=0), p
+    # The picture is the laid-out card.
+    assert image(render_analysis_card(analysis, labels, width=width)).size == (w, h)
+
+
+@pytest.mark.parametrize("name", ["tavla", "uzun"])
+def test_the_mat_export_carries_the_errors_as_header_comments(name: str) -> None:
+    analysis = analysis_of(name)
+    names = list(analysis.names)
+    plain = export_games(names, 1, match_of(name), variant=name)
+    comments = mat_comments(analysis)
+    text = export_games(names, 1, match_of(name), variant=name, comments=comments)
+    # Every error is there, and only errors (with each player's figures on top).
+    errors = [d for d in analysis.decisions if d.skill.value]
+    assert errors
+    assert len(comments) == 1 + 2 + len(errors)
+    for d in errors:
+        assert any(f"move {d.move} · {analysis.names[d.player]}" in c for c in comments)
+    assert sum("(Very bad)" in c for c in comments) == sum(p.very_bad for p in analysis.players)
+    # As ";" lines before the match header; the rest of the file is the plain export.
+    lines = text.splitlines()
+    header = next(i for i, line in enumerate(lines) if "point match" in line)
+    assert all(line.startswith(";") for line in lines[:header])
+    assert text.endswith(plain[plain.index(" 1 point match") :])
+    # The project reads it back as the same match, in the same game.
+    again, before = parse_mat(text), parse_mat(plain)
+    assert again.games == before.games
+    assert again.variant == before.variant
+    assert again.names == before.names
+
+
+@pytest.mark.skipif(gnubg_binary() is None, reason="Debian's gnubg is not installed")
+def test_gnubg_imports_the_commented_export_without_a_warning() -> None:
+    analysis = analysis_of("tavla")
+    names = list(analysis.names)
+    plain = export_games(names, 1, match_of("tavla"))
+    text = export_games(names, 1, match_of("tavla"), comments=mat_comments(analysis))
+    counts, printed = gnubg_import(text)
+    assert counts == gnubg_import(plain)[0]
+    assert sum(counts) > 40
+    assert "Unrecognized" not in printed

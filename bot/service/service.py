@@ -18,6 +18,7 @@ Adapters only translate their platform's updates into the calls below and the re
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from bot.i18n import t
@@ -25,6 +26,7 @@ from bot.storage.base import GameStatus
 from core.match import Match
 
 from . import actions as A
+from .analysis import analyse_command
 from .base import ServiceBase, ServiceSettings, UserFacingError
 from .challenges import ChallengesMixin
 from .chats import ChatsMixin
@@ -84,6 +86,8 @@ class GameService(
             "top": self._top,
             "stats": self._stats,
             "export": self._export,
+            # /analyse and its spellings (analysis.py).
+            **dict.fromkeys(("analyse", "analyze", "analiz"), partial(analyse_command, self)),
             "dice": self._dice,
             "lang": self._set_lang,
             "board": self._show_board,

@@ -93,6 +93,7 @@ COMMANDS: dict[str, Text] = {
     "top": t("This chat's leaderboard"),
     "stats": t("Your statistics and rating"),
     "export": t("The game for GNU Backgammon"),
+    "analyse": t("Analyse your last finished game"),
     "dice": t("Check the fairness of the dice"),
     "lang": t("Language: tr, en, ru"),
     "settings": t("Your own settings (in private)"),

@@ -11,6 +11,7 @@ from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
 from .cube import CubeState, double_decision, take_decision
+from .lookahead import one_ply
 from .network import Network, equity, flip, positions_array
 from .race import BearoffEvaluator, home_array, is_race_array
 from .sim import result_points
@@ -46,35 +47,7 @@ def one_ply_equity(net: Network, variant: Variant, after: Position) -> float:
     if after.mover[OFF] == CHECKERS:
         return float(result_points(variant, after))
     bgs = variant.backgammons
-    theirs = after.swapped()
-    first = _first_turn(variant, theirs)
-    leaves: list[Position] = []
-    groups: list[tuple[int, list[float]]] = []  # (number of leaves, fixed values)
-    for roll in ROLLS:
-        replies = legal_plays(variant, theirs, roll, first)
-        if not replies:
-            leaves.append(after)
-            groups.append((1, []))
-            continue
-        fixed: list[float] = []
-        count = 0
-        for reply in replies:
-            if reply.after.mover[OFF] == CHECKERS:
-                fixed.append(-float(result_points(variant, reply.after)))
-            else:
-                leaves.append(reply.after.swapped())
-                count += 1
-        groups.append((count, fixed))
-    values = equity(net.evaluate_array(positions_array(leaves)), True, bgs) if leaves else []
-    total = 0.0
-    at = 0
-    for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):
-        worst = min(fixed) if fixed else np.inf
-        if count:
-            worst = min(worst, float(np.min(values[at : at + count])))
-            at += count
-        total += weight * worst
-    return total
+    return one_ply(net, variant, after, lambda outs: equity(outs, True, bgs), float)
 
 
 def _best_replies(

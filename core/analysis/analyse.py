@@ -16,16 +16,17 @@ from typing import Any
 import numpy as np
 
 from core.ai.cube import CubeState
+from core.ai.lookahead import ROLL_WEIGHTS, ROLLS
 from core.dice import FixedDice
 from core.errors import TavlaError
 from core.game import Game, Phase
 from core.gnubg import position_id
-from core.movegen import legal_plays
+from core.movegen import Play, legal_plays
 from core.notation import format_play
 from core.position import Position
 from core.variants import Variant
 
-from .evaluators import ROLL_WEIGHTS, ROLLS, Evaluator, evaluator_for
+from .evaluators import Evaluator, evaluator_for
 from .records import Action, RecordError, from_histories
 from .results import Decision, MatchAnalysis, PlayerSummary
 from .scoring import CubeEquities, Scoring, Skill, cube_equities
@@ -238,16 +239,16 @@ class _Analyser:
         game.move_text(seat, text)
         played_after = Position(game.sides[seat], game.sides[1 - seat])
         index = next(i for i, p in enumerate(plays) if p.after == played_after)
-        scoring = self.scoring(game, seat)
-        afters = [p.after for p in plays]
-        quick = self.evaluator.play_values(self.variant, afters, scoring, False)
-        order = np.argsort(-quick, kind="stable")
-        keep = [int(i) for i in order[:FILTER_KEEP] if quick[i] >= quick[order[0]] - FILTER_WINDOW]
-        if index not in keep:
-            keep.append(index)
-        deep = self.evaluator.play_values(self.variant, [afters[i] for i in keep], scoring, True)
-        best = keep[int(np.argmax(deep))]
-        loss = max(0.0, float(np.max(deep)) - float(deep[keep.index(index)]))
+        rank = getattr(self.evaluator, "rank_plays", None)
+        values = None
+        if rank is not None and self.variant.cube:
+            # The evaluator ranks the plays itself, cubeful at this cube and score.
+            values = rank(self.variant, position, dice, plays, self.cube_state(game, seat), index)
+        if values is not None:
+            best = int(np.argmax(values))
+            loss = max(0.0, float(values[best]) - float(values[index]))
+        else:
+            best, loss = self._filtered(game, seat, plays, index)
         if best == index or loss <= TIE:
             best, loss = index, 0.0  # a tie: the play made is as good as any
         self.add(
@@ -269,6 +270,20 @@ class _Analyser:
                 cube=(game.cube_value, game.cube_owner),
             )
         )
+
+    def _filtered(self, game: Game, seat: int, plays: list[Play], index: int) -> tuple[int, float]:
+        """The best play and the loss of play ``index``: 0-ply filters the candidates, the
+        look-ahead ranks them (gnubg's move filters, in short)."""
+        scoring = self.scoring(game, seat)
+        afters = [p.after for p in plays]
+        quick = self.evaluator.play_values(self.variant, afters, scoring, False)
+        order = np.argsort(-quick, kind="stable")
+        keep = [int(i) for i in order[:FILTER_KEEP] if quick[i] >= quick[order[0]] - FILTER_WINDOW]
+        if index not in keep:
+            keep.append(index)
+        deep = self.evaluator.play_values(self.variant, [afters[i] for i in keep], scoring, True)
+        best = keep[int(np.argmax(deep))]
+        return best, max(0.0, float(np.max(deep)) - float(deep[keep.index(index)]))
 
     # -- the cube ---------------------------------------------------------------------------
 

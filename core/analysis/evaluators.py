@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
+from core.ai.cube import CubeState
 from core.ai.gnubg_player import gnubg_board, load_gnubg
+from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, one_ply
 from core.ai.network import (
     Network,
     equity,
@@ -28,15 +30,11 @@ from core.ai.network import (
     shipped_network,
 )
 from core.ai.sim import outcome_vector, result_points
-from core.movegen import legal_plays
-from core.position import CHECKERS, HEAD, OFF, Position
+from core.movegen import Play, legal_plays
+from core.position import CHECKERS, OFF, Position
 from core.variants import Variant
 
 from .scoring import Scoring
-
-# The 21 distinct rolls and their weights out of 36.
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 
 
 class Evaluator(Protocol):
@@ -53,11 +51,6 @@ class Evaluator(Protocol):
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         """Cubeless outputs (5,) of the side on roll of ``position``, before rolling."""
         ...
-
-
-def _first_turn(variant: Variant, position: Position) -> bool:
-    # In Uzun Tavla a player with all fifteen on the head has not moved yet.
-    return variant.head_rule and position.mover[HEAD] == CHECKERS
 
 
 def _split_finished(
@@ -92,48 +85,14 @@ class NetworkEvaluator:
             values[rest] = scoring.value(flip(self.net.evaluate_array(theirs)))
             return values
         for i in rest:
-            values[i] = self._one_ply(variant, afters[i], scoring)
+            values[i] = one_ply(self.net, variant, afters[i], scoring.value, scoring.points)
         return values
-
-    def _one_ply(self, variant: Variant, after: Position, scoring: Scoring) -> float:
-        """My equity after ``after``, the opponent answering every roll with its best reply."""
-        theirs = after.swapped()
-        first = _first_turn(variant, theirs)
-        leaves: list[Position] = []
-        groups: list[tuple[int, list[float]]] = []  # (leaves to evaluate, fixed values)
-        for roll in ROLLS:
-            replies = legal_plays(variant, theirs, roll, first)
-            if not replies:
-                leaves.append(after)
-                groups.append((1, []))
-                continue
-            fixed: list[float] = []
-            count = 0
-            for reply in replies:
-                if reply.after.mover[OFF] == CHECKERS:
-                    fixed.append(scoring.points(-result_points(variant, reply.after)))
-                else:
-                    leaves.append(reply.after.swapped())
-                    count += 1
-            groups.append((count, fixed))
-        mine: Sequence[float] | np.ndarray = (
-            scoring.value(self.net.evaluate_array(positions_array(leaves))) if leaves else []
-        )
-        total = 0.0
-        at = 0
-        for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):
-            worst = min(fixed) if fixed else np.inf
-            if count:
-                worst = min(worst, float(np.min(mine[at : at + count])))
-                at += count
-            total += weight * worst
-        return total
 
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         """The outputs after each roll's best play (by cubeless equity), averaged: the
         network's own pre-roll value is least sure in the rare positions cubes are turned in.
         """
-        first = _first_turn(variant, position)
+        first = first_turn(variant, position)
         total = np.zeros(5)
         bgs = variant.backgammons
         for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
@@ -153,7 +112,12 @@ class NetworkEvaluator:
 
 
 class GnubgEvaluator:
-    """GNU Backgammon's evaluator (Tavla only): 0-ply to filter, ``plies`` to rank."""
+    """GNU Backgammon's evaluator (Tavla only): 0-ply to filter, ``plies`` to rank.
+
+    Checker plays are ranked as gnubg's own ``analyse match`` ranks them
+    (:meth:`rank_plays`): gnubg's move search with its move filters, cubeful at the match
+    score and cube, so a play is judged by what it does to the cube's value too.
+    """
 
     def __init__(self, gnubg: ModuleType, plies: int = 2) -> None:
         self.gnubg = gnubg
@@ -163,6 +127,11 @@ class GnubgEvaluator:
         # (cubeful, plies, deterministic, prune, noise): cubeless, gnubg's pruning nets on.
         self._quick = gnubg.evalcontext(0, 0, 1, 1, 0)
         self._deep = gnubg.evalcontext(0, plies, 1, 1, 0)
+        self._cubeful = [gnubg.evalcontext(1, n, 1, 1, 0) for n in range(plies + 1)]
+        # gnubg's move filters with every play kept at every depth.
+        self._wide_filters = [
+            dict(f, extramoves=99, threshold=9.0) for f in gnubg.get_eval_hint_filter()
+        ]
 
     def _outputs(self, position: Position, deep: bool) -> np.ndarray:
         context = self._deep if deep else self._quick
@@ -178,6 +147,77 @@ class GnubgEvaluator:
 
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         return self._outputs(position, True)
+
+    def cubeinfo(self, state: CubeState) -> dict[str, Any]:
+        """gnubg's cube information for the side on roll (gnubg's player 0)."""
+        owner = {0: -1, 1: 0, -1: 1}[state.owner]
+        info: dict[str, Any] = self.gnubg.cubeinfo(
+            state.value,
+            owner,
+            0,
+            max(0, state.match_length),
+            (int(state.my_score), int(state.opp_score)),
+            int(state.crawford),
+        )
+        info["jacoby"] = int(state.jacoby)
+        return info
+
+    def rank_plays(
+        self,
+        variant: Variant,
+        position: Position,
+        dice: tuple[int, int],
+        plays: Sequence[Play],
+        state: CubeState,
+        played: int,
+    ) -> np.ndarray | None:
+        """The cubeful equity (normalized to the cube) of each of ``plays`` of ``dice`` from
+        ``position``, as gnubg's analysis finds it: its move filters pick the plays looked
+        at ``plies`` deep, and when they left the play made (``plays[played]``) shallower,
+        the search is repeated with every play looked at ``plies`` deep. None where a play
+        bears off (see :func:`_after_board`).
+        """
+        board = gnubg_board(position)
+        info = self.cubeinfo(state)
+        found = self.gnubg.find_best_moves(board, info, self._cubeful[-1], tuple(dice))
+        by_board: dict[Any, float] = {}
+        for m in found:
+            key = _after_board(board, m["move"])
+            if key is None:
+                return None  # a play bears off: rank with the cubeless look-ahead instead
+            by_board[key] = float(m["score"])
+        mine = gnubg_board(plays[played].after)
+        # A score equal to a shallower search's was not looked at deeper.
+        shallow = any(
+            _after_board(board, m["move"]) == mine and float(m["score"]) == by_board[mine]
+            for n in range(self.plies)
+            for m in self.gnubg.find_best_moves(board, info, self._cubeful[n], tuple(dice))
+        )
+        if shallow:
+            found = self.gnubg.find_best_moves(
+                board, info, self._cubeful[-1], tuple(dice), self._wide_filters
+            )
+            by_board = {_after_board(board, m["move"]): float(m["score"]) for m in found}
+        return np.array([by_board[gnubg_board(play.after)] for play in plays])
+
+
+def _after_board(
+    board: tuple[tuple[int, ...], tuple[int, ...]], move: Sequence[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """gnubg's board after ``move`` ((from, to) pairs, 25 the bar) by the side on roll, or
+    None for a play that bears off: gnubg's Python interface cuts the pairs off at the first
+    "off" (0), so those can't be told apart."""
+    if len(move) % 2:
+        return None
+    theirs, mine = list(board[0]), list(board[1])
+    for a, b in zip(move[::2], move[1::2], strict=True):
+        mine[a - 1] -= 1
+        mine[b - 1] += 1
+        # The opponent's own number for my point b is 25 - b: a blot there is hit.
+        if theirs[24 - b] == 1:
+            theirs[24 - b] = 0
+            theirs[24] += 1
+    return tuple(theirs), tuple(mine)
 
 
 def evaluator_for(variant: Variant, level: str = "best") -> Evaluator:
