@@ -1,0 +1,2 @@
+-- Tavla schema, version 3 (PostgreSQL): see migrations/0003_reserved.sql.
+SELECT 1;
