@@ -45,6 +45,7 @@ from .errors import error_text
 from .export import export_match
 from .limits import RateLimiter, clean_name
 from .presenter import VARIANT_NAMES, board_view, caption, game_buttons
+from .tournaments import Tournaments
 from .views import Button, View
 
 log = logging.getLogger(__name__)
@@ -175,6 +176,7 @@ class GameService:
         self._render_pool: DrawingPool | None = None
         if self.settings.render_processes > 0 and DrawingPool.supported:
             self._render_pool = DrawingPool(self.settings.render_processes)
+        self.tournaments = Tournaments(self)
 
     async def _render(self, view: BoardView, fmt: str = PNG) -> bytes:
         """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
@@ -226,6 +228,7 @@ class GameService:
             "lang": self._set_lang,
             "board": self._show_board,
             "resettop": self._reset_top,
+            "tournament": self.tournaments.command,
         }
         handler = handlers.get(name.lower())
         user = await self._user(actor)
@@ -261,6 +264,10 @@ class GameService:
         chat = await self._chat(place)
         if not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
             return [self._notice(user, chat, SLOW_DOWN)]
+        if self.tournaments.owns(data):  # a tournament card's Join / Leave / Start
+            self.limiter.allow(user.id)
+            work = self.tournaments.press(user, chat, place, actor, data, message)
+            return await self._guard(user, chat, work)
         action = A.decode(data)
         if action is None:
             self.idle_limiter.allow(user.id)
@@ -369,6 +376,7 @@ class GameService:
                 continue  # someone acted meanwhile; the next tick will see the new state
             except StorageError:
                 log.warning("tick: storage unavailable for game %s", record.id, exc_info=True)
+        views.extend(await self.tournaments.tick(now))
         return views
 
     async def _repairs(self, now: float) -> list[View]:
@@ -904,6 +912,10 @@ class GameService:
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here to abort."))
+        if record.settings.get("tournament"):
+            raise UserFacingError(
+                t("A tournament match can't be called off; the organiser may award it.")
+            )
         seat = self._seat(record, user)
         async with self.storage.transaction() as tx:
             fresh = await tx.get_game(record.id)  # type: ignore[arg-type]
@@ -971,6 +983,7 @@ class GameService:
         views = [await self._board(ctx, chat, edit=True)]
         if ctx.finished:
             views.append(self._final_view(ctx, chat, user))
+            views.extend(await self.tournaments.after_game(saved, chat))
         return views
 
     async def _save(self, tx: Any, ctx: _Context) -> GameRecord:
@@ -1129,6 +1142,7 @@ class GameService:
         await tx.add_events(
             record.id, [("finish", {"winner": winner, "seed": ctx.dice.seed_hex, "rated": rated})]
         )  # type: ignore[arg-type]
+        await self.tournaments.game_finished(tx, record, match)
 
     # -- views of a game ---------------------------------------------------------------
 
@@ -1241,6 +1255,8 @@ class GameService:
         names = ctx.names
         views: list[View] = []
         if now >= record.deadline:
+            if record.settings.get("tournament"):  # the whole match is lost on time (TN-7)
+                return await self.tournaments.timed_out(record, now)
             if record.settings.get("computer") == 1 - game.awaiting:
                 game.forfeit(game.awaiting, "timeout")
                 ctx.events.append(("timeout", {"seat": 1 - game.awaiting}))
@@ -1316,6 +1332,7 @@ class GameService:
             t("/board — your game's board here again, with live buttons"),
             t("/resign [gammon|backgammon], /abort, /claim — end a game"),
             t("/top, /stats [@name] — leaderboard and statistics"),
+            t("/tournament knockout|roundrobin|swiss — a tournament in this group"),
             t("/export — the game for GNU Backgammon; /dice — check the dice"),
             t("/lang tr|en|ru — language; /rules — the rules"),
         ]

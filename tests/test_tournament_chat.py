@@ -1,0 +1,270 @@
+"""Tournaments in a chat, through the game service: /tournament, the card's buttons, rounds
+played as ordinary games, results, timeouts and standings (rules TN-1 … TN-7 in the README).
+
+Four players, matches to one point; a game is decided by one player resigning and the other
+accepting (a played result), or by the clock (a fake one the tests move forward).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.i18n import translate_lines
+from bot.service import actions as A
+from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.tournaments import PREFIX
+from bot.service.views import View
+from bot.storage.base import GameStatus, TournamentStatus
+from bot.storage.sqlite import SqliteStorage
+from core.dice import SeededDice
+from core.match import Match
+from core.tournament import Outcome, Stage, Tournament
+
+ALI = Actor("test", "100", "Ali", "ali", "tr")
+VELI = Actor("test", "200", "Veli", "veli", "en")
+AYSE = Actor("test", "300", "Ayşe", "ayse", "ru")
+CAN = Actor("test", "400", "Can", "can", "en")
+PLAYERS = [ALI, VELI, AYSE, CAN]
+BY_NAME = {a.name: a for a in PLAYERS}
+GROUP = Place("test", "-1", private=False, title="Kahve")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+async def env(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "t.db"))
+    await storage.open()
+    clock = Clock()
+    seeds = iter(range(1, 10_000))
+    service = GameService(
+        storage,
+        ServiceSettings(burst_actions=10**6, render_images=False, repair_after=float("inf")),
+        clock=clock,
+        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+    )
+    yield service, clock
+    await storage.close()
+
+
+def text_of(views: list[View], lang: str = "en") -> str:
+    return "\n".join(translate_lines(v.lines, lang) for v in views)
+
+
+def card_button(views: list[View], code: str) -> str:
+    for view in views:
+        for row in view.buttons:
+            for button in row:
+                if button.action.startswith(PREFIX) and button.action.endswith(":" + code):
+                    return button.action
+    raise AssertionError(f"no {code} button in {text_of(views)}")
+
+
+async def tournament(service: GameService) -> Tournament:
+    (record,) = await service.storage.tournaments_in_chat("test", "-1", tuple(TournamentStatus))
+    return Tournament.from_dict(record.state)
+
+
+async def open_with_four(service: GameService, args: str) -> list[View]:
+    views = await service.command(ALI, GROUP, "tournament", args)
+    join = card_button(views, "j")
+    for actor in PLAYERS[1:]:
+        views = await service.press(actor, GROUP, join, message={"chat_id": -1, "message_id": 5})
+    return views
+
+
+async def active_games(service: GameService) -> list:
+    return await service.storage.games_in_chat("test", "-1", (GameStatus.ACTIVE,))
+
+
+async def actor_of(service: GameService, user_id: int) -> Actor:
+    user = await service.storage.get_user(user_id)
+    return BY_NAME[user.name]
+
+
+async def play_out(service: GameService, game, winner_id: int) -> list[View]:
+    """The loser resigns, the winner accepts: the game (a 1-point match) is over."""
+    loser_id = next(s for s in game.seats if s != winner_id)
+    loser, winner = await actor_of(service, loser_id), await actor_of(service, winner_id)
+    views = await service.command(loser, GROUP, "resign", "", reply_to_game=game.id)
+    accept = next(
+        b.action
+        for v in views
+        for row in v.buttons
+        for b in row
+        if (a := A.decode(b.action)) and a.code == A.RESIGN_ACCEPT
+    )
+    return await service.press(winner, GROUP, accept)
+
+
+async def test_four_player_knockout_from_card_to_winner(env):
+    """TN-1 entries by the card's buttons, TN-2 seeding and bracket, TN-7 played results."""
+    service, clock = env
+    views = await open_with_four(service, "knockout uzun 1")
+    card = text_of(views)
+    assert "Players (4/16): Ali, Veli, Ayşe, Can" in card
+    assert views[-1].edit  # the card is edited in place on a press
+    assert views[-1].message == {"chat_id": -1, "message_id": 5}
+    refused = await service.press(VELI, GROUP, card_button(views, "s"))
+    assert "Only the organiser" in text_of(refused)
+
+    views = await service.command(ALI, GROUP, "tournament", "start")
+    assert "The tournament begins: 4 players, 2 rounds." in text_of(views)
+    games = await active_games(service)
+    assert len(games) == 2
+    assert all(g.variant == "uzun" and g.rated for g in games)
+    t = await tournament(service)
+    assert t.stage is Stage.RUNNING
+    # All rated 1500: seeded by who joined first; 1 meets 4 and 2 meets 3 (TN-2).
+    seeds = {e.player: e.seed for e in t.entrants}
+    assert [seeds[(await service.storage.find_user("test", a.username)).id] for a in PLAYERS] == [
+        1,
+        2,
+        3,
+        4,
+    ]
+    assert sorted(sorted(seeds[s] for s in g.seats) for g in games) == [[1, 4], [2, 3]]
+
+    # Seeds 1 and 2 win their semi-finals: the final starts by itself.
+    by_seed = {seed: player for player, seed in seeds.items()}
+    semi = {tuple(sorted(seeds[s] for s in g.seats)): g for g in games}
+    await play_out(service, semi[(1, 4)], by_seed[1])
+    assert len(await active_games(service)) == 1  # the other semi-final still plays
+    views = await play_out(service, semi[(2, 3)], by_seed[2])
+    shown = text_of(views)
+    assert "Round 2: " in shown
+    (final,) = await active_games(service)
+    assert sorted(final.seats) == sorted([by_seed[1], by_seed[2]])
+    assert final.settings["tournament"]
+    assert final.settings["pairing"] == "2.1"
+
+    views = await play_out(service, final, by_seed[2])
+    champion = (await service.storage.get_user(by_seed[2])).name
+    assert f"🏆 {champion} wins the tournament!" in text_of(views)
+    t = await tournament(service)
+    assert t.stage is Stage.FINISHED
+    assert t.winner == by_seed[2]
+    assert all(p.result.outcome is Outcome.PLAYED for p in t.pairings)
+    (record,) = await service.storage.tournaments_in_chat("test", "-1", tuple(TournamentStatus))
+    assert record.status is TournamentStatus.FINISHED
+    assert record.deadline is None or record.deadline > clock.now
+    # The matches were rated in the chat like any other.
+    top = await service.storage.top("test:-1", "uzun")
+    assert top[0][0].id == by_seed[2]
+
+
+async def test_four_player_swiss_never_pairs_twice(env):
+    """TN-4/TN-5: three rounds, six different pairs, standings by score then Buchholz."""
+    service, _ = env
+    await open_with_four(service, "swiss 3 rounds")
+    await service.command(ALI, GROUP, "tournament", "start")
+    met = set()
+    for round_ in (1, 2, 3):
+        games = await active_games(service)
+        assert len(games) == 2, round_
+        for game in games:
+            pair = frozenset(game.seats)
+            assert pair not in met
+            met.add(pair)
+            await play_out(service, game, min(game.seats))  # the lower id wins
+    assert len(met) == 6
+    t = await tournament(service)
+    assert t.stage is Stage.FINISHED
+    table = t.standings()
+    assert [row.score for row in table] == [3, 2, 1, 0]
+    assert t.winner == min(row.player for row in table)
+    views = await service.command(VELI, GROUP, "tournament", "")
+    assert "1. Ali: 3 won, 0 lost" in text_of(views)
+
+
+async def test_running_out_of_time_loses_the_match(env):
+    """TN-7: the player to act when the deadline passes loses the match, not just a game."""
+    service, clock = env
+    await open_with_four(service, "knockout 3 points fast")
+    await service.command(ALI, GROUP, "tournament", "start")
+    games = await active_games(service)
+    assert all(g.settings["fast"] and g.settings["length"] == 3 for g in games)
+    slow = games[0]
+    match = Match.from_dict(slow.match)
+    loser = slow.seats[match.game.awaiting]
+    # A reminder first, then the loss.
+    clock.now += service.settings.fast_turn_limit * 0.8
+    views = await service.tick()
+    assert "it is your move" in text_of(views)
+    clock.now += service.settings.fast_turn_limit
+    views = await service.tick()
+    assert "has run out of time and loses the tournament match" in text_of(views)
+    assert all(v.chat == ("test", "-1") for v in views)
+    t = await tournament(service)
+    pairing = t.pairing_for_match(str(slow.id))
+    assert pairing.result.outcome is Outcome.TIMEOUT
+    assert pairing.loser == loser
+    assert t.entrant(loser).withdrawn  # one time loss withdraws (the default setting)
+    stopped = await service.storage.get_game(slow.id)
+    assert stopped.status is GameStatus.ABORTED
+    assert stopped.deadline is None
+
+
+async def test_leave_before_and_after_the_start(env):
+    """TN-1 and TN-7: leaving before the start removes the entry; after it, the match in
+    play is lost by forfeit and its game stopped."""
+    service, _ = env
+    await open_with_four(service, "roundrobin")
+    views = await service.command(CAN, GROUP, "tournament", "leave")
+    assert "Players (3/16): Ali, Veli, Ayşe" in text_of(views)
+    await service.command(CAN, GROUP, "tournament", "join")
+    await service.command(ALI, GROUP, "tournament", "start")
+    veli = await service.storage.find_user("test", "veli")
+    (veli_game,) = [g for g in await active_games(service) if veli.id in g.seats]
+    views = await service.command(VELI, GROUP, "tournament", "leave")
+    assert "Veli has left the tournament." in text_of(views)
+    assert (await service.storage.get_game(veli_game.id)).status is GameStatus.ABORTED
+    t = await tournament(service)
+    pairing = t.pairing_for_match(str(veli_game.id))
+    assert pairing.result.outcome is Outcome.FORFEIT
+
+
+async def test_start_time_and_refusals(env):
+    """TN-1: at its start time it starts by itself, or is called off with too few."""
+    service, clock = env
+    views = await service.command(ALI, GROUP, "tournament", "knockout in 30m")
+    assert "It starts by itself in 30 minutes." in text_of(views)
+    again = await service.command(VELI, GROUP, "tournament", "swiss")
+    assert "has a tournament already" in text_of(again)
+    clock.now += 31 * 60
+    views = await service.tick()
+    assert "called off" in text_of(views)
+    assert (await tournament(service)).stage is Stage.CANCELLED
+
+    views = await service.command(ALI, GROUP, "tournament", "knockout in 1h max 3")
+    for actor in (VELI, AYSE):
+        await service.command(actor, GROUP, "tournament", "join")
+    full = await service.command(CAN, GROUP, "tournament", "join")
+    assert "The tournament is full (3 players)." in text_of(full)
+    clock.now += 3601
+    views = await service.tick()
+    assert "The tournament begins: 3 players, 2 rounds." in text_of(views)
+    assert len(await active_games(service)) == 1  # the top seed has the bye (TN-2)
+    bad = await service.command(ALI, GROUP, "tournament", "swiss 99")
+    assert "has a tournament already" in text_of(bad)
+
+
+async def test_bad_commands_are_explained(env):
+    service, _ = env
+    views = await service.command(ALI, GROUP, "tournament", "")
+    assert "No tournament here yet." in text_of(views)
+    views = await service.command(ALI, GROUP, "tournament", "swiss 99")
+    assert "A Swiss has 1 to 30 rounds" in text_of(views)
+    views = await service.command(ALI, GROUP, "tournament", "knockout banana")
+    assert "I didn't understand “banana”." in text_of(views)
+    views = await service.command(ALI, GROUP, "tournament", "join")
+    assert "No tournament here yet." in text_of(views)
+    private = Place("test", "100", private=True)
+    views = await service.command(ALI, private, "tournament", "knockout")
+    assert "played in groups" in text_of(views)
