@@ -211,6 +211,25 @@ async def test_running_out_of_time_loses_the_match(env):
     assert stopped.deadline is None
 
 
+async def test_claim_after_the_deadline_wins_the_match(env):
+    """TN-7: /claim before the deadline rounds ran gives the whole match, not one game."""
+    service, clock = env
+    await open_with_four(service, "knockout 5 points fast")
+    await service.command(ALI, GROUP, "tournament", "start")
+    game = (await active_games(service))[0]
+    match = Match.from_dict(game.match)
+    waiting_for = await actor_of(service, game.seats[match.game.awaiting])
+    claimer = await actor_of(service, game.seats[1 - match.game.awaiting])
+    early = await service.command(claimer, GROUP, "claim", "", reply_to_game=game.id)
+    assert "only when your opponent has run out of time" in text_of(early)
+    clock.now += service.settings.fast_turn_limit + 1
+    views = await service.command(claimer, GROUP, "claim", "", reply_to_game=game.id)
+    assert f"{waiting_for.name} has run out of time" in text_of(views)
+    pairing = (await tournament(service)).pairing_for_match(str(game.id))
+    assert pairing.result.outcome is Outcome.TIMEOUT
+    assert (await service.storage.get_game(game.id)).status is GameStatus.ABORTED
+
+
 async def test_leave_before_and_after_the_start(env):
     """TN-1 and TN-7: leaving before the start removes the entry; after it, the match in
     play is lost by forfeit and its game stopped."""

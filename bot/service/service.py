@@ -956,6 +956,8 @@ class GameService:
             raise UserFacingError(
                 t("You can claim the game only when your opponent has run out of time.")
             )
+        if record.settings.get("tournament"):  # the whole match, as at the deadline (TN-7)
+            return await self.tournaments.timed_out(record, now)
         ctx.events.append(("claim", {"seat": seat}))
         game.forfeit(game.awaiting, "timeout")
         return await self._commit(ctx, chat, user)

@@ -90,6 +90,7 @@ COMMANDS: dict[str, Text] = {
     "abort": t("Call the game off by agreement"),
     "claim": t("Claim a game your opponent let run out of time"),
     "top": t("This chat's leaderboard"),
+    "tournament": t("A tournament in this group"),
     "stats": t("Your statistics and rating"),
     "export": t("The game for GNU Backgammon"),
     "dice": t("Check the fairness of the dice"),
@@ -100,6 +101,9 @@ COMMANDS: dict[str, Text] = {
 
 
 ADMIN_COMMANDS = ("resettop",)
+#: Commands where a chat admin may do what only the organiser could (a tournament's start,
+#: cancel and award): the adapter asks Telegram whether the sender is an admin.
+ADMIN_AWARE_COMMANDS = ("tournament",)
 
 
 def actor_id(update: Update) -> int:
@@ -186,7 +190,7 @@ class TelegramAdapter:
         ]
         game_id = await self._replied_game(message)
         actor = actor_of(update.effective_user)
-        if name in ADMIN_COMMANDS and message.chat.type != "private":
+        if name in (*ADMIN_COMMANDS, *ADMIN_AWARE_COMMANDS) and message.chat.type != "private":
             # Ask Telegram only when it matters: one call per admin command.
             member = await context.bot.get_chat_member(message.chat_id, actor_id(update))
             actor = replace(actor, admin=member.status in ("administrator", "creator"))
