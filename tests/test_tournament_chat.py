@@ -7,6 +7,9 @@ accepting (a played result), or by the clock (a fake one the tests move forward)
 
 from __future__ import annotations
 
+import asyncio
+import random
+
 import pytest
 
 from bot.i18n import translate_lines
@@ -18,7 +21,7 @@ from bot.storage.base import GameStatus, TournamentStatus
 from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
-from core.tournament import Outcome, Stage, Tournament
+from core.tournament import Format, Outcome, Stage, Tournament
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -85,7 +88,7 @@ async def active_games(service: GameService) -> list:
 
 async def actor_of(service: GameService, user_id: int) -> Actor:
     user = await service.storage.get_user(user_id)
-    return BY_NAME[user.name]
+    return Actor(user.platform, user.platform_id, user.name)
 
 
 async def play_out(service: GameService, game, winner_id: int) -> list[View]:
@@ -287,3 +290,144 @@ async def test_bad_commands_are_explained(env):
     private = Place("test", "100", private=True)
     views = await service.command(ALI, private, "tournament", "knockout")
     assert "played in groups" in text_of(views)
+
+
+# --- whole tournaments of every format and size, with scripted players ------------------
+
+
+async def run_tournament(service: GameService, clock: Clock, args: str, n: int, seed: int):
+    """Open, fill with ``n`` players, start and play to the end: each match is won by a
+    random player, some are lost on time (claimed), and one player leaves midway."""
+    rng = random.Random(seed)
+    actors = [Actor("test", str(1000 + i), f"P{i}", f"p{i}", "en") for i in range(n)]
+    await service.command(actors[0], GROUP, "tournament", f"{args} max {n}")
+    for actor in actors[1:]:
+        await service.command(actor, GROUP, "tournament", "join")
+    views = await service.command(actors[0], GROUP, "tournament", "start")
+    assert "The tournament begins" in text_of(views), text_of(views)
+    # The first match decided is lost on time (from three players on), a player still in
+    # leaves once n // 2 matches are decided (from four on); then mostly played matches.
+    for step in range(10 * n * n):
+        games = await active_games(service)
+        if not games:
+            break
+        game = rng.choice(games)
+        seats = [await actor_of(service, s) for s in game.seats]
+        if step == n // 2 and n > 3:
+            still_in = [e for e in (await tournament(service)).entrants if not e.withdrawn]
+            leaver = await actor_of(service, rng.choice(still_in).player)
+            views = await service.command(leaver, GROUP, "tournament", "leave")
+            assert "has left the tournament" in text_of(views), text_of(views)
+        elif n > 2 and (step == 0 or rng.random() < 0.1):
+            match = Match.from_dict(game.match)
+            claimer = seats[1 - match.game.awaiting]
+            clock.now = game.deadline + 1
+            views = await service.command(claimer, GROUP, "claim", "", reply_to_game=game.id)
+            assert "run out of time" in text_of(views), text_of(views)
+        else:
+            await play_out(service, game, rng.choice(game.seats))
+    return await tournament(service)
+
+
+def check_finished(t: Tournament) -> None:
+    """What every finished tournament satisfies, whatever happened on the way."""
+    assert t.stage is Stage.FINISHED
+    assert all(p.result is not None for p in t.pairings)
+    byes: dict[int, int] = {}
+    for p in t.pairings:
+        if p.bye:
+            byes[p.home] = byes.get(p.home, 0) + 1
+    pairs = [frozenset(p.players) for p in t.pairings if not p.bye and len(p.players) == 2]
+    if t.format is Format.ROUND_ROBIN:  # TN-3: everyone meets everyone exactly once
+        everyone = {e.player for e in t.entrants}
+        expected = {frozenset((a, b)) for a in everyone for b in everyone if a < b}
+        assert sorted(pairs, key=sorted) == sorted(expected, key=sorted)
+        assert all(count == 1 for count in byes.values())
+        assert len(byes) == (len(everyone) if len(everyone) % 2 else 0)
+    if t.format is Format.SWISS:  # TN-4: never the same pair twice, at most one bye
+        assert len(pairs) == len(set(pairs))
+        assert all(count == 1 for count in byes.values())
+    if t.format is Format.KNOCKOUT:  # TN-2: one winner, unless both finalists had left
+        final = t.pairing(f"{t.rounds}.1")
+        if t.winner is None:
+            assert all(t.entrant(p).withdrawn for p in final.players)
+        else:
+            assert t.winner in final.players
+        # Byes only in the first round, to the top seeds.
+        first_byes = sorted(t.entrant(p.home).seed for p in t.round_pairings(1) if p.bye)
+        assert first_byes == list(range(1, len(first_byes) + 1))
+
+
+@pytest.mark.parametrize(
+    ("args", "n"),
+    [
+        ("knockout", 2),
+        ("knockout", 5),
+        ("knockout", 8),
+        ("knockout", 33),
+        ("roundrobin", 2),
+        ("roundrobin", 5),
+        ("roundrobin", 6),
+        ("swiss 3", 2),
+        ("swiss 4", 5),
+        ("swiss 5", 8),
+        ("swiss 3", 33),
+    ],
+)
+async def test_whole_tournaments_through_the_service(env, args: str, n: int):
+    service, clock = env
+    t = await run_tournament(service, clock, args, n, seed=n)
+    check_finished(t)
+    assert await active_games(service) == []
+    outcomes = {p.result.outcome for p in t.pairings}
+    assert Outcome.PLAYED in outcomes
+    if n > 3:  # someone left and someone lost on time, midway
+        assert Outcome.TIMEOUT in outcomes
+        assert sum(e.withdrawn for e in t.entrants) >= 2
+    # Every pairing's match is an ordinary game of the chat, over one way or another.
+    for p in t.pairings:
+        if p.match_ref is not None:
+            game = await service.storage.get_game(int(p.match_ref))
+            assert game.status in (GameStatus.FINISHED, GameStatus.ABORTED)
+            assert game.settings["tournament"]
+
+
+async def test_two_workers_finishing_both_semi_finals_at_once(env, tmp_path):
+    """Several workers: two results at the same moment on two processes' services both
+    count, and the final is started exactly once."""
+    service, clock = env
+    other_storage = SqliteStorage(str(tmp_path / "t.db"))  # the same database file
+    await other_storage.open()
+    try:
+        other = GameService(
+            other_storage,
+            service.settings,
+            clock=clock,
+            dice_factory=lambda: SeededDice(b"\x99" * 32),
+        )
+        await open_with_four(service, "knockout")
+        await service.command(ALI, GROUP, "tournament", "start")
+        semis = await active_games(service)
+        offers = []
+        for game in semis:
+            loser = await actor_of(service, max(game.seats))
+            views = await service.command(loser, GROUP, "resign", "", reply_to_game=game.id)
+            accept = next(
+                b.action
+                for v in views
+                for row in v.buttons
+                for b in row
+                if (a := A.decode(b.action)) and a.code == A.RESIGN_ACCEPT
+            )
+            offers.append((await actor_of(service, min(game.seats)), accept))
+        await asyncio.gather(
+            service.press(offers[0][0], GROUP, offers[0][1]),
+            other.press(offers[1][0], GROUP, offers[1][1]),
+        )
+        (final,) = await active_games(service)
+        t = await tournament(service)
+        assert [p.result.outcome for p in t.round_pairings(1)] == [Outcome.PLAYED] * 2
+        assert t.pairing("2.1").match_ref == str(final.id)
+        assert sorted(final.seats) == sorted(min(g.seats) for g in semis)
+    finally:
+        await other_storage.close()
