@@ -98,6 +98,7 @@ async def test_four_player_knockout_from_tournament_to_the_winner(fake, bot):
 
     await fake.send_text(players[0], group, "/tournament start")
     await fake.wait_for(lambda: len([m for m in fake.messages(group) if m.get("photo")]) >= 3, 10)
+    standings = next(m for m in fake.messages(group) if m.get("photo") and not buttons(m))
 
     async def player_of(user_id: int):
         user = await bot.storage.get_user(user_id)
@@ -122,6 +123,10 @@ async def test_four_player_knockout_from_tournament_to_the_winner(fake, bot):
         10,
     )
     assert final_card.get("photo")  # the bracket picture with the winner
+    # The standings posted at the start were edited in place after the results.
+    edits = fake.calls_to("editMessageMedia", ok=True)
+    assert any(c.params.get("message_id") == standings["message_id"] for c in edits)
+    assert final_card["message_id"] != standings["message_id"]
     (stored,) = await bot.storage.tournaments_in_chat(
         "telegram", str(GROUP_ID), tuple(TournamentStatus)
     )

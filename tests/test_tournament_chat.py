@@ -119,6 +119,10 @@ async def test_four_player_knockout_from_card_to_winner(env):
 
     views = await service.command(ALI, GROUP, "tournament", "start")
     assert "The tournament begins: 4 players, 2 rounds." in text_of(views)
+    (standings,) = [v for v in views if v.posted is not None]
+    assert not standings.edit
+    posted_at = {"chat_id": -1, "message_id": 77, "photo": True}
+    await standings.posted(posted_at)  # what the adapter does once it is on screen
     games = await active_games(service)
     assert len(games) == 2
     assert all(g.variant == "uzun" and g.rated for g in games)
@@ -137,8 +141,11 @@ async def test_four_player_knockout_from_card_to_winner(env):
     # Seeds 1 and 2 win their semi-finals: the final starts by itself.
     by_seed = {seed: player for player, seed in seeds.items()}
     semi = {tuple(sorted(seeds[s] for s in g.seats)): g for g in games}
-    await play_out(service, semi[(1, 4)], by_seed[1])
+    views = await play_out(service, semi[(1, 4)], by_seed[1])
     assert len(await active_games(service)) == 1  # the other semi-final still plays
+    (edited,) = [v for v in views if v.posted is not None]
+    assert edited.edit  # the standings picture is edited in place after a result
+    assert edited.message == posted_at
     views = await play_out(service, semi[(2, 3)], by_seed[2])
     shown = text_of(views)
     assert "Round 2: " in shown
@@ -150,6 +157,9 @@ async def test_four_player_knockout_from_card_to_winner(env):
     views = await play_out(service, final, by_seed[2])
     champion = (await service.storage.get_user(by_seed[2])).name
     assert f"🏆 {champion} wins the tournament!" in text_of(views)
+    (card,) = [v for v in views if "wins the tournament" in text_of([v])]
+    assert not card.edit  # the winner's card is a message of its own
+    assert [v.message for v in views if v.edit and v.posted] == [posted_at]
     t = await tournament(service)
     assert t.stage is Stage.FINISHED
     assert t.winner == by_seed[2]

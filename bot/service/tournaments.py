@@ -20,6 +20,7 @@ dice, rated per chat); its settings name the tournament and the pairing.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -396,8 +397,6 @@ class Tournaments:
             if sub == "cancel":
                 for pairing in tourney.in_play():
                     await self._stop_pairing_game(tx, pairing)
-            if message is not None and tourney.stage is Stage.OPEN:
-                stored.message = message
             self._store(stored, tourney, now)
             await tx.save_tournament(stored, stored.version)
         if sub == "cancel":
@@ -467,26 +466,48 @@ class Tournaments:
             n=len(tourney.entrants),
             rounds=tourney.rounds,
         )
-        views = [await self._standings_view(tourney, chat, [line])]
+        stored = await self.storage.get_tournament(tournament_id)
+        views = [await self._standings_view(tourney, chat, [line], stored, anew=True)]
         return views + await self._start_matches(tournament_id, chat)
 
     async def _after_result(self, tournament_id: int, chat: Chat, line: Text | None) -> list[View]:
-        """The standings after a result, the winner's card at the end, the next matches."""
+        """After a result: its line, the standings picture edited in place, the winner's
+        card at the end (posted anew), and the next matches."""
         stored = await self.storage.get_tournament(tournament_id)
         if stored is None:
             return []
         tourney = Tournament.from_dict(stored.state)
-        lines: list[Text | str] = [line] if line is not None else []
+        views: list[View] = []
         if tourney.stage is Stage.FINISHED:
             winner = tourney.winner
             name = tourney.entrant(winner).name if winner is not None else None
+            lines: list[Text | str] = [line] if line is not None else []
             lines.append(
                 t("🏆 {name} wins the tournament!", name=name)
                 if name
                 else t("The tournament is over.")
             )
-        views = [await self._standings_view(tourney, chat, lines)]
+            if stored.message:
+                views.append(await self._standings_view(tourney, chat, [], stored))
+            views.append(await self._standings_view(tourney, chat, lines))
+            return views
+        if line is not None:
+            views.append(self._group(chat, line))
+        views.append(await self._standings_view(tourney, chat, [], stored))
         return views + await self._start_matches(tournament_id, chat)
+
+    async def bind_standings(self, tournament_id: int, message: dict[str, Any]) -> None:
+        """The adapter posted the tournament's standings picture as ``message``: later
+        results edit that message in place."""
+        try:
+            async with self.storage.transaction() as tx:
+                stored = await tx.get_tournament(tournament_id)
+                if stored is None:
+                    return
+                stored.message = message
+                await tx.save_tournament(stored, stored.version)
+        except StorageError:
+            log.warning("could not remember tournament %s's standings", tournament_id)
 
     async def _start_matches(self, tournament_id: int, chat: Chat) -> list[View]:
         """Start a game for every pairing ready to play, and any game left unstarted."""
@@ -584,7 +605,8 @@ class Tournaments:
         tourney = Tournament.from_dict(stored.state)
         if tourney.stage is Stage.OPEN:
             return self._card(stored, tourney, chat, user)
-        return await self._standings_view(tourney, chat, [])
+        # Shown again at the bottom of the chat: this one is edited from now on.
+        return await self._standings_view(tourney, chat, [], stored, anew=True)
 
     def _card(self, stored: TournamentRecord, tourney: Tournament, chat: Chat, user: User) -> View:
         """The entry card: settings, who is in, Join / Leave / Start."""
@@ -635,9 +657,18 @@ class Tournaments:
         return t("Round {n}: {home} – {away}", n=pairing.round, home=home, away=away)
 
     async def _standings_view(
-        self, tourney: Tournament, chat: Chat, lines: list[Text | str]
+        self,
+        tourney: Tournament,
+        chat: Chat,
+        lines: list[Text | str],
+        stored: TournamentRecord | None = None,
+        *,
+        anew: bool = False,
     ) -> View:
-        """The standings picture (a bracket or a table), with the top of the table as text."""
+        """The standings picture (a bracket or a table), with the top of the table as text.
+
+        With ``stored``, this is the tournament's live standings: edited in place where it
+        was posted before (unless ``anew``), and remembered where the adapter posts it."""
         lang = self._group_lang(chat, None)
         text: list[Text | str] = [self._title(tourney), *lines]
         for row in tourney.standings()[:8]:
@@ -656,7 +687,12 @@ class Tournaments:
             image = await asyncio.to_thread(
                 render_standings, tourney, labels, self.service.settings.theme
             )
-        return View(text, lang=lang, image=image)
+        view = View(text, lang=lang, image=image)
+        if stored is not None:
+            if stored.message and not anew:
+                view.edit, view.message = True, stored.message
+            view.posted = functools.partial(self.bind_standings, stored.stored_id)
+        return view
 
     @staticmethod
     def _labels(tourney: Tournament, lang: str) -> StandingsLabels:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,10 @@ class View:
     #: Instead of editing or posting the board, point the player to ``message`` (Telegram: a
     #: reply to it; Discord: a link to it); if that message is gone, post this board anew.
     point: bool = False
+    #: Called by the adapter, where it can, with where it posted this view as a new message
+    #: (``{"chat_id", "message_id", "photo"}``), for a view the service later edits in place
+    #: through ``message`` (a tournament's standings picture).
+    posted: Callable[[dict[str, Any]], Awaitable[None]] | None = None
 
     @property
     def image_name(self) -> str:

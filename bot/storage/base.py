@@ -130,7 +130,7 @@ class TournamentRecord:
     organiser: int  # user id
     #: core.tournament.Tournament.to_dict()
     state: dict[str, Any] = field(default_factory=dict)
-    #: Where its card or standings picture is shown, platform-specific.
+    #: Where its standings picture is shown (edited after each result), platform-specific.
     message: dict[str, Any] | None = None
     #: When the deadline rounds must look at it next (its start time while it takes
     #: entries, "now" while a round's matches wait to be started); None: nothing due.

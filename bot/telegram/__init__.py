@@ -423,6 +423,10 @@ class TelegramAdapter:
                     reply_to_message_id=reply_id,
                 )
             )
+        if view.posted is not None:  # the service edits this message later (standings)
+            await view.posted(
+                {"chat_id": sent.chat_id, "message_id": sent.message_id, "photo": bool(sent.photo)}
+            )
         if view.game_id is not None and (markup is not None or view.image is not None):
             ref = {
                 "chat_id": sent.chat_id,

@@ -14,7 +14,7 @@ CREATE TABLE tournaments (
     status     TEXT    NOT NULL,
     organiser  INTEGER NOT NULL REFERENCES users (id),
     state      TEXT    NOT NULL, -- JSON: core.tournament.Tournament.to_dict()
-    message    TEXT,             -- JSON: where its card or standings picture is shown
+    message    TEXT,             -- JSON: where its standings picture is shown
     deadline   REAL,
     created    REAL    NOT NULL,
     updated    REAL    NOT NULL,
