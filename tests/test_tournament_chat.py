@@ -18,6 +18,7 @@ from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.service.tournaments import PREFIX
 from bot.service.views import View
 from bot.storage.base import GameStatus, TournamentStatus
+from bot.storage.postgres import PostgresStorage
 from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
@@ -40,9 +41,19 @@ class Clock:
         return self.now
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def make_storage(request: pytest.FixtureRequest, tmp_path):
+    """New storages (workers) on one database: SQLite, and PostgreSQL when
+    ``TAVLA_TEST_POSTGRES_URL`` is set (a schema of the test's own)."""
+    if request.param == "sqlite":
+        return lambda: SqliteStorage(str(tmp_path / "t.db"))
+    dsn, schema = request.getfixturevalue("postgres_schema")
+    return lambda: PostgresStorage(dsn, server_settings={"search_path": schema})
+
+
 @pytest.fixture
-async def env(tmp_path):
-    storage = SqliteStorage(str(tmp_path / "t.db"))
+async def env(make_storage):
+    storage = make_storage()
     await storage.open()
     clock = Clock()
     seeds = iter(range(1, 10_000))
@@ -402,11 +413,11 @@ async def test_whole_tournaments_through_the_service(env, args: str, n: int):
             assert game.settings["tournament"]
 
 
-async def test_two_workers_finishing_both_semi_finals_at_once(env, tmp_path):
+async def test_two_workers_finishing_both_semi_finals_at_once(env, make_storage):
     """Several workers: two results at the same moment on two processes' services both
     count, and the final is started exactly once."""
     service, clock = env
-    other_storage = SqliteStorage(str(tmp_path / "t.db"))  # the same database file
+    other_storage = make_storage()  # another worker on the same database
     await other_storage.open()
     try:
         other = GameService(

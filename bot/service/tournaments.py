@@ -371,6 +371,7 @@ class Tournaments:
         """Join, leave, start or cancel, in one transaction; then the card or the rounds."""
         now = self.clock()
         async with self.storage.transaction() as tx:
+            await self._lock_games_in_play(tx, tournament_id)
             stored = await tx.get_tournament(tournament_id)
             if stored is None:
                 raise self._refuse(t("No tournament here yet."))
@@ -431,6 +432,7 @@ class Tournaments:
             raise self._refuse(t("Award to whom? /tournament award @name."))
         now = self.clock()
         async with self.storage.transaction() as tx:
+            await self._lock_games_in_play(tx, live.stored_id)
             stored = await tx.get_tournament(live.stored_id)
             assert stored is not None
             tourney = Tournament.from_dict(stored.state)
@@ -579,6 +581,16 @@ class Tournaments:
             return await self.service._start(game, [home.name, away.name], chat, home, new=False)
         except StaleVersionError:
             return []  # begun by another worker
+
+    async def _lock_games_in_play(self, tx: Any, tournament_id: int) -> None:
+        """Lock the tournament's games in play before the tournament itself: a finishing
+        game locks its game, then its tournament, and the same order everywhere keeps two
+        workers from waiting for each other forever (PostgreSQL's row locks)."""
+        stored = await self.storage.get_tournament(tournament_id)  # unlocked, in this tx
+        if stored is None:
+            return
+        for pairing in Tournament.from_dict(stored.state).in_play():
+            await tx.get_game(int(pairing.match_ref or 0))
 
     async def _stop_pairing_game(self, tx: Any, pairing: Pairing) -> None:
         """End the game of a pairing decided without it (a player left, an award)."""
