@@ -59,7 +59,8 @@ def style_of(action: str) -> discord.ButtonStyle:
 
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button],
-    template=r"tv:(?P<action>[0-9]{1,19}:[0-9]{1,19}:[a-z]{1,2}[0-9-]{0,8})",
+    # A game's action, or a tournament card's (``tn:<tournament>:<code>``).
+    template=r"tv:(?P<action>[0-9]{1,19}:[0-9]{1,19}:[a-z]{1,2}[0-9-]{0,8}|tn:[0-9]{1,19}:[a-z])",
 ):
     """One game button; its callback hands the press to the adapter of the client."""
 
