@@ -273,6 +273,32 @@ async def test_leave_before_and_after_the_start(env):
     assert pairing.result.outcome is Outcome.FORFEIT
 
 
+async def test_the_organiser_awards_a_match_and_cancels(env):
+    """TN-7: an awarded match counts and its game stops; only the organiser (or a chat
+    admin) may award or cancel."""
+    service, _ = env
+    await open_with_four(service, "roundrobin 3")
+    await service.command(ALI, GROUP, "tournament", "start")
+    games = await active_games(service)
+    can = await service.storage.find_user("test", "can")
+    (can_game,) = [g for g in games if can.id in g.seats]
+    refused = await service.command(VELI, GROUP, "tournament", "award @can")
+    assert "Only the organiser or a chat admin" in text_of(refused)
+    views = await service.command(ALI, GROUP, "tournament", "award @can")
+    assert "The organiser awards the match to Can." in text_of(views)
+    pairing = (await tournament(service)).pairing_for_match(str(can_game.id))
+    assert pairing.result.outcome is Outcome.AWARD
+    assert pairing.result.winner == can.id
+    assert (await service.storage.get_game(can_game.id)).status is GameStatus.ABORTED
+    nothing = await service.command(ALI, GROUP, "tournament", "award @can")
+    assert "Can has no match to award now." in text_of(nothing)
+    admin = Actor(VELI.platform, VELI.user_id, VELI.name, VELI.username, admin=True)
+    views = await service.command(admin, GROUP, "tournament", "cancel")
+    assert "The tournament is called off." in text_of(views)
+    assert await active_games(service) == []
+    assert (await tournament(service)).stage is Stage.CANCELLED
+
+
 async def test_start_time_and_refusals(env):
     """TN-1: at its start time it starts by itself, or is called off with too few."""
     service, clock = env

@@ -196,15 +196,11 @@ class Tournaments:
             raise self._refuse(t("That button is not one of mine.")) from None
         sub = {JOIN: "join", LEAVE: "leave", START: "start"}.get(code)
         record = await self.storage.get_tournament(tournament_id)
-        if (
-            sub is None
-            or record is None
-            or (record.platform, record.chat_id)
-            != (
-                place.platform,
-                place.chat_id,
-            )
-        ):
+        elsewhere = record is None or (record.platform, record.chat_id) != (
+            place.platform,
+            place.chat_id,
+        )
+        if sub is None or elsewhere:
             raise self._refuse(t("That button is not one of mine."))
         return await self._act(tournament_id, sub, user, chat, actor, message)
 
