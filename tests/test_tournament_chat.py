@@ -15,7 +15,7 @@ import pytest
 from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place, ServiceSettings
-from bot.service.tournaments import PREFIX
+from bot.service.tournaments import PREFIX, RETRY_AFTER, Tournaments
 from bot.service.views import View
 from bot.storage.base import GameStatus, TournamentStatus
 from bot.storage.postgres import PostgresStorage
@@ -271,6 +271,37 @@ async def test_leave_before_and_after_the_start(env):
     t = await tournament(service)
     pairing = t.pairing_for_match(str(veli_game.id))
     assert pairing.result.outcome is Outcome.FORFEIT
+
+
+async def test_matches_a_crash_left_unstarted_are_started_by_the_deadline_rounds(env, monkeypatch):
+    """The process dies after a round's games were created and attached but before they
+    began: a restarted service's deadline rounds begin them, once."""
+    service, clock = env
+    await open_with_four(service, "swiss 2")
+
+    async def crash(self, game, chat):
+        raise RuntimeError("the process died here")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Tournaments, "_begin", crash)
+        with pytest.raises(RuntimeError):
+            await service.command(ALI, GROUP, "tournament", "start")
+    assert await active_games(service) == []
+    # The first match was created and attached, the second not even that.
+    waiting = await service.storage.games_in_chat("test", "-1", (GameStatus.CHALLENGE,))
+    assert len(waiting) == 1
+    restarted = GameService(service.storage, service.settings, clock=clock)
+    assert await restarted.tick() == []  # not yet due
+    clock.now += RETRY_AFTER + 1
+    await restarted.tick()
+    games = await active_games(service)
+    assert len(games) == 2
+    assert waiting[0].id in [g.id for g in games]
+    clock.now += RETRY_AFTER + 1
+    await restarted.tick()
+    assert len(await active_games(service)) == 2  # begun once, not again
+    (record,) = await service.storage.tournaments_in_chat("test", "-1")
+    assert record.deadline is None  # nothing left to start
 
 
 async def test_the_organiser_awards_a_match_and_cancels(env):
