@@ -218,11 +218,13 @@ class Tournaments:
         pairing = tourney.pairing_for_match(str(record.id))
         if pairing is None or pairing.result is not None:
             return  # decided meanwhile (awarded, a player left): the match no longer counts
-        seats = record.seats
-        score = {seats[0]: match.score[0], seats[1]: match.score[1]}
+        home, away = record.seats
+        if home is None or away is None:
+            return
+        score = {home: match.score[0], away: match.score[1]}
         now = self.clock()
         try:
-            tourney.record(pairing.key, seats[match.winner], now, score)  # type: ignore[arg-type]
+            tourney.record(pairing.key, (home, away)[match.winner], now, score)
         except TournamentError:
             log.warning("tournament %s refused the result of game %s", number, record.id)
             return
@@ -254,9 +256,10 @@ class Tournaments:
                 return []
             tourney = Tournament.from_dict(stored.state)
             pairing = tourney.pairing_for_match(str(game.id))
-            score = {game.seats[0]: match.score[0], game.seats[1]: match.score[1]}
-            if pairing is not None and pairing.result is None and loser is not None:
-                tourney.timeout(pairing.key, loser, now, score)  # type: ignore[arg-type]
+            home, away = game.seats
+            if pairing is not None and pairing.result is None and home and away and loser:
+                score = {home: match.score[0], away: match.score[1]}
+                tourney.timeout(pairing.key, loser, now, score)
                 self._store(stored, tourney, now)
                 await tx.save_tournament(stored, stored.version)
             await self._stop_game(tx, game, "timeout", seat=seat)
@@ -538,7 +541,7 @@ class Tournaments:
                 return None
             tourney = Tournament.from_dict(stored.state)
             pairing = tourney.pairing(key)
-            if pairing not in tourney.ready():
+            if pairing not in tourney.ready() or pairing.home is None:
                 return None  # started by another worker meanwhile
             settings = tourney.settings
             game = GameRecord(
@@ -547,7 +550,7 @@ class Tournaments:
                 variant=settings.game,
                 status=GameStatus.CHALLENGE,
                 seats=[pairing.home, pairing.away],
-                challenger=pairing.home,  # type: ignore[arg-type]
+                challenger=pairing.home,
                 settings={
                     "length": settings.match_length,
                     "fast": settings.pace is Pace.FAST,
