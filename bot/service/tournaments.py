@@ -23,6 +23,7 @@ import asyncio
 import functools
 import logging
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from bot.i18n import Text, t, translate
@@ -275,11 +276,14 @@ class Tournaments:
             view.chat = (chat.platform, chat.chat_id)
         return views
 
-    async def tick(self, now: float) -> list[View]:
+    async def tick(self, now: float, platforms: Collection[str] | None = None) -> list[View]:
         """Start tournaments at their start time (or call them off, TN-1) and start any
-        match still waiting (after a crash between a result and its next match)."""
+        match still waiting (after a crash between a result and its next match). With
+        ``platforms``, only the tournaments of those platforms (an adapter's own)."""
         views: list[View] = []
         for stored in await self.storage.due_tournaments(now):
+            if platforms is not None and stored.platform not in platforms:
+                continue
             try:
                 views.extend(await self._tick_one(stored, now))
             except StaleVersionError:
