@@ -29,6 +29,8 @@ from bot.storage.base import (
     StaleVersionError,
     Storage,
     StorageError,
+    TournamentRecord,
+    TournamentStatus,
 )
 from bot.storage.factory import (
     DEFAULT_SQLITE_PATH,
@@ -1011,3 +1013,142 @@ async def test_pooled_connections_come_back_clean_without_a_reset_round_trip(
         async with store._pool.acquire() as conn:
             assert conn.get_reset_query() == ""
             assert await conn.fetchval("SHOW lock_timeout") != "0"
+
+
+# --- tournaments (migration 0004) ----------------------------------------------------------
+
+
+TOURNAMENT_STATE = {"version": 1, "stage": "open", "entrants": [], "note": "Ayşe'nin kupası"}
+
+
+def new_tournament(organiser: int, **changes) -> TournamentRecord:
+    fields = {
+        "platform": "telegram",
+        "chat_id": "-100",
+        "status": TournamentStatus.OPEN,
+        "organiser": organiser,
+        "state": dict(TOURNAMENT_STATE),
+        "message": {"chat_id": -100, "message_id": 9},
+        "deadline": 1000.0,
+        "created": 10.0,
+        "updated": 10.0,
+    }
+    fields.update(changes)
+    return TournamentRecord(**fields)
+
+
+async def insert_tournament(storage: Storage, record: TournamentRecord) -> TournamentRecord:
+    async with storage.transaction() as tx:
+        return await tx.insert_tournament(record)
+
+
+async def test_the_migration_makes_the_table(storage: Storage):
+    assert "tournaments" in await table_names(storage)
+    names = [row[0] for row in await raw(storage, "SELECT name FROM schema_migrations")]
+    assert "0004_tournaments.sql" in names
+
+
+async def test_insert_get_and_save_tournament(storage: Storage, players):
+    ali, _ = players
+    stored = await insert_tournament(storage, new_tournament(ali.id))
+    assert stored.id is not None
+    assert stored.version == 1
+    loaded = await storage.get_tournament(stored.id)
+    assert loaded == stored
+    assert loaded.state["note"] == "Ayşe'nin kupası"
+    assert loaded.status is TournamentStatus.OPEN
+
+    async with storage.transaction() as tx:
+        fresh = await tx.get_tournament(stored.id)
+        fresh.status = TournamentStatus.RUNNING
+        fresh.state = {**fresh.state, "stage": "running"}
+        fresh.deadline = None
+        fresh.message = None
+        fresh.updated = 20.0
+        saved = await tx.save_tournament(fresh, 1)
+    assert saved.version == 2
+    again = await storage.get_tournament(stored.id)
+    assert again.version == 2
+    assert again.status is TournamentStatus.RUNNING
+    assert again.state["stage"] == "running"
+    assert again.deadline is None
+    assert again.message is None
+    assert (again.created, again.updated) == (10.0, 20.0)
+    assert await storage.get_tournament(stored.id + 1000) is None
+
+
+async def test_a_stale_tournament_save_is_refused(storage: Storage, players):
+    ali, _ = players
+    stored = await insert_tournament(storage, new_tournament(ali.id))
+    copies = [await storage.get_tournament(stored.id) for _ in range(2)]
+    async with storage.transaction() as tx:
+        copies[0].state = {**TOURNAMENT_STATE, "by": "first"}
+        await tx.save_tournament(copies[0], copies[0].version)
+    copies[1].state = {**TOURNAMENT_STATE, "by": "second"}
+    with pytest.raises(StaleVersionError):
+        async with storage.transaction() as tx:
+            await tx.save_tournament(copies[1], copies[1].version)
+    final = await storage.get_tournament(stored.id)
+    assert final.version == 2
+    assert final.state["by"] == "first"
+    with pytest.raises(ValueError, match="insert_tournament first"):
+        async with storage.transaction() as tx:
+            await tx.save_tournament(new_tournament(ali.id), 1)
+    with pytest.raises(ValueError, match="stored already"):
+        async with storage.transaction() as tx:
+            await tx.insert_tournament(final)
+
+
+async def test_workers_recording_results_of_one_tournament_all_count(storage: Storage, players):
+    """Read, change and save inside one transaction: the row is locked (PostgreSQL) or the
+    database is (SQLite), so concurrent results are applied one after another, none lost."""
+    ali, _ = players
+    stored = await insert_tournament(storage, new_tournament(ali.id, state={"results": []}))
+
+    async def record(result: str) -> None:
+        async with storage.transaction() as tx:
+            fresh = await tx.get_tournament(stored.id)
+            await asyncio.sleep(0)  # let the others try to run in between
+            fresh.state = {"results": [*fresh.state["results"], result]}
+            await tx.save_tournament(fresh, fresh.version)
+
+    await asyncio.gather(*(record(f"1.{n}") for n in range(1, 9)))
+    final = await storage.get_tournament(stored.id)
+    assert final.version == 9
+    assert sorted(final.state["results"]) == [f"1.{n}" for n in range(1, 9)]
+
+
+async def test_tournaments_in_chat(storage: Storage, players):
+    ali, veli = players
+    old = await insert_tournament(storage, new_tournament(ali.id, status=TournamentStatus.FINISHED))
+    running = await insert_tournament(
+        storage, new_tournament(veli.id, status=TournamentStatus.RUNNING)
+    )
+    opened = await insert_tournament(storage, new_tournament(ali.id))
+    await insert_tournament(storage, new_tournament(ali.id, chat_id="-200"))
+    live = await storage.tournaments_in_chat("telegram", "-100")
+    assert [r.id for r in live] == [opened.id, running.id]  # newest first
+    every = await storage.tournaments_in_chat("telegram", "-100", tuple(TournamentStatus))
+    assert [r.id for r in every] == [opened.id, running.id, old.id]
+    assert await storage.tournaments_in_chat("telegram", "-100", ()) == []
+    assert await storage.tournaments_in_chat("discord", "-100") == []
+
+
+async def test_due_tournaments(storage: Storage, players):
+    ali, _ = players
+    later = await insert_tournament(storage, new_tournament(ali.id, deadline=900.0))
+    first = await insert_tournament(storage, new_tournament(ali.id, deadline=100.0))
+    running = await insert_tournament(
+        storage, new_tournament(ali.id, deadline=200.0, status=TournamentStatus.RUNNING)
+    )
+    await insert_tournament(storage, new_tournament(ali.id, deadline=None))
+    await insert_tournament(
+        storage, new_tournament(ali.id, deadline=50.0, status=TournamentStatus.CANCELLED)
+    )
+    await insert_tournament(
+        storage, new_tournament(ali.id, deadline=50.0, status=TournamentStatus.FINISHED)
+    )
+    due = await storage.due_tournaments(300.0)
+    assert [r.id for r in due] == [first.id, running.id]
+    assert [r.id for r in await storage.due_tournaments(300.0, limit=1)] == [first.id]
+    assert later.id in [r.id for r in await storage.due_tournaments(900.0)]

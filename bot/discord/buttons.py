@@ -59,8 +59,9 @@ def style_of(action: str) -> discord.ButtonStyle:
 
 class GameButton(
     discord.ui.DynamicItem[discord.ui.Button],
-    # The argument: a point, up to four steps (``13-7.7-2``) or a settings choice (``tdark``).
-    template=r"tv:(?P<action>[0-9]{1,19}:[0-9]{1,19}:[a-z]{1,2}[0-9a-z.-]{0,24})",
+    # A game's action (its argument: a point, up to four steps ``13-7.7-2``, or a settings
+    # choice ``tdark``), or a tournament card's (``tn:<tournament>:<code>``).
+    template=r"tv:(?P<action>[0-9]{1,19}:[0-9]{1,19}:[a-z]{1,2}[0-9a-z.-]{0,24}|tn:[0-9]{1,19}:[a-z])",
 ):
     """One game button; its callback hands the press to the adapter of the client."""
 

@@ -34,6 +34,7 @@ DESCRIPTIONS: dict[str, str] = {
     "abort": "Call the game off by agreement",
     "claim": "Claim a game your opponent let run out of time",
     "top": "This chat's leaderboard",
+    "tournament": "A tournament in this group",
     "stats": "Your statistics and rating",
     "export": "The game for GNU Backgammon",
     "analyse": "Analyse your last finished game",
@@ -215,6 +216,18 @@ async def rules(interaction: discord.Interaction[Any], variant: str | None = Non
     await _adapter(interaction).run_command(interaction, "rules", variant or "")
 
 
+@app_commands.describe(
+    what=_("knockout, roundrobin or swiss 4 (and uzun, 3 points, fast…) to open; join, leave…"),
+    player=_("The member to give the match to (with award)"),
+)
+async def tournament(
+    interaction: discord.Interaction[Any], what: str = "", player: discord.User | None = None
+) -> None:
+    await _adapter(interaction).run_command(
+        interaction, "tournament", what, mentions=[player] if player else []
+    )
+
+
 _CALLBACKS = {
     "tavla": tavla,
     "uzun": uzun,
@@ -226,6 +239,7 @@ _CALLBACKS = {
     "abort": _game_only,
     "claim": _game_only,
     "top": top,
+    "tournament": tournament,
     "stats": stats,
     "export": _game_only,
     "analyse": _game_only,

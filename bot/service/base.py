@@ -15,7 +15,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.drawing import DrawingPool
 from bot.i18n import DEFAULT_LANGUAGE, Text, normalize_language, t
@@ -44,6 +44,9 @@ from .keypad import DEFAULT_LIMITS, DISCORD_LIMITS, KeypadLimits
 from .limits import RateLimiter, clean_name
 from .presenter import board_view, caption, game_buttons
 from .views import Actor, Button, Place, View
+
+if TYPE_CHECKING:
+    from .tournaments import Tournaments
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +127,9 @@ class ActionContext:
 
 class ServiceBase(ABC):
     """State and plumbing shared by every feature of the service."""
+
+    #: Tournaments in the chats (tournaments.py), set up by GameService.
+    tournaments: Tournaments
 
     def __init__(
         self,
@@ -244,6 +250,7 @@ class ServiceBase(ABC):
         views = [await self._board(ctx, chat, edit=True)]
         if ctx.finished:
             views.append(self._final_view(ctx, chat, user))
+            views.extend(await self.tournaments.after_game(saved, chat))
         return views
 
     async def _save(self, tx: Any, ctx: ActionContext) -> GameRecord:

@@ -39,6 +39,7 @@ class DeadlinesMixin(ServiceBase):
                 continue  # someone acted meanwhile; the next tick will see the new state
             except StorageError:
                 log.warning("tick: storage unavailable for game %s", record.id, exc_info=True)
+        views.extend(await self.tournaments.tick(now, platforms))
         return views
 
     async def _repairs(self, now: float, platforms: Collection[str] | None) -> list[View]:
@@ -100,6 +101,8 @@ class DeadlinesMixin(ServiceBase):
         names = ctx.names
         views: list[View] = []
         if now >= record.deadline:
+            if record.settings.get("tournament"):  # the whole match is lost on time (TN-7)
+                return await self.tournaments.timed_out(record, now)
             if record.settings.get("computer") == 1 - game.awaiting:
                 game.forfeit(game.awaiting, "timeout")
                 ctx.events.append(("timeout", {"seat": 1 - game.awaiting}))

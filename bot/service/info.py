@@ -33,6 +33,7 @@ class InfoMixin(ServiceBase):
             t("/board — your game's board here again, with live buttons"),
             t("/resign [gammon|backgammon], /abort, /claim — end a game"),
             t("/top, /stats [@name] — leaderboard and statistics"),
+            t("/tournament knockout|roundrobin|swiss — a tournament in this group"),
             t("/export — the game for GNU Backgammon; /dice — check the dice"),
             t("/lang tr|en|ru — language; /rules — the rules"),
             t("/settings — roll and confirm by themselves, board style (in private)"),

@@ -221,6 +221,10 @@ class PlayMixin(ServiceBase):
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here to abort."))
+        if record.settings.get("tournament"):
+            raise UserFacingError(
+                t("A tournament match can't be called off; the organiser may award it.")
+            )
         seat = self._seat(record, user)
         async with self.storage.transaction() as tx:
             fresh = await tx.get_game(record.stored_id)
@@ -261,6 +265,8 @@ class PlayMixin(ServiceBase):
             raise UserFacingError(
                 t("You can claim the game only when your opponent has run out of time.")
             )
+        if record.settings.get("tournament"):  # the whole match, as at the deadline (TN-7)
+            return await self.tournaments.timed_out(record, now)
         ctx.events.append(("claim", {"seat": seat}))
         game.forfeit(game.awaiting, "timeout")
         return await self._commit(ctx, chat, user)

@@ -79,6 +79,7 @@ class ResultsMixin(ServiceBase):
             record.stored_id,
             [("finish", {"winner": winner, "seed": ctx.dice.seed_hex, "rated": rated})],
         )
+        await self.tournaments.game_finished(tx, record, match)
 
     def _final_view(self, ctx: ActionContext, chat: Chat, user: User) -> View:
         match = ctx.match

@@ -35,6 +35,7 @@ from .info import InfoMixin
 from .play import PlayMixin
 from .prefs import PrefsMixin
 from .results import ResultsMixin
+from .tournaments import Tournaments
 from .views import BOARD_HERE, Actor, Place, View
 
 SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
@@ -51,6 +52,10 @@ class GameService(
     ServiceBase,
 ):
     """The platform-neutral application."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tournaments = Tournaments(self)
 
     # -- entry points ------------------------------------------------------------------
 
@@ -92,6 +97,7 @@ class GameService(
             "lang": self._set_lang,
             "board": self._show_board,
             "resettop": self._reset_top,
+            "tournament": self.tournaments.command,
             "settings": self._settings,
         }
         handler = handlers.get(name.lower())
@@ -128,6 +134,10 @@ class GameService(
         chat = await self._chat(place)
         if not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
             return [self._notice(user, chat, SLOW_DOWN)]
+        if self.tournaments.owns(data):  # a tournament card's Join / Leave / Start
+            self.limiter.allow(user.id)
+            work = self.tournaments.press(user, chat, place, actor, data, message)
+            return await self._guard(user, chat, work)
         action = A.decode(data)
         if action is None:
             self.idle_limiter.allow(user.id)

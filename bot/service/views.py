@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,10 @@ class View:
     #: Only the buttons changed (a checker was picked): the adapter edits the keyboard of
     #: the board message alone, without a new picture or text (``image`` is None).
     keyboard_only: bool = False
+    #: Called by the adapter, where it can, with where it posted this view as a new message
+    #: (``{"chat_id", "message_id", "photo"}``), for a view the service later edits in place
+    #: through ``message`` (a tournament's standings picture).
+    posted: Callable[[dict[str, Any]], Awaitable[None]] | None = None
 
     @property
     def image_name(self) -> str:

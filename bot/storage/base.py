@@ -145,6 +145,46 @@ class GameRecord:
         return self.id
 
 
+class TournamentStatus(StrEnum):
+    """Where a tournament stands (the stage of ``core.tournament.Stage``)."""
+
+    OPEN = "open"  # taking entries
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+LIVE_TOURNAMENT_STATUSES = (TournamentStatus.OPEN, TournamentStatus.RUNNING)
+
+
+@dataclass
+class TournamentRecord:
+    """One tournament run in a chat, with its whole state (``Tournament.to_dict()``)."""
+
+    platform: str
+    chat_id: str
+    status: TournamentStatus
+    organiser: int  # user id
+    #: core.tournament.Tournament.to_dict()
+    state: dict[str, Any] = field(default_factory=dict)
+    #: Where its standings picture is shown (edited after each result), platform-specific.
+    message: dict[str, Any] | None = None
+    #: When the deadline rounds must look at it next (its start time while it takes
+    #: entries, "now" while a round's matches wait to be started); None: nothing due.
+    deadline: float | None = None
+    created: float = 0.0
+    updated: float = 0.0
+    version: int = 0
+    id: int | None = None
+
+    @property
+    def stored_id(self) -> int:
+        """The id of a stored tournament; ``ValueError`` for one not yet inserted."""
+        if self.id is None:
+            raise ValueError("this tournament is not stored yet (insert_tournament first)")
+        return self.id
+
+
 @dataclass
 class Event:
     """One entry of a game's append-only log."""
@@ -218,6 +258,21 @@ class Transaction(Protocol):
 
     async def count_rated_between(self, user_a: int, user_b: int, kind: str, since: float) -> int:
         """How many rated contests these two finished against each other since ``since``."""
+        ...
+
+    async def get_tournament(self, tournament_id: int) -> TournamentRecord | None:
+        """The tournament, its row locked until the transaction ends."""
+        ...
+
+    async def insert_tournament(self, record: TournamentRecord) -> TournamentRecord:
+        """Store a new tournament; sets ``id`` and ``version`` = 1."""
+        ...
+
+    async def save_tournament(
+        self, record: TournamentRecord, expected_version: int
+    ) -> TournamentRecord:
+        """Write the tournament if its stored version is ``expected_version``; bumps the
+        version. Raises :class:`StaleVersionError` otherwise."""
         ...
 
 
@@ -334,8 +389,24 @@ class Storage(Protocol):
 
     async def results_of_user(self, user_id: int, kind: str | None = None) -> list[ResultRow]: ...
 
+    async def get_tournament(self, tournament_id: int) -> TournamentRecord | None: ...
+
+    async def tournaments_in_chat(
+        self,
+        platform: str,
+        chat_id: str,
+        statuses: tuple[TournamentStatus, ...] = LIVE_TOURNAMENT_STATUSES,
+    ) -> list[TournamentRecord]:
+        """The chat's tournaments with one of these statuses, newest first."""
+        ...
+
+    async def due_tournaments(self, now: float, limit: int = 50) -> list[TournamentRecord]:
+        """Open or running tournaments whose deadline has come, soonest first."""
+        ...
+
 
 __all__ = [
+    "LIVE_TOURNAMENT_STATUSES",
     "OPEN_STATUSES",
     "Chat",
     "Event",
@@ -346,6 +417,8 @@ __all__ = [
     "StaleVersionError",
     "Storage",
     "StorageError",
+    "TournamentRecord",
+    "TournamentStatus",
     "Transaction",
     "User",
 ]

@@ -20,6 +20,8 @@ from bot.storage.base import (
     PlayerPrefs,
     RatingRow,
     ResultRow,
+    TournamentRecord,
+    TournamentStatus,
     User,
 )
 
@@ -129,6 +131,43 @@ def game_from_row(row: Row) -> GameRecord:
     )
 
 
+# --- tournaments -------------------------------------------------------------------------
+
+#: The columns written from a TournamentRecord (besides id, created, updated and version).
+TOURNAMENT_FIELDS = ("platform", "chat_id", "status", "organiser", "state", "message", "deadline")
+TOURNAMENT_COLUMNS = ", ".join(TOURNAMENT_FIELDS)
+TOURNAMENT_ASSIGNMENTS = ", ".join(f"{name} = ?" for name in TOURNAMENT_FIELDS)
+
+
+def tournament_values(record: TournamentRecord) -> tuple[Any, ...]:
+    """The values of :data:`TOURNAMENT_FIELDS` for ``record``, in that order."""
+    return (
+        record.platform,
+        str(record.chat_id),
+        TournamentStatus(record.status).value,
+        record.organiser,
+        dumps(record.state if record.state is not None else {}),
+        dumps(record.message),
+        None if record.deadline is None else float(record.deadline),
+    )
+
+
+def tournament_from_row(row: Row) -> TournamentRecord:
+    """A tournament record from a ``tournaments`` row."""
+    return _from_row(
+        TournamentRecord,
+        row,
+        status=TournamentStatus(row["status"]),
+        state=json.loads(row["state"]),
+        message=loads(row["message"]),
+    )
+
+
+def tournament_status_values(statuses: Iterable[TournamentStatus | str]) -> list[str]:
+    """The stored values of tournament statuses."""
+    return [TournamentStatus(s).value for s in statuses]
+
+
 # --- the other tables --------------------------------------------------------------------
 
 
@@ -185,6 +224,9 @@ __all__ = [
     "GAME_ASSIGNMENTS",
     "GAME_COLUMNS",
     "GAME_FIELDS",
+    "TOURNAMENT_ASSIGNMENTS",
+    "TOURNAMENT_COLUMNS",
+    "TOURNAMENT_FIELDS",
     "Row",
     "chat_from_row",
     "dumps",
@@ -197,5 +239,8 @@ __all__ = [
     "rating_from_row",
     "result_from_row",
     "status_values",
+    "tournament_from_row",
+    "tournament_status_values",
+    "tournament_values",
     "user_from_row",
 ]

@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from typing import Any, ClassVar, Protocol, Self
 
 from bot.storage.base import (
+    LIVE_TOURNAMENT_STATUSES,
     OPEN_STATUSES,
     Chat,
     Event,
@@ -29,6 +30,8 @@ from bot.storage.base import (
     RatingRow,
     ResultRow,
     StaleVersionError,
+    TournamentRecord,
+    TournamentStatus,
     User,
 )
 from bot.storage.rows import (
@@ -36,6 +39,8 @@ from bot.storage.rows import (
     COMPUTER_PLATFORM_ID,
     GAME_ASSIGNMENTS,
     GAME_COLUMNS,
+    TOURNAMENT_ASSIGNMENTS,
+    TOURNAMENT_COLUMNS,
     Row,
     chat_from_row,
     dumps,
@@ -47,6 +52,9 @@ from bot.storage.rows import (
     rating_from_row,
     result_from_row,
     status_values,
+    tournament_from_row,
+    tournament_status_values,
+    tournament_values,
     user_from_row,
 )
 from bot.storage.schema import Migration, load_migrations
@@ -247,6 +255,57 @@ class SqlTransaction:
             user_a,
         )
         return int(count or 0)
+
+    # --- tournaments -----------------------------------------------------------------------
+
+    async def get_tournament(self, tournament_id: int) -> TournamentRecord | None:
+        """The tournament, its row locked until the transaction ends (where the transaction
+        itself does not keep other writers out)."""
+        row = await self.db.fetchrow(
+            "SELECT * FROM tournaments WHERE id = ?" + self._row_lock, tournament_id
+        )
+        return None if row is None else tournament_from_row(row)
+
+    async def insert_tournament(self, record: TournamentRecord) -> TournamentRecord:
+        """Store a new tournament; sets ``id``, ``version`` = 1 and zero timestamps, in place."""
+        if record.id is not None:
+            raise ValueError(f"tournament {record.id} is stored already")
+        values = tournament_values(record)
+        created = record.created or time.time()
+        updated = record.updated or created
+        record.id = await self.db.insert(
+            f"INSERT INTO tournaments ({TOURNAMENT_COLUMNS}, created, updated, version) "
+            f"VALUES ({marks(values)}, ?, ?, 1)",
+            *values,
+            float(created),
+            float(updated),
+        )
+        record.created, record.updated, record.version = created, updated, 1
+        return record
+
+    async def save_tournament(
+        self, record: TournamentRecord, expected_version: int
+    ) -> TournamentRecord:
+        """Write the tournament if it is still at ``expected_version``; sets ``version`` in
+        place. ``updated`` is written as given, or the current time if it is 0."""
+        if record.id is None:
+            raise ValueError("save_tournament needs a stored tournament (insert_tournament first)")
+        updated = record.updated or time.time()
+        changed = await self.db.execute(
+            f"UPDATE tournaments SET {TOURNAMENT_ASSIGNMENTS}, updated = ?, "
+            "version = version + 1 WHERE id = ? AND version = ?",
+            *tournament_values(record),
+            float(updated),
+            record.id,
+            expected_version,
+        )
+        if changed != 1:
+            raise StaleVersionError(
+                f"tournament {record.id} is no longer at version {expected_version}"
+            )
+        record.updated = updated
+        record.version = expected_version + 1
+        return record
 
 
 class SqlStorage(ABC):
@@ -667,6 +726,46 @@ class SqlStorage(ABC):
                 *kind_args,
             )
         return [result_from_row(row) for row in rows]
+
+    # --- tournaments -----------------------------------------------------------------------
+
+    async def get_tournament(self, tournament_id: int) -> TournamentRecord | None:
+        async with self._reading() as db:
+            row = await db.fetchrow("SELECT * FROM tournaments WHERE id = ?", tournament_id)
+        return None if row is None else tournament_from_row(row)
+
+    async def tournaments_in_chat(
+        self,
+        platform: str,
+        chat_id: str,
+        statuses: tuple[TournamentStatus, ...] = LIVE_TOURNAMENT_STATUSES,
+    ) -> list[TournamentRecord]:
+        """The chat's tournaments with one of these statuses, newest first."""
+        values = tournament_status_values(statuses)
+        if not values:
+            return []
+        return await self._tournaments(
+            f"platform = ? AND chat_id = ? AND status IN ({marks(values)}) ORDER BY id DESC",
+            platform,
+            str(chat_id),
+            *values,
+        )
+
+    async def due_tournaments(self, now: float, limit: int = 50) -> list[TournamentRecord]:
+        """Open or running tournaments whose deadline has come, soonest first."""
+        values = tournament_status_values(LIVE_TOURNAMENT_STATUSES)
+        return await self._tournaments(
+            f"status IN ({marks(values)}) AND deadline IS NOT NULL AND deadline <= ? "
+            "ORDER BY deadline, id LIMIT ?",
+            *values,
+            float(now),
+            limit,
+        )
+
+    async def _tournaments(self, where: str, *args: Any) -> list[TournamentRecord]:
+        async with self._reading() as db:
+            rows = await db.fetch(f"SELECT * FROM tournaments WHERE {where}", *args)
+        return [tournament_from_row(row) for row in rows]
 
 
 __all__ = ["Db", "SqlStorage", "SqlTransaction"]

@@ -91,6 +91,7 @@ COMMANDS: dict[str, Text] = {
     "abort": t("Call the game off by agreement"),
     "claim": t("Claim a game your opponent let run out of time"),
     "top": t("This chat's leaderboard"),
+    "tournament": t("A tournament in this group"),
     "stats": t("Your statistics and rating"),
     "export": t("The game for GNU Backgammon"),
     "analyse": t("Analyse your last finished game"),
@@ -103,6 +104,9 @@ COMMANDS: dict[str, Text] = {
 
 
 ADMIN_COMMANDS = ("resettop",)
+#: Commands where a chat admin may do what only the organiser could (a tournament's start,
+#: cancel and award): the adapter asks Telegram whether the sender is an admin.
+ADMIN_AWARE_COMMANDS = ("tournament",)
 
 
 def actor_id(update: Update) -> int:
@@ -193,7 +197,7 @@ class TelegramAdapter:
         ]
         game_id = await self._replied_game(message)
         actor = actor_of(update.effective_user)
-        if name in ADMIN_COMMANDS and message.chat.type != "private":
+        if name in (*ADMIN_COMMANDS, *ADMIN_AWARE_COMMANDS) and message.chat.type != "private":
             # Ask Telegram only when it matters: one call per admin command.
             member = await context.bot.get_chat_member(message.chat_id, actor_id(update))
             actor = replace(actor, admin=member.status in ("administrator", "creator"))
@@ -427,6 +431,10 @@ class TelegramAdapter:
                     reply_markup=markup,
                     reply_to_message_id=reply_id,
                 )
+            )
+        if view.posted is not None:  # the service edits this message later (standings)
+            await view.posted(
+                {"chat_id": sent.chat_id, "message_id": sent.message_id, "photo": bool(sent.photo)}
             )
         if view.game_id is not None and (markup is not None or view.image is not None):
             ref = {
