@@ -24,7 +24,9 @@ GROUP_ID = -100700
 
 @pytest.fixture
 async def fake():
-    async with FakeBotAPI() as server:
+    # The bot here runs without its rate limiter (tests/test_telegram.py's Bot), so the
+    # fake's flood limits are off too (tests/test_telegram_flood.py tests them together).
+    async with FakeBotAPI(flood=None) as server:
         yield server
 
 
