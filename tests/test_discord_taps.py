@@ -24,6 +24,7 @@ from tests.test_discord import (  # noqa: F401  (fixtures)
     fake,
     find,
     game_record,
+    open_game,
 )
 
 ORDER = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
@@ -95,3 +96,24 @@ async def test_settings_in_a_direct_message_are_edited_in_place(fake, tmp_path):
     user = await bot.storage.find_user("discord", "11")
     assert user.prefs.auto_confirm
     await bot.stop()
+
+
+async def test_a_confirm_keeps_the_picture_on_discord(fake, bot):
+    """Tavla with a cube to turn: Confirm only hands the turn over, so the board's text and
+    buttons change and its picture stays (no new attachment)."""
+    ali, veli, _channel = await open_game(fake, bot)
+    users = {"11": ali, "22": veli}
+    for _ in range(200):
+        message = board_message(fake)
+        if find(message, A.CONFIRM):
+            break
+        code = next(c for c in ORDER if find(message, c))
+        await fake.press(bot.client, await awaiting(bot, users), message, find(message, code))
+    exchange = await fake.press(
+        bot.client, await awaiting(bot, users), message, find(message, A.CONFIRM)
+    )
+    data = update_data(exchange)
+    assert "attachments" not in data
+    assert "content" in data
+    assert find(board_message(fake), A.ROLL)
+    assert board_message(fake)["attachments"]  # the picture is still there

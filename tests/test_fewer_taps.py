@@ -285,3 +285,30 @@ async def test_the_board_is_drawn_with_the_players_home_side_and_theme(service_e
     mirrored = board_view(match, names, theme="dark", lang=after.lang, home="left")
     assert after.text_board == render_text(mirrored)
     assert after.text_board != before.text_board
+
+
+async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
+    """Issue 13: a picture only when checkers move, dice are rolled or the cube turns. In
+    Tavla with a cube to turn, Confirm only hands the turn over: text and buttons change."""
+    service, _ = service_env
+    service.settings.render_images = True
+    current = board(await start_game(service, "1"))
+    for _ in range(100):
+        if find(current, A.CONFIRM):
+            break
+        current = await press_once(service, current)
+    confirmed = board(
+        await service.press(
+            await awaiting_actor(service, current.game_id), GROUP, find(current, A.CONFIRM)
+        )
+    )
+    _, after = await game_of(service, confirmed)
+    if after.phase is Phase.ROLL:  # the opponent chooses Roll or Double: nothing new to draw
+        assert confirmed.caption_only
+        assert confirmed.image is None
+        assert find(confirmed, A.ROLL)
+    else:  # the opponent's roll was made at once: new dice, a new picture
+        assert not confirmed.caption_only
+        assert confirmed.image is not None
+    rolled = await press_once(service, confirmed)
+    assert rolled.image is not None  # dice rolled: drawn

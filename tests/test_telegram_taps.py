@@ -133,3 +133,39 @@ async def test_confirm_by_itself_then_undo_my_move_in_a_group(fake, bot):
     game = Match.from_dict(record.match).game
     assert game.phase is Phase.MOVE
     assert record.seats[game.turn] == user.id
+
+
+async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_whole(fake, bot):
+    ali, veli, group = await open_game(fake, bot, "3")
+    users = {"11": ali, "22": veli}
+    for _ in range(200):
+        message = board_message(fake, group)
+        if find(message, A.CONFIRM):
+            break
+        actor = await awaiting(bot, users)
+        code = next(c for c in ORDER if find(message, c))
+        await press(fake, actor, group, message, find(message, code))
+    uploads = len(fake.calls_to("editMessageMedia")) + len(fake.calls_to("sendPhoto"))
+    actor = await awaiting(bot, users)
+    await press(fake, actor, group, message, find(message, A.CONFIRM))
+    record = await game_record(bot)
+    game = Match.from_dict(record.match).game
+    assert game.phase is Phase.ROLL  # a cube to turn: the opponent rolls or doubles
+    assert fake.calls_to("editMessageCaption", ok=True)
+    assert len(fake.calls_to("editMessageMedia")) + len(fake.calls_to("sendPhoto")) == uploads
+    assert find(board_message(fake, group), A.ROLL)
+    # Once more, with the board deleted meanwhile: the caption can't be changed, so the
+    # board is posted anew with its picture.
+    for _ in range(200):
+        message = board_message(fake, group)
+        if find(message, A.CONFIRM):
+            break
+        actor = await awaiting(bot, users)
+        code = next(c for c in ORDER if find(message, c))
+        await press(fake, actor, group, message, find(message, code))
+    fake.fail_next("editMessageCaption", 400, description="Bad Request: message to edit not found")
+    actor = await awaiting(bot, users)
+    sent = len(fake.calls_to("sendPhoto"))
+    await press(fake, actor, group, message, find(message, A.CONFIRM))
+    await fake.wait_for(lambda: len(fake.calls_to("sendPhoto")) > sent, 10)
+    assert find(board_message(fake, group), A.ROLL) or find(board_message(fake, group), A.MOVE)

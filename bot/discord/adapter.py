@@ -292,12 +292,13 @@ class DiscordAdapter:
         content, files, ui = text_of(view), files_of(view), view_of(view)
         exchange.summary = content
         pressed = interaction.message
-        # A picked checker changes the buttons alone: no new picture is uploaded.
-        changes: dict[str, Any] = (
-            {"view": ui}
-            if view.keyboard_only
-            else {"content": content, "attachments": files, "view": ui}
-        )
+        # A picked checker changes the buttons alone, a confirmed move the text and buttons:
+        # no new picture is uploaded (attachments left out are kept).
+        changes: dict[str, Any] = {"view": ui}
+        if not view.keyboard_only:
+            changes["content"] = content
+        if not (view.keyboard_only or view.caption_only):
+            changes["attachments"] = files
         if exchange.is_press and exchange.pressed_game == view.game_id and pressed is not None:
             if not interaction.response.is_done():
                 await interaction.response.edit_message(**changes)
@@ -316,28 +317,27 @@ class DiscordAdapter:
             return True
         if view.keyboard_only:
             return True  # only ever made for the board that was pressed
-        if await self._edit_bound(view, content, files, ui):
+        if await self._edit_bound(view, **changes):
             if view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)
             return True
+        if view.caption_only:
+            # The board to change is gone: post it anew, picture and all.
+            full = await self.service.full_board(view.game_id)
+            if full is not None:
+                await self._send(exchange, full)
+            return True
         return False
 
-    async def _edit_bound(
-        self,
-        view: View,
-        content: str,
-        files: list[discord.File],
-        ui: discord.ui.View | None,
-    ) -> bool:
-        target = view.message or {}
+    async def _edit_bound(self, board: View, **changes: Any) -> bool:
+        """Edit the board message ``board`` names with ``changes`` (discord.py's edit)."""
+        target = board.message or {}
         channel_id, message_id = target.get("channel_id"), target.get("message_id")
         if self.client is None or channel_id is None or message_id is None:
             return False
         channel = self.client.get_partial_messageable(int(channel_id))
         try:
-            await channel.get_partial_message(int(message_id)).edit(
-                content=content, attachments=files, view=ui
-            )
+            await channel.get_partial_message(int(message_id)).edit(**changes)
         except discord.HTTPException as exc:
             log.info("could not edit board message %s: %s", message_id, exc)
             return False
@@ -444,7 +444,7 @@ class DiscordAdapter:
             return
         content, files, ui = text_of(view), files_of(view), view_of(view)
         if view.edit and await self._edit_bound(
-            View(view.lines, message=target), content, files, ui
+            View(view.lines, message=target), content=content, attachments=files, view=ui
         ):
             if view.game_id is not None and view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)

@@ -32,7 +32,7 @@ from bot.storage.base import (
 from core.ai import Player, player_for
 from core.dice import SeededDice
 from core.errors import NotYourTurnError, TavlaError
-from core.game import Game
+from core.game import Game, Phase
 from core.match import Match
 from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
 from renderers.text import render_text
@@ -123,6 +123,23 @@ class ActionContext:
     def game(self) -> Game:
         assert self.match.game is not None
         return self.match.game
+
+
+def picture_state(game: Game) -> tuple[Any, ...]:
+    """What a board picture shows that matters to the players: the checkers, the cube and
+    the rolls made (not the dice put away when a move is confirmed). Only a change here is
+    worth drawing and uploading a new picture (issue 13)."""
+    position = game.position(0)
+    rolls = sum(1 for event in game.history if event["type"] == "roll")
+    return (
+        position.mover,
+        position.opponent,
+        rolls,
+        game.cube_value,
+        game.cube_owner,
+        game.phase is Phase.DOUBLED,
+        game.over,
+    )
 
 
 class ServiceBase(ABC):
@@ -239,7 +256,12 @@ class ServiceBase(ABC):
         assert user is not None
         return user
 
-    async def _commit(self, ctx: ActionContext, chat: Chat, user: User) -> list[View]:
+    async def _commit(
+        self, ctx: ActionContext, chat: Chat, user: User, *, shown: tuple[Any, ...] | None = None
+    ) -> list[View]:
+        """Save the action and answer with the board. ``shown``: what the picture showed
+        before the action (:func:`picture_state`); when the action changed none of it (a
+        move confirmed, a resignation offered), only the caption and buttons change."""
         await self._after_action_off_loop(ctx)
         async with self.storage.transaction() as tx:
             saved = await self._save(tx, ctx)
@@ -247,7 +269,8 @@ class ServiceBase(ABC):
             if ctx.finished:
                 await self._finish(tx, ctx)
         ctx.record = saved
-        views = [await self._board(ctx, chat, edit=True)]
+        same = shown is not None and not ctx.finished and shown == picture_state(ctx.game)
+        views = [await self._board(ctx, chat, edit=True, caption_only=same)]
         if ctx.finished:
             views.append(self._final_view(ctx, chat, user))
             views.extend(await self.tournaments.after_game(saved, chat))
@@ -287,10 +310,18 @@ class ServiceBase(ABC):
         return ctx.prefs
 
     async def _board(
-        self, ctx: ActionContext, chat: Chat, *, edit: bool, keyboard_only: bool = False
+        self,
+        ctx: ActionContext,
+        chat: Chat,
+        *,
+        edit: bool,
+        keyboard_only: bool = False,
+        caption_only: bool = False,
     ) -> View:
-        """The game's board. ``keyboard_only``: only the buttons changed (a checker picked),
-        so no picture is drawn: the adapter changes the board's keyboard alone."""
+        """The game's board. ``keyboard_only``: only the buttons changed (a checker picked);
+        ``caption_only``: the text and buttons changed but no checker moved, no dice were
+        rolled and the cube did not turn. Either way no picture is drawn: the adapter keeps
+        the board's picture and changes the rest."""
         record, match = ctx.record, ctx.match
         assert record.id is not None
         game = match.game
@@ -320,7 +351,7 @@ class ServiceBase(ABC):
             home=viewer.home,
         )
         image = None
-        if self.settings.render_images and not keyboard_only:
+        if self.settings.render_images and not (keyboard_only or caption_only):
             image = await self._render(view, self.settings.picture_formats.get(chat.platform, PNG))
         return View(
             lines,
@@ -333,6 +364,7 @@ class ServiceBase(ABC):
             text_board=render_text(view),
             version=record.version,
             keyboard_only=keyboard_only,
+            caption_only=caption_only,
         )
 
     async def _game_lang(self, record: GameRecord, chat: Chat) -> str:

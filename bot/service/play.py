@@ -17,7 +17,7 @@ from core.match import Match
 from . import actions as A
 from . import keypad
 from .autoplay import play_automatic
-from .base import ActionContext, ServiceBase, UserFacingError
+from .base import ActionContext, ServiceBase, UserFacingError, picture_state
 from .views import Place, View
 
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
@@ -77,8 +77,9 @@ class PlayMixin(ServiceBase):
         if play is None:
             raise UserFacingError(t("That button is not one of mine."))
         ctx = self._context(record)
+        shown = picture_state(ctx.game)
         play(ctx, self._seat(record, user), action.arg)
-        return await self._commit(ctx, chat, user)
+        return await self._commit(ctx, chat, user, shown=shown)
 
     async def _repair_press(
         self, user: User, chat: Chat, record: GameRecord, pressed: dict[str, Any] | None

@@ -184,6 +184,17 @@ class GameService(
 
     # -- what adapters may ask (they never read storage themselves) --------------------
 
+    async def full_board(self, game_id: int) -> View | None:
+        """The game's board with its picture, to post anew where a lighter view (one that
+        changes only the caption or the buttons) could not be applied: the message is gone."""
+        record = await self.storage.get_game(game_id)
+        if record is None:
+            return None
+        chat = await self.storage.get_chat(record.platform, record.chat_id)
+        (view,) = await self._boards_of(chat, [record])
+        view.edit = False
+        return view
+
     async def board_message(self, game_id: int) -> dict[str, Any] | None:
         """Where the game's board is, as the adapter bound it (None: not known)."""
         record = await self.storage.get_game(game_id)

@@ -84,6 +84,10 @@ class View:
     #: Only the buttons changed (a checker was picked): the adapter edits the keyboard of
     #: the board message alone, without a new picture or text (``image`` is None).
     keyboard_only: bool = False
+    #: The text and buttons changed but not the picture (a move confirmed before the
+    #: opponent rolls, a resignation offered): the adapter keeps the board's picture and
+    #: edits its caption and buttons (``image`` is None).
+    caption_only: bool = False
     #: Called by the adapter, where it can, with where it posted this view as a new message
     #: (``{"chat_id", "message_id", "photo"}``), for a view the service later edits in place
     #: through ``message`` (a tournament's standings picture).

@@ -410,6 +410,12 @@ class TelegramAdapter:
                     view.game_id, view.version, _ref(target) if moved else None
                 )
             return
+        if (view.caption_only or view.keyboard_only) and view.game_id is not None:
+            # The board to change is gone: post it anew, picture and all.
+            full = await self.service.full_board(view.game_id)
+            if full is not None:
+                await self._send_one(full, context, chat_id, reply_to, None)
+            return
         if view.image is not None:
             sent = await with_retries(
                 partial(
@@ -488,7 +494,16 @@ class TelegramAdapter:
                 if wanted:
                     await self._edit_keyboard(bot, chat_id, message_id, markup)
             return True
-        if view.image is not None and target.get("photo"):
+        if view.caption_only and target.get("photo"):
+            # The picture stays: only its caption and buttons change.
+            edit = partial(
+                bot.edit_message_caption,
+                chat_id=chat_id,
+                message_id=message_id,
+                caption=_text(view, CAPTION_LIMIT),
+                reply_markup=markup,
+            )
+        elif view.image is not None and target.get("photo"):
             edit = partial(
                 bot.edit_message_media,
                 InputMediaPhoto(
