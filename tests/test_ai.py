@@ -469,6 +469,28 @@ def test_bench_ends_with_name_value_line() -> None:
     assert {"ppg", "ci95", "win", "gammon_win", "a_ms", "a_p95_ms"} <= set(pairs)
 
 
+def test_cube_bench_compares_with_the_stored_gnubg_answers() -> None:
+    """bench/cube_gnubg.py reads gnubg's stored cube actions (no gnubg needed) and ends
+    with a name=value line of agreement figures for the positions it compared."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "bench/cube_gnubg.py",
+            "--reference",
+            "bench/reference/cube_gnubg_2027.json",
+            "--limit",
+            "40",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout.strip()
+    pairs = dict(item.split("=", 1) for item in out.splitlines()[-1].split())
+    assert pairs["positions"] == "40"
+    assert 0.0 <= float(pairs["agree"]) <= float(pairs["agree_double"]) <= 1.0
+
+
 def test_master_level_uses_gnubg_when_installed():
     """The optional gnubg extra: legal plays from core, each board scored by gnubg."""
     pytest.importorskip("gnubg")
