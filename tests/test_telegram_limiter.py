@@ -269,3 +269,19 @@ def test_groups_are_told_from_private_chats_by_their_ids():
     assert chat_key("@tavla_channel") == ("group", "@tavla_channel")
     assert chat_key(12345) == ("private", 12345)
     assert chat_key(None) is None
+
+
+async def test_idle_chats_are_forgotten_but_a_full_window_is_kept(clock, monkeypatch):
+    monkeypatch.setattr("bot.telegram.limiter.FORGET_AT", 10)
+    api = api_with(clock)
+    for _ in range(20):
+        await api.call("sendMessage", GROUP)
+    for n in range(25):  # many private chats, one message each, a second apart
+        await api.call("sendMessage", 1000 + n)
+        await clock.advance(1.0)
+    assert len(api.limiter._windows) <= 10  # not 27: the idle private chats were dropped
+    late = api.start("sendMessage", GROUP)
+    await clock.advance(30.0)
+    assert not late.done()  # 55 s: the group's full window was kept
+    await clock.advance(6.0)
+    assert late.done()

@@ -72,6 +72,8 @@ COUNTED_METHODS = frozenset(
 )
 #: A little room on top of each window, for clocks that differ by a rounding error.
 MARGIN = 0.01
+#: Windows kept before the idle ones (no call in their last period) are forgotten.
+FORGET_AT = 1000
 
 ChatKey = tuple[str, int | str | None]  # ("group" | "private" | "total", chat id)
 
@@ -187,8 +189,21 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
 
     def _window(self, key: ChatKey) -> _Window:
         if key not in self._windows:
+            if len(self._windows) >= FORGET_AT:
+                self._forget_idle()
             self._windows[key] = _Window(*self.limits[key[0]])
         return self._windows[key]
+
+    def _forget_idle(self) -> None:
+        """Drop the windows and pauses of chats with no call in their last period (a bot
+        meets many chats; an idle one's window is empty anyway)."""
+        now = self.clock()
+        for key, window in list(self._windows.items()):
+            if window.wait(now) == 0 and not window.ends:
+                del self._windows[key]
+        for key, until in list(self._paused.items()):
+            if until <= now:
+                del self._paused[key]
 
     async def _take_slot(self, chat: ChatKey | None) -> list[_Window]:
         """Wait until one more call fits in ``chat``'s windows and take a place in each.
