@@ -285,3 +285,17 @@ async def test_idle_chats_are_forgotten_but_a_full_window_is_kept(clock, monkeyp
     assert not late.done()  # 55 s: the group's full window was kept
     await clock.advance(6.0)
     assert late.done()
+
+
+async def test_a_429_on_an_uncounted_call_makes_that_call_wait_and_no_other(clock):
+    api = api_with(clock)
+    api.refuse[GROUP] = (1, 2.0)
+    member = api.start("getChatMember", GROUP, user_id=11)
+    await settle()
+    await api.call("sendMessage", GROUP)
+    assert api.times(GROUP) == [0.0]  # the group's sends go on
+    await clock.advance(1.9)
+    assert not member.done()  # the refused call waits its retry_after before trying again
+    await clock.advance(0.2)
+    assert await member
+    assert api.times(GROUP, "getChatMember") == [2.0]

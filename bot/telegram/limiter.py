@@ -132,7 +132,8 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         self.sleep = sleep
         self._windows: dict[ChatKey, _Window] = {}
         self._paused: dict[ChatKey, float] = {}  # a chat's 429: no call before this time
-        self._queues: dict[ChatKey, tuple[asyncio.Lock, list[int]]] = {}
+        self._queues: dict[ChatKey, asyncio.Lock] = {}  # per chat, while calls wait in it
+        self._queued: dict[ChatKey, int] = {}
         self._ended = asyncio.Event()  # set when a counted call ends: a slot may be free
 
     async def initialize(self) -> None:
@@ -168,9 +169,9 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                     raise
                 seconds = retry_seconds(exc)
                 log.info("%s in %s: retrying in %.1f s", endpoint, chat, seconds)
-                if chat is None:
+                if chat is None or not counted:  # this call alone waits
                     await self.sleep(seconds)
-                else:  # every call to this chat waits, no other chat does
+                else:  # every send or edit in this chat waits, no other chat does
                     until = self.clock() + seconds
                     self._paused[chat] = max(until, self._paused.get(chat, until))
             except BaseException:
@@ -254,15 +255,15 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         if chat is None:
             yield
             return
-        lock, waiting = self._queues.setdefault(chat, (asyncio.Lock(), []))
-        waiting.append(1)
+        lock = self._queues.setdefault(chat, asyncio.Lock())
+        self._queued[chat] = self._queued.get(chat, 0) + 1
         try:
             async with lock:
                 yield
         finally:
-            waiting.pop()
-            if not waiting:
-                del self._queues[chat]
+            self._queued[chat] -= 1
+            if not self._queued[chat]:
+                del self._queued[chat], self._queues[chat]
 
 
 def chat_key(chat_id: Any) -> ChatKey | None:
