@@ -38,9 +38,9 @@ from telegram.error import (
     TelegramError,
 )
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
+    BaseRateLimiter,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
@@ -56,6 +56,7 @@ from bot.logs import quiet_http_clients
 from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
+from bot.telegram.limiter import limiter_for
 from bot.telegram.transport import AiohttpRequest
 from bot.web.telegram import enable_web_board, with_web_board
 
@@ -643,11 +644,12 @@ async def _all(*calls: Awaitable[Any]) -> None:
 
 
 def build_application(
-    config: Config, service: GameService, *, rate_limiter: AIORateLimiter | None = None
+    config: Config, service: GameService, *, rate_limiter: BaseRateLimiter[Any] | None = None
 ) -> tuple[Application, TelegramAdapter]:
     """The python-telegram-bot application with every handler, not yet started.
 
-    The default rate limiter keeps to Telegram's flood limits and retries a 429 answer.
+    The default rate limiter (bot/telegram/limiter.py) keeps to Telegram's flood limits as
+    sliding windows and retries a 429 answer, delaying only the chat it concerns.
     """
     adapter = TelegramAdapter(service)
     quiet_http_clients()
@@ -656,14 +658,7 @@ def build_application(
         .token(config.telegram_token or "")
         .base_url(config.telegram_base_url)
         .base_file_url(config.telegram_base_file_url)
-        .rate_limiter(
-            rate_limiter
-            or AIORateLimiter(
-                overall_max_rate=config.telegram_max_rate,
-                group_max_rate=config.telegram_group_rate,
-                max_retries=5,
-            )
-        )
+        .rate_limiter(rate_limiter or limiter_for(config))
         .concurrent_updates(True)
         .request(AiohttpRequest(config.telegram_connections))
         # getUpdates runs one long poll at a time, on a connection of its own.
@@ -685,7 +680,7 @@ async def run_telegram(
     service: GameService,
     stop: asyncio.Event | None = None,
     *,
-    rate_limiter: AIORateLimiter | None = None,
+    rate_limiter: BaseRateLimiter[Any] | None = None,
     tick_seconds: float = TICK_SECONDS,
     runner: DeadlineRunner | None = None,
 ) -> None:
