@@ -297,6 +297,8 @@ async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
         if find(current, A.CONFIRM):
             break
         current = await press_once(service, current)
+    record, _ = await game_of(service, current)
+    await service.board_shown(record.id, record.version)  # as an adapter confirms it
     confirmed = board(
         await service.press(
             await awaiting_actor(service, current.game_id), GROUP, find(current, A.CONFIRM)
@@ -312,3 +314,21 @@ async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
         assert confirmed.image is not None
     rolled = await press_once(service, confirmed)
     assert rolled.image is not None  # dice rolled: drawn
+
+
+async def test_a_board_behind_its_game_gets_a_whole_picture_on_confirm(service_env):
+    """When the chat's board lags the game (a turn played on the web page), a Confirm draws
+    the whole picture: the board never keeps a picture older than the game."""
+    service, _ = service_env
+    service.settings.render_images = True
+    current = board(await start_game(service, "1"))
+    for _ in range(100):
+        if find(current, A.CONFIRM):
+            break
+        current = await press_once(service, current)
+    record, _ = await game_of(service, current)
+    await service.board_shown(record.id, record.version - 1)  # the last move never showed
+    actor = await awaiting_actor(service, current.game_id)
+    confirmed = board(await service.press(actor, GROUP, find(current, A.CONFIRM)))
+    assert not confirmed.caption_only
+    assert confirmed.image is not None

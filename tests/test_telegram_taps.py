@@ -9,6 +9,8 @@ in a private chat, edited in place.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.service import actions as A
@@ -135,6 +137,16 @@ async def test_confirm_by_itself_then_undo_my_move_in_a_group(fake, bot):
     assert record.seats[game.turn] == user.id
 
 
+async def shown_as_saved(bot) -> None:
+    """Wait until the adapter has confirmed that the board shows the game as saved."""
+    for _ in range(500):
+        record = await game_record(bot)
+        if record.shown_version >= record.version:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the board never caught up with the game")
+
+
 async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_whole(fake, bot):
     ali, veli, group = await open_game(fake, bot, "3")
     users = {"11": ali, "22": veli}
@@ -145,6 +157,7 @@ async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_wh
         actor = await awaiting(bot, users)
         code = next(c for c in ORDER if find(message, c))
         await press(fake, actor, group, message, find(message, code))
+    await shown_as_saved(bot)
     uploads = len(fake.calls_to("editMessageMedia")) + len(fake.calls_to("sendPhoto"))
     actor = await awaiting(bot, users)
     await press(fake, actor, group, message, find(message, A.CONFIRM))
@@ -163,6 +176,7 @@ async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_wh
         actor = await awaiting(bot, users)
         code = next(c for c in ORDER if find(message, c))
         await press(fake, actor, group, message, find(message, code))
+    await shown_as_saved(bot)
     fake.fail_next("editMessageCaption", 400, description="Bad Request: message to edit not found")
     actor = await awaiting(bot, users)
     sent = len(fake.calls_to("sendPhoto"))

@@ -77,7 +77,9 @@ class PlayMixin(ServiceBase):
         if play is None:
             raise UserFacingError(t("That button is not one of mine."))
         ctx = self._context(record)
-        shown = picture_state(ctx.game)
+        # What the chat's board picture shows, when it shows the game as it stands (it may
+        # lag: a turn played on the web page, an edit still on its way).
+        shown = picture_state(ctx.game) if record.shown_version >= record.version else None
         play(ctx, self._seat(record, user), action.arg)
         return await self._commit(ctx, chat, user, shown=shown)
 
