@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, Protocol, Self, TypeVar
 
 from bot.storage.base import (
     LIVE_TOURNAMENT_STATUSES,
@@ -58,6 +58,9 @@ from bot.storage.rows import (
     user_from_row,
 )
 from bot.storage.schema import Migration, load_migrations
+
+#: A record kept with optimistic locking: its row has ``created``, ``updated``, ``version``.
+_Versioned = TypeVar("_Versioned", GameRecord, TournamentRecord)
 
 
 class Db(Protocol):
@@ -122,20 +125,7 @@ class SqlTransaction:
         """Store a new game; sets ``id``, ``version`` = 1 and zero timestamps, in place."""
         if record.id is not None:
             raise ValueError(f"game {record.id} is stored already")
-        values = game_values(record)
-        created = record.created or time.time()
-        updated = record.updated or created
-        record.id = await self.db.insert(
-            f"INSERT INTO games ({GAME_COLUMNS}, created, updated, version) "
-            f"VALUES ({marks(values)}, ?, ?, 1)",
-            *values,
-            float(created),
-            float(updated),
-        )
-        record.created = created
-        record.updated = updated
-        record.version = 1
-        return record
+        return await self._insert_versioned("games", GAME_COLUMNS, game_values(record), record)
 
     async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
         """Write the game if it is still at ``expected_version``; sets ``version`` in place.
@@ -144,17 +134,51 @@ class SqlTransaction:
         """
         if record.id is None:
             raise ValueError("save_game needs a stored game (insert_game first)")
+        return await self._save_versioned(
+            "games", GAME_ASSIGNMENTS, game_values(record), record, expected_version, "game"
+        )
+
+    async def _insert_versioned(
+        self, table: str, columns: str, values: Sequence[Any], record: _Versioned
+    ) -> _Versioned:
+        """Insert a row that carries ``created``, ``updated`` and ``version`` (games,
+        tournaments); sets ``id``, the timestamps and ``version`` = 1 on ``record``."""
+        created = record.created or time.time()
+        updated = record.updated or created
+        record.id = await self.db.insert(
+            f"INSERT INTO {table} ({columns}, created, updated, version) "
+            f"VALUES ({marks(values)}, ?, ?, 1)",
+            *values,
+            float(created),
+            float(updated),
+        )
+        record.created, record.updated, record.version = created, updated, 1
+        return record
+
+    async def _save_versioned(
+        self,
+        table: str,
+        assignments: str,
+        values: Sequence[Any],
+        record: _Versioned,
+        expected_version: int,
+        kind: str,
+    ) -> _Versioned:
+        """Update a versioned row if it is still at ``expected_version`` (optimistic
+        locking); raises :class:`StaleVersionError` naming the ``kind`` of record otherwise."""
         updated = record.updated or time.time()
         changed = await self.db.execute(
-            f"UPDATE games SET {GAME_ASSIGNMENTS}, updated = ?, version = version + 1 "
+            f"UPDATE {table} SET {assignments}, updated = ?, version = version + 1 "
             "WHERE id = ? AND version = ?",
-            *game_values(record),
+            *values,
             float(updated),
             record.id,
             expected_version,
         )
         if changed != 1:
-            raise StaleVersionError(f"game {record.id} is no longer at version {expected_version}")
+            raise StaleVersionError(
+                f"{kind} {record.id} is no longer at version {expected_version}"
+            )
         record.updated = updated
         record.version = expected_version + 1
         return record
@@ -271,17 +295,7 @@ class SqlTransaction:
         if record.id is not None:
             raise ValueError(f"tournament {record.id} is stored already")
         values = tournament_values(record)
-        created = record.created or time.time()
-        updated = record.updated or created
-        record.id = await self.db.insert(
-            f"INSERT INTO tournaments ({TOURNAMENT_COLUMNS}, created, updated, version) "
-            f"VALUES ({marks(values)}, ?, ?, 1)",
-            *values,
-            float(created),
-            float(updated),
-        )
-        record.created, record.updated, record.version = created, updated, 1
-        return record
+        return await self._insert_versioned("tournaments", TOURNAMENT_COLUMNS, values, record)
 
     async def save_tournament(
         self, record: TournamentRecord, expected_version: int
@@ -290,22 +304,10 @@ class SqlTransaction:
         place. ``updated`` is written as given, or the current time if it is 0."""
         if record.id is None:
             raise ValueError("save_tournament needs a stored tournament (insert_tournament first)")
-        updated = record.updated or time.time()
-        changed = await self.db.execute(
-            f"UPDATE tournaments SET {TOURNAMENT_ASSIGNMENTS}, updated = ?, "
-            "version = version + 1 WHERE id = ? AND version = ?",
-            *tournament_values(record),
-            float(updated),
-            record.id,
-            expected_version,
+        values = tournament_values(record)
+        return await self._save_versioned(
+            "tournaments", TOURNAMENT_ASSIGNMENTS, values, record, expected_version, "tournament"
         )
-        if changed != 1:
-            raise StaleVersionError(
-                f"tournament {record.id} is no longer at version {expected_version}"
-            )
-        record.updated = updated
-        record.version = expected_version + 1
-        return record
 
 
 class SqlStorage(ABC):
