@@ -101,19 +101,16 @@ def plan(game: Game, target: Position, selected: int | None) -> list[tuple[str, 
                     action = A.decode(button.action)
                     assert action is not None
                     replay(pairs)
+                    # The service's own press semantics (play.py: _steps, _select).
                     if action.code == A.MOVE:
-                        for pair in keypad.decode_steps(action.arg):
-                            turn.step(pair)
-                        keypad.finish_forced(turn)
+                        keypad.make_steps_on_turn(turn, keypad.decode_steps(action.arg))
                         queue.append((_pairs(turn), None, [*path, (A.MOVE, action.arg)]))
                     elif action.code == A.SELECT:
                         only = keypad.select(turn, int(action.arg))
                         if only is None:
                             queue.append((pairs, int(action.arg), [*path, (A.SELECT, action.arg)]))
                         else:
-                            for step, die in only:
-                                turn.step((step.source, step.dest), die)
-                            keypad.finish_forced(turn)
+                            keypad.make_steps_on_turn(turn, _pairs_of(only))
                             queue.append((_pairs(turn), None, [*path, (A.SELECT, action.arg)]))
                     elif action.code == A.BACK:
                         queue.append((pairs, None, [*path, (A.BACK, "")]))
@@ -123,7 +120,11 @@ def plan(game: Game, target: Position, selected: int | None) -> list[tuple[str, 
 
 
 def _pairs(turn: Any) -> list[tuple[int, int]]:
-    return [(s.source, s.dest) for s, _ in turn.done]
+    return _pairs_of(turn.done)
+
+
+def _pairs_of(steps: Any) -> list[tuple[int, int]]:
+    return [(s.source, s.dest) for s, _ in steps]
 
 
 class Table:

@@ -85,7 +85,8 @@ def move_rows(
     def button(steps: Sequence[DoneStep]) -> Button:
         return Button(_label(steps, dice), A.encode(game_id, version, A.MOVE, encode_steps(steps)))
 
-    if not turn.legal_steps():
+    legal = turn.legal_steps()
+    if not legal:
         return []
     if selected is not None:
         moves = sorted(turn.checker_moves(selected), key=_order)
@@ -97,7 +98,7 @@ def move_rows(
         plays = sorted(plays, key=_order)
         per_row = limits.plays_per_row if len(plays) > 2 else 2
         return _rows([button(p) for p in plays], per_row)
-    sources = sorted({s.source for s, _ in turn.legal_steps()}, reverse=True)
+    sources = sorted({s.source for s, _ in legal}, reverse=True)
     moves = [m for source in sources for m in sorted(turn.checker_moves(source), key=_order)]
     if len(moves) <= limits.moves:
         return _rows([button(m) for m in moves], limits.moves_per_row)
