@@ -30,6 +30,8 @@ from tests.test_service import (
 )
 
 ALI_PRIVATE = Place("test", "100", private=True)
+#: What a scripted player presses first, when it is there.
+PRESS_ORDER = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
 
 
 @pytest.fixture
@@ -48,24 +50,27 @@ async def game_of(service: GameService, view: View):
     return record, Match.from_dict(record.match).game
 
 
-async def press_through(service: GameService, views: list[View], *, turns: int, prefer=()):
-    """Play ``turns`` turns with the first button of the preferred kinds; returns every
-    board shown on the way."""
+async def press_once(service: GameService, current: View) -> View:
+    """The awaiting player's usual press (Take, Confirm, a move, a pick, Roll)."""
+    actor = await awaiting_actor(service, current.game_id)
+    code = next(c for c in (find(current, k) for k in PRESS_ORDER) if c)
+    views = await service.press(actor, GROUP, code)
+    assert not any(v.notice for v in views), text_of(views)
+    return board(views)
+
+
+async def press_through(service: GameService, views: list[View], *, turns: int) -> list[View]:
+    """Play ``turns`` turns (each ended by a Confirm press) with :func:`press_once`; returns
+    every board shown on the way."""
     shown = [board(views)]
-    current = shown[-1]
-    order = (*prefer, A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
     done = 0
     while done < turns:
+        current = shown[-1]
         record, _ = await game_of(service, current)
         if record.status is not GameStatus.ACTIVE:
             break
-        actor = await awaiting_actor(service, current.game_id)
-        code = next(c for c in (find(current, k) for k in order) if c)
-        views = await service.press(actor, GROUP, code)
-        assert not any(v.notice for v in views), text_of(views)
-        current = board(views)
-        shown.append(current)
-        done += A.decode(code).code == A.CONFIRM
+        done += find(current, A.TAKE) is None and find(current, A.CONFIRM) is not None
+        shown.append(await press_once(service, current))
     return shown
 
 
@@ -221,16 +226,6 @@ async def test_roll_by_itself_skips_the_roll_press_in_tavla(service_env):
     shown = await press_through(service, views, turns=10)
     assert all(A.ROLL not in codes(view) for view in shown)
     assert all(A.DOUBLE not in codes(view) for view in shown)
-
-
-async def press_once(service: GameService, current: View) -> View:
-    """The awaiting player's usual press (Take, Confirm, a move, a pick, Roll)."""
-    actor = await awaiting_actor(service, current.game_id)
-    order = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
-    code = next(c for c in (find(current, k) for k in order) if c)
-    views = await service.press(actor, GROUP, code)
-    assert not any(v.notice for v in views), text_of(views)
-    return board(views)
 
 
 async def test_confirm_by_itself_and_take_back_until_the_opponent_rolls(service_env):
