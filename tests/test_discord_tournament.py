@@ -11,13 +11,7 @@ from bot.storage.base import GameStatus, TournamentStatus
 from core.tournament import Stage, Tournament
 from tests.fakes.discord import FakeDiscord
 from tests.test_discord import CHANNEL, GUILD, Bot, custom_ids
-
-
-@pytest.fixture
-def fake():
-    world = FakeDiscord()
-    with world.patch():
-        yield world
+from tests.test_discord import fake as fake
 
 
 @pytest.fixture

@@ -16,18 +16,11 @@ from bot.storage.base import GameStatus, TournamentStatus
 from core.tournament import Stage, Tournament
 from tests.fakes.telegram import FakeBotAPI
 from tests.test_telegram import Bot, buttons, press
+from tests.test_telegram import fake as fake
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 GROUP_ID = -100700
-
-
-@pytest.fixture
-async def fake():
-    # The bot here runs without its rate limiter (tests/test_telegram.py's Bot), so the
-    # fake's flood limits are off too (tests/test_telegram_flood.py tests them together).
-    async with FakeBotAPI(flood=None) as server:
-        yield server
 
 
 @pytest.fixture
