@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.discord.buttons import PREFIX
 from bot.service import actions as A
 from bot.service.keypad import KeypadLimits
-from bot.storage.base import GameStatus
+from bot.storage.base import GameStatus, PlayerPrefs
 from tests.test_discord import (  # noqa: F401  (fixtures)
     CHANNEL,
     GUILD,
@@ -87,14 +87,17 @@ async def test_settings_in_a_direct_message_are_edited_in_place(fake, tmp_path):
     dm = fake.channel(9001, None)
     await fake.slash(bot.client, ali, dm, "settings")
     (shown,) = [m for m in fake.channel_messages(dm) if custom_ids(m)]
-    toggle = next(c for c in custom_ids(shown) if A.decode(c.removeprefix(PREFIX)).arg == "c1")
+    toggle = next(c for c in custom_ids(shown) if A.decode(c.removeprefix(PREFIX)).arg == "cnever")
     exchange = await fake.press(bot.client, ali, shown, toggle)
     assert exchange.callback_types() == [7]  # the settings message itself is updated
     edited = fake.messages[int(shown["id"])]
-    assert any(A.decode(c.removeprefix(PREFIX)).arg == "c0" for c in custom_ids(edited))
+    chosen = next(
+        b for row in edited["components"] for b in row["components"] if "cnever" in b["custom_id"]
+    )
+    assert chosen["label"].startswith("•")  # the choice is marked
     assert len([m for m in fake.channel_messages(dm) if custom_ids(m)]) == 1
     user = await bot.storage.find_user("discord", "11")
-    assert user.prefs.auto_confirm
+    assert user.prefs.auto_confirm == "never"
     await bot.stop()
 
 
@@ -103,6 +106,9 @@ async def test_a_confirm_keeps_the_picture_on_discord(fake, bot):
     buttons change and its picture stays (no new attachment)."""
     ali, veli, _channel = await open_game(fake, bot)
     users = {"11": ali, "22": veli}
+    for uid in users:  # both ask to confirm every move themselves (/settings)
+        user = await bot.storage.find_user("discord", uid)
+        await bot.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm="never"))
     for _ in range(200):
         message = board_message(fake)
         if find(message, A.CONFIRM):

@@ -8,13 +8,16 @@ from __future__ import annotations
 import pytest
 
 from bot.service import actions as A
+from bot.service.autoplay import confirms_by_itself
 from bot.service.keypad import KeypadLimits
 from bot.service.presenter import board_view
 from bot.service.service import GameService
 from bot.service.views import View
 from bot.storage.base import GameStatus, PlayerPrefs
-from core.game import Phase
+from core.dice import FixedDice
+from core.game import Game, Phase
 from core.match import Match
+from core.variants import variant_by_name
 from renderers.text import render_text
 from tests.test_service import (
     ALI,
@@ -30,6 +33,8 @@ from tests.test_service import (
 )
 
 ALI_PRIVATE = Place("test", "100", private=True)
+TAVLA = variant_by_name("tavla")
+START = TAVLA.start_position()
 #: What a scripted player presses first, when it is there.
 PRESS_ORDER = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
 
@@ -59,9 +64,16 @@ async def press_once(service: GameService, current: View) -> View:
     return board(views)
 
 
+def turns_ended(record) -> tuple[int, int]:
+    """How far a match has got: games finished, then turns ended in the current game."""
+    match = Match.from_dict(record.match)
+    ended = sum(e.get("type") in ("play", "pass") for e in match.game.history)
+    return len(match.results), ended
+
+
 async def press_through(service: GameService, views: list[View], *, turns: int) -> list[View]:
-    """Play ``turns`` turns (each ended by a Confirm press) with :func:`press_once`; returns
-    every board shown on the way."""
+    """Play on with :func:`press_once` until ``turns`` turns have ended (whether by a
+    Confirm press or by themselves); returns every board shown on the way."""
     shown = [board(views)]
     done = 0
     while done < turns:
@@ -69,8 +81,10 @@ async def press_through(service: GameService, views: list[View], *, turns: int) 
         record, _ = await game_of(service, current)
         if record.status is not GameStatus.ACTIVE:
             break
-        done += find(current, A.TAKE) is None and find(current, A.CONFIRM) is not None
+        before = turns_ended(record)
         shown.append(await press_once(service, current))
+        after = turns_ended((await game_of(service, shown[-1]))[0])
+        done += after != before
     return shown
 
 
@@ -171,7 +185,7 @@ async def test_a_checker_with_one_move_moves_at_once(service_env):
 
 async def test_whole_plays_are_one_press_each(service_env):
     """When a roll can be played in only a few ways, each way is a button: one press plays
-    the whole roll (the notation of the rule book), then Confirm."""
+    the whole roll (the notation of the rule book)."""
     service, _ = service_env
     views = await start_game(service, "1")
     current = board(views)
@@ -191,8 +205,14 @@ async def test_whole_plays_are_one_press_each(service_env):
             mover = await awaiting_actor(service, current.game_id)
             views = await service.press(mover, GROUP, find(current, A.MOVE))
             _, after = await game_of(service, board(views))
-            assert after.current_turn.complete
-            assert find(board(views), A.CONFIRM)
+            # The whole roll is played: it waits for Confirm, or (the opponent must press
+            # Roll or Double next) it was handed over with an Undo kept.
+            if after.current_turn is not None:
+                assert after.current_turn.complete
+                assert find(board(views), A.CONFIRM)
+            else:
+                assert after.turn != game.turn
+                assert after.may_take_back(game.turn)
             assert find(board(views), A.UNDO)
             return
         current = (await press_through(service, [current], turns=1))[-1]
@@ -231,7 +251,7 @@ async def test_roll_by_itself_skips_the_roll_press_in_tavla(service_env):
 async def test_confirm_by_itself_and_take_back_until_the_opponent_rolls(service_env):
     service, _ = service_env
     user = await service.storage.get_or_create_user("test", ALI.user_id, ALI.name)
-    await service.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm=True))
+    await service.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm="always"))
     current = board(await start_game(service, "3"))  # Ali challenged: seat 0
     for _ in range(200):
         _, game = await game_of(service, current)
@@ -282,11 +302,19 @@ async def test_the_board_is_drawn_with_the_players_home_side_and_theme(service_e
     assert after.text_board != before.text_board
 
 
+async def always_confirm(service: GameService) -> None:
+    """Both players choose to confirm every move themselves (/settings → never by itself)."""
+    for actor in (ALI, VELI):
+        user = await service.storage.get_or_create_user("test", actor.user_id, actor.name)
+        await service.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm="never"))
+
+
 async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
     """Issue 13: a picture only when checkers move, dice are rolled or the cube turns. In
     Tavla with a cube to turn, Confirm only hands the turn over: text and buttons change."""
     service, _ = service_env
     service.settings.render_images = True
+    await always_confirm(service)
     current = board(await start_game(service, "1"))
     for _ in range(100):
         if find(current, A.CONFIRM):
@@ -316,6 +344,7 @@ async def test_a_board_behind_its_game_gets_a_whole_picture_on_confirm(service_e
     the whole picture: the board never keeps a picture older than the game."""
     service, _ = service_env
     service.settings.render_images = True
+    await always_confirm(service)
     current = board(await start_game(service, "1"))
     for _ in range(100):
         if find(current, A.CONFIRM):
@@ -327,3 +356,91 @@ async def test_a_board_behind_its_game_gets_a_whole_picture_on_confirm(service_e
     confirmed = board(await service.press(actor, GROUP, find(current, A.CONFIRM)))
     assert not confirmed.caption_only
     assert confirmed.image is not None
+
+
+def a_finished_move(name: str = "tavla", **kwargs) -> Game:
+    """A game whose player on roll (seat 0) has just played the whole opening 3-1 (8/5 6/5),
+    waiting for Confirm."""
+    game = Game(variant_by_name(name), [START.mover, START.mover], phase=Phase.ROLL, **kwargs)
+    game.roll(0, FixedDice([(3, 1)]))
+    game.current_turn.apply_text("8/5 6/5")
+    assert game.current_turn.complete
+    return game
+
+
+DEFAULTS = (PlayerPrefs(), PlayerPrefs())
+
+
+def test_a_move_is_confirmed_by_itself_when_the_opponent_must_press_next():
+    """The default ("if undoable"): the opponent may double (a centred cube, T-8), so the board
+    waits for their Roll or Double anyway; the mover keeps an Undo until then."""
+    assert confirms_by_itself(a_finished_move(), 0, DEFAULTS, humans=(0, 1))
+
+
+@pytest.mark.parametrize(
+    ("why", "game", "prefs", "humans"),
+    [
+        (
+            "no cube in Uzun Tavla (U-1): the opponent's roll is made at once",
+            a_finished_move("uzun"),
+            DEFAULTS,
+            (0, 1),
+        ),
+        ("no cube in Turkish tavla", a_finished_move("turkish"), DEFAULTS, (0, 1)),
+        ("the computer answers at once", a_finished_move(), DEFAULTS, (0,)),
+        (
+            "the opponent rolls by itself",
+            a_finished_move(),
+            (PlayerPrefs(), PlayerPrefs(auto_roll=True)),
+            (0, 1),
+        ),
+        (
+            "the mover owns the cube (T-8): the opponent may not double",
+            a_finished_move(cube_value=2, cube_owner=0),
+            DEFAULTS,
+            (0, 1),
+        ),
+        ("the Crawford game (M-2)", a_finished_move(crawford=True), DEFAULTS, (0, 1)),
+        (
+            "the mover asked to confirm every move",
+            a_finished_move(),
+            (PlayerPrefs(auto_confirm="never"), PlayerPrefs()),
+            (0, 1),
+        ),
+    ],
+)
+def test_confirm_stays_where_the_move_could_not_be_taken_back(why, game, prefs, humans):
+    assert not confirms_by_itself(game, 0, prefs, humans), why
+
+
+def test_always_confirms_even_against_the_computer():
+    always = (PlayerPrefs(auto_confirm="always"), PlayerPrefs())
+    assert confirms_by_itself(a_finished_move("uzun"), 0, always, humans=(0,))
+    unfinished = Game(TAVLA, [START.mover, START.mover], phase=Phase.ROLL)
+    unfinished.roll(0, FixedDice([(3, 1)]))
+    assert not confirms_by_itself(unfinished, 0, always, humans=(0,))  # nothing played yet
+
+
+async def test_by_default_a_tavla_move_is_handed_over_with_an_undo(service_env):
+    """Two people, a centred cube: no Confirm press; the opponent's Roll and Double come
+    with the mover's Undo, which works until the opponent presses."""
+    service, _ = service_env
+    current = board(await start_game(service, "3"))
+    for _ in range(200):
+        _, game = await game_of(service, current)
+        if game.phase is Phase.ROLL and game.may_take_back(1 - game.turn):
+            break
+        assert not find(current, A.CONFIRM) or not game.may_double(1 - game.turn)
+        current = await press_once(service, current)
+    else:
+        raise AssertionError("no move was handed over by itself")
+    mover = 1 - game.turn
+    assert find(current, A.ROLL)
+    assert find(current, A.DOUBLE)
+    assert find(current, A.UNDO)
+    actors = {0: ALI, 1: VELI}  # Ali challenged: seat 0
+    back = board(await service.press(actors[mover], GROUP, find(current, A.UNDO)))
+    _, game = await game_of(service, back)
+    assert game.turn == mover
+    assert game.phase is Phase.MOVE
+    assert game.current_turn.done == []

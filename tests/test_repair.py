@@ -9,6 +9,7 @@ import pytest
 from bot.service import actions as A
 from bot.service.keypad import KeypadLimits
 from bot.service.service import GameService
+from bot.storage.base import PlayerPrefs
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
 from tests.factory import Clock, find, make_service, press
@@ -62,9 +63,12 @@ async def shown(service: GameService, view) -> None:
 async def test_a_doubles_turn_at_human_speed_is_never_slowed_down(make):
     """The longest turns the buttons can ask for (a doubles roll whose checkers are picked
     first, as when a roll has too many moves to show): Roll, pick and place four times,
-    Confirm, at human speed."""
+    Confirm, at human speed (both players ask to confirm every move themselves)."""
     service, clock = await make()
     service.settings.keypad["test"] = KeypadLimits(plays=0, moves=0)
+    for actor in (ALI, VELI):
+        user = await service.storage.get_or_create_user("test", actor.user_id, actor.name)
+        await service.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm="never"))
     views = await start_game(service)
     game_id = board(views).game_id
     for _ in range(40):  # whole turns, until a doubles roll is played out

@@ -332,7 +332,7 @@ async def test_users(storage: Storage, players):
 async def test_player_settings_are_kept_and_survive_a_rename(storage: Storage, players):
     ali, veli = players
     assert ali.prefs == PlayerPrefs()  # a new player has the defaults
-    chosen = PlayerPrefs(auto_roll=True, auto_confirm=True, theme="dark", home="left")
+    chosen = PlayerPrefs(auto_roll=True, auto_confirm="always", theme="dark", home="left")
     await storage.set_user_prefs(ali.id, chosen)
     assert (await storage.get_user(ali.id)).prefs == chosen
     assert (await storage.get_user(veli.id)).prefs == PlayerPrefs()  # only hers changed
@@ -348,6 +348,9 @@ def test_player_settings_store_only_changes_and_ignore_unknown_keys():
     # A key written by a newer version, or a side that does not exist, never breaks a load.
     assert PlayerPrefs.from_json('{"auto_roll": true, "sound": 1}') == PlayerPrefs(auto_roll=True)
     assert PlayerPrefs.from_json('{"home": "top"}').home == "right"
+    # Saved before confirming had three modes: the old switch's "on" is "always".
+    assert PlayerPrefs.from_json('{"auto_confirm": true}').auto_confirm == "always"
+    assert PlayerPrefs.from_json('{"auto_confirm": "sometimes"}') == PlayerPrefs()
 
 
 async def test_find_user(storage: Storage, players):

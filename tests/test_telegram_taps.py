@@ -103,11 +103,20 @@ async def test_settings_in_a_private_chat_are_edited_in_place(fake, bot):
     assert user.lang == "ru"
 
 
+async def never_confirm_by_itself(bot) -> None:
+    """Both players ask to confirm every move themselves (/settings)."""
+    for uid in ("11", "22"):
+        user = await bot.storage.find_user("telegram", uid)
+        await bot.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm="never"))
+
+
 async def test_confirm_by_itself_then_undo_my_move_in_a_group(fake, bot):
-    ali, veli, group = await open_game(fake, bot, "1")
+    """The default: with a centred cube the opponent must press Roll or Double anyway, so a
+    finished move is handed over at once, and its mover may take it back until then."""
+    ali, veli, group = await open_game(fake, bot, "3")
     users = {"11": ali, "22": veli}
     user = await bot.storage.find_user("telegram", "11")
-    await bot.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm=True))
+    assert user.prefs == PlayerPrefs()  # nobody changed a setting
     for _ in range(200):  # play on until Ali has a roll to play
         record = await game_record(bot)
         game = Match.from_dict(record.match).game
@@ -150,6 +159,7 @@ async def shown_as_saved(bot) -> None:
 async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_whole(fake, bot):
     ali, veli, group = await open_game(fake, bot, "3")
     users = {"11": ali, "22": veli}
+    await never_confirm_by_itself(bot)
     for _ in range(200):
         message = board_message(fake, group)
         if find(message, A.CONFIRM):

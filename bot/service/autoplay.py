@@ -3,8 +3,13 @@
 Rolling is the only thing a player can do when the variant has no cube, in the Crawford
 game, when the opponent owns the cube or it is at 64 (T-8, M-2): the bot rolls for them, in
 the same action as the move before, so nobody waits for a press that decides nothing. A
-player may also ask to roll even when they could double (``auto_roll``, as FIBS's autoroll)
-and to have a finished move confirmed at once (``auto_confirm``).
+player may also ask to roll even when they could double (``auto_roll``, as FIBS's autoroll).
+
+A finished move is confirmed by itself, by default, when the opponent must then press Roll
+or Double anyway (``auto_confirm`` "undoable"): the mover keeps an Undo until that press, so
+they may still change their mind, and the turn costs one chat message less. Where the
+opponent would act at once (the computer, a roll made by itself, the game's last move) the
+mover's Confirm is the only chance to change their mind, so it stays.
 
 Nothing here decides a rule: whether doubling is allowed comes from :class:`core.game.Game`.
 """
@@ -16,6 +21,7 @@ from collections.abc import Collection, Sequence
 from bot.storage.base import PlayerPrefs
 from core.dice import DiceSource
 from core.game import Game, Phase
+from core.position import CHECKERS, OFF
 
 #: A bound on the actions made in one go (passes back and forth while both are closed out
 #: end long before this).
@@ -33,6 +39,35 @@ def must_roll(game: Game, seat: int, prefs: PlayerPrefs) -> bool:
     )
 
 
+def confirms_by_itself(
+    game: Game, seat: int, prefs: Sequence[PlayerPrefs], humans: Collection[int]
+) -> bool:
+    """Whether ``seat``'s finished move is confirmed without a Confirm press."""
+    turn = game.current_turn
+    if (
+        game.phase is not Phase.MOVE
+        or turn is None
+        or not turn.done
+        or not turn.complete
+        or game.resign_offer is not None
+    ):
+        return False
+    mode = prefs[seat].auto_confirm
+    if mode != "undoable":
+        return mode == "always"
+    opponent = 1 - seat
+    # The move stays undoable only if the game then waits for the opponent's own press.
+    return (
+        opponent in humans
+        and not game.last_roll
+        and turn.position.mover[OFF] < CHECKERS
+        and game.variant.cube
+        and not game.crawford
+        and game.cube.may_double(opponent)
+        and not prefs[opponent].auto_roll
+    )
+
+
 def play_automatic(
     game: Game, dice: DiceSource, prefs: Sequence[PlayerPrefs], humans: Collection[int]
 ) -> bool:
@@ -47,16 +82,9 @@ def play_automatic(
         seat = game.awaiting
         if seat not in humans:
             break
-        turn = game.current_turn
         if must_roll(game, seat, prefs[seat]):
             game.roll(seat, dice)
-        elif (
-            game.phase is Phase.MOVE
-            and prefs[seat].auto_confirm
-            and turn is not None
-            and turn.done
-            and turn.complete
-        ):
+        elif confirms_by_itself(game, seat, prefs, humans):
             game.confirm(seat, undoable=True)
         else:
             break

@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, Text, t
-from bot.storage.base import HOME_SIDES, Chat, PlayerPrefs, User
+from bot.storage.base import CONFIRM_MODES, HOME_SIDES, Chat, PlayerPrefs, User
 from renderers.themes import THEMES
 
 from . import actions as A
@@ -20,6 +20,7 @@ from .views import Button, Place, View
 
 THEME_NAMES = {"classic": t("Classic"), "dark": t("Dark"), "contrast": t("High contrast")}
 HOME_NAMES = {"right": t("on the right"), "left": t("on the left")}
+CONFIRM_NAMES = {"undoable": t("if undoable"), "always": t("always"), "never": t("never")}
 ON, OFF = "✅", "⬜"
 
 
@@ -40,9 +41,11 @@ def settings_lines(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[Te
             state=ON if prefs.auto_roll else OFF,
         ),
         t(
-            "✅ Confirm by itself: {state}. With this on, a finished move is confirmed at "
-            "once; you can still take it back until your opponent acts.",
-            state=ON if prefs.auto_confirm else OFF,
+            "✅ Confirm by itself: {mode}. “If undoable” hands a finished move over at once "
+            "when your opponent must then press Roll or Double, and you can take it back "
+            "until they do; otherwise (against the computer, or when your opponent's roll is "
+            "made by itself) you press Confirm. “Always” never asks; “never” always asks.",
+            mode=CONFIRM_NAMES[prefs.auto_confirm],
         ),
         t(
             "🎨 Board: {theme}; your home board {side}.",
@@ -69,9 +72,10 @@ def settings_buttons(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[
         ],
         [
             Button(
-                t("✅ Confirm by itself {state}", state=ON if prefs.auto_confirm else OFF),
-                choice("c0" if prefs.auto_confirm else "c1"),
+                mark(t("✅ {mode}", mode=CONFIRM_NAMES[mode]), mode == prefs.auto_confirm),
+                choice("c" + mode),
             )
+            for mode in CONFIRM_MODES
         ],
         [
             Button(mark(THEME_NAMES.get(name, name), name == theme), choice("t" + name))
@@ -95,8 +99,8 @@ def apply_choice(prefs: PlayerPrefs, arg: str) -> tuple[PlayerPrefs, str | None]
     kind, value = arg[:1], arg[1:]
     if kind == "r" and value in ("0", "1"):
         return dataclasses.replace(prefs, auto_roll=value == "1"), None
-    if kind == "c" and value in ("0", "1"):
-        return dataclasses.replace(prefs, auto_confirm=value == "1"), None
+    if kind == "c" and value in CONFIRM_MODES:
+        return dataclasses.replace(prefs, auto_confirm=value), None
     if kind == "t" and value in THEMES:
         return dataclasses.replace(prefs, theme=value), None
     if kind == "h" and value in HOME_SIDES:

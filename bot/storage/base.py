@@ -38,6 +38,11 @@ OPEN_STATUSES = (GameStatus.CHALLENGE, GameStatus.ACTIVE)
 
 HOME_SIDES = ("right", "left")
 
+#: When a finished move is confirmed without a Confirm press: "undoable" (the default) when
+#: the opponent must then press Roll or Double, so it can be taken back until they do;
+#: "always"; "never" (every move waits for Confirm).
+CONFIRM_MODES = ("undoable", "always", "never")
+
 
 @dataclass(frozen=True)
 class PlayerPrefs:
@@ -45,8 +50,9 @@ class PlayerPrefs:
 
     #: Roll by itself even when the player could double (FIBS's "autoroll").
     auto_roll: bool = False
-    #: Confirm a finished move at once (it can be taken back until the opponent acts).
-    auto_confirm: bool = False
+    #: When a finished move is confirmed by itself (one of CONFIRM_MODES); it can be taken
+    #: back until the opponent acts.
+    auto_confirm: str = "undoable"
     #: A board theme's name (renderers.THEMES); None follows the bot's default.
     theme: str | None = None
     #: The side the player's home board is drawn on: "right" or "left".
@@ -66,8 +72,18 @@ class PlayerPrefs:
         """Stored settings; keys this version does not know are ignored."""
         data = json.loads(text or "{}")
         known = {f.name for f in dataclasses.fields(cls)}
-        prefs = cls(**{k: v for k, v in data.items() if k in known})
-        return prefs if prefs.home in HOME_SIDES else dataclasses.replace(prefs, home="right")
+        data = {k: v for k, v in data.items() if k in known}
+        if data.get("home") not in HOME_SIDES:
+            data.pop("home", None)
+        if data.get("auto_confirm") is True:  # saved by the old on/off switch: "on"
+            data["auto_confirm"] = "always"
+        if data.get("auto_confirm") not in CONFIRM_MODES:
+            data.pop("auto_confirm", None)
+        return cls(**data)
+
+    def __post_init__(self) -> None:
+        if self.auto_confirm not in CONFIRM_MODES:
+            raise ValueError(f"auto_confirm must be one of {CONFIRM_MODES}")
 
 
 @dataclass
