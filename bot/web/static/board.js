@@ -387,7 +387,13 @@
   // page goes on without it when it cannot load (offline, blocked): the launch data is in
   // the URL fragment either way.
   function loadTelegramScript() {
-    const inTelegram = new URLSearchParams(location.hash.replace(/^#/, "")).has("tgWebAppData");
+    let inTelegram = new URLSearchParams(location.hash.replace(/^#/, "")).has("tgWebAppData");
+    try {
+      // After a reload inside Telegram its script finds the launch data it kept here.
+      inTelegram = inTelegram || Boolean(sessionStorage.getItem("__telegram__initParams"));
+    } catch (err) {
+      // storage refused (a private window): the fragment alone decides
+    }
     if (!inTelegram || window.Telegram) return Promise.resolve();
     return new Promise((resolve) => {
       const script = document.createElement("script");
