@@ -33,7 +33,6 @@ from bot.service.service import GameService
 from bot.service.views import Actor, Place, View
 from bot.storage.base import GameRecord, GameStatus, PlayerPrefs, User
 from core.game import Phase
-from core.match import Match
 from renderers.themes import THEMES
 
 from . import relay
@@ -83,13 +82,13 @@ def turn_mark(record: GameRecord, seat: int) -> tuple[int, int] | None:
     player or by itself, a forced rest played by itself, the opponent's automatic roll), a
     roll or a take-back changes it. The chat's picture is edited only when it changes, so a
     turn played on the web costs the group one edit, not one per checker."""
-    if record.status is not GameStatus.ACTIVE or record.match is None:
+    # Read from the stored dict: no need to rebuild the game (and its legal plays) for this.
+    game = (record.match or {}).get("game")
+    if record.status is not GameStatus.ACTIVE or not game or game.get("result"):
         return None
-    match = Match.from_dict(record.match)
-    game = match.game
-    if game is None or game.over or game.phase is not Phase.MOVE or game.awaiting != seat:
+    if game.get("phase") != Phase.MOVE.value or game.get("turn") != seat:
         return None
-    return len(match.results), len(game.history)
+    return len((record.match or {}).get("results", [])), len(game.get("history", []))
 
 
 class WebBoard:
