@@ -313,7 +313,8 @@ async def test_page_is_served_with_a_strict_content_security_policy(web):
         assert (await client.get(asset)).status == 200
     assert (await client.get("/static/../server.py")).status == 404
     layout = await (await client.get("/api/layout")).json()
-    assert set(layout["points"]) == {str(p) for p in range(1, 25)}
+    for home in ("right", "left"):
+        assert set(layout["homes"][home]["points"]) == {str(p) for p in range(1, 25)}
     texts = await (await client.get("/api/texts", params={"lang": "tr"})).json()
     assert texts["lang"] == "tr"
     assert texts["texts"]["roll"]

@@ -20,6 +20,7 @@ from urllib.parse import quote, urlencode
 import pytest
 from aiohttp.test_utils import TestServer
 
+from bot.storage.base import PlayerPrefs
 from bot.storage.sqlite import SqliteStorage
 from bot.web.auth import LinkSigner
 from bot.web.hub import ChangeHub, NotifyingStorage
@@ -46,6 +47,32 @@ ARGS = [
 ]
 WAIT_MS = 15_000  # generous for a loaded CI machine; updates normally arrive in milliseconds
 PHONE = {"width": 390, "height": 844}
+SMALL_PHONE = {"width": 360, "height": 640}
+TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
+#: A stand-in for Telegram's telegram-web-app.js (which cannot be fetched offline), served at
+#: its real address: it reads the launch data from the fragment as the real one does, gives
+#: dark theme colours and records the page's calls.
+TELEGRAM_STUB = """
+(function () {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const calls = (window.__telegram = { haptics: [], ready: 0, expand: 0, handlers: {} });
+  window.Telegram = { WebApp: {
+    initData: hash.get("tgWebAppData") || "",
+    colorScheme: "dark",
+    themeParams: { bg_color: "#101820", text_color: "#eeeeee", hint_color: "#8899aa",
+      button_color: "#3390ec", button_text_color: "#ffffff", secondary_bg_color: "#1c2733" },
+    ready() { calls.ready++; },
+    expand() { calls.expand++; },
+    onEvent(name, handler) { calls.handlers[name] = handler; },
+    showConfirm(text, answer) { answer(true); },
+    HapticFeedback: {
+      impactOccurred(style) { calls.haptics.push("impact:" + style); },
+      notificationOccurred(kind) { calls.haptics.push("notification:" + kind); },
+      selectionChanged() { calls.haptics.push("selection"); },
+    },
+  } };
+})();
+"""
 TOKEN = "4242:browser-test-bot"
 
 
@@ -110,9 +137,10 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         pages = []
-        for url in urls:
+        # The second player holds a small phone, 360 pixels wide.
+        for url, viewport in zip(urls, (PHONE, SMALL_PHONE, PHONE), strict=True):
             context = await browser.new_context(
-                viewport=PHONE, device_scale_factor=2, has_touch=True
+                viewport=viewport, device_scale_factor=2, has_touch=True
             )
             page = await context.new_page()
             page.set_default_timeout(WAIT_MS)
@@ -132,7 +160,7 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
             return fresh
 
         moves = drops = reloads = 0
-        shot = None
+        shots: dict[int, Path] = {}
         for _ in range(200):
             fresh = await synced()
             if fresh.status.value != "active":
@@ -158,24 +186,35 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
                     assert (await service.storage.get_game(game_id)).version == fresh.version
                     drops += 1
                     continue
+                used = mine["board"]["dice_used"]
+                if reloads == 0 and any(used):
+                    # A reload between two checkers of a turn resumes it: the same dice used,
+                    # the same checkers still to move.
+                    await page.reload()
+                    await page.locator("body.ready").wait_for(timeout=WAIT_MS)
+                    await wait_version(page, fresh.version)
+                    assert await page.locator(".die.used").count() == sum(used)
+                    assert await page.locator('[data-action="undo"]').count() == 1
+                    reloads += 1
                 if moves % 2 == 0:
                     await drag(page, source, dest)
                 else:
                     await tap(page, source, dest)
                 moves += 1
             elif "confirm" in mine["buttons"]:
-                if reloads == 0:
-                    # A reload in the middle of a turn shows the same turn, ready to confirm.
-                    await page.reload()
-                    await page.locator("body.ready").wait_for(timeout=WAIT_MS)
-                    await page.locator('[data-action="confirm"]').wait_for(timeout=WAIT_MS)
-                    assert await page.locator('[data-action="undo"]').count() == 1
-                    shot = tmp_path / "phone.png"
-                    await page.screenshot(path=str(shot))
-                    target = os.environ.get("TAVLA_WEB_SCREENSHOT")
+                if seat not in shots:
+                    # One-handed: Undo and Confirm are thumb-sized and on screen, no scrolling.
+                    height = page.viewport_size["height"]
+                    for name in ("undo", "confirm"):
+                        box = await page.locator(f'[data-action="{name}"]').bounding_box()
+                        assert box["height"] >= 44
+                        assert box["y"] >= 0
+                        assert box["y"] + box["height"] <= height
+                    shots[seat] = tmp_path / f"phone-{page.viewport_size['width']}.png"
+                    await page.screenshot(path=str(shots[seat]))
+                    target = os.environ.get("TAVLA_WEB_SCREENSHOTS")  # a folder, to look at them
                     if target:
-                        Path(target).write_bytes(shot.read_bytes())
-                    reloads += 1
+                        Path(target, shots[seat].name).write_bytes(shots[seat].read_bytes())
                 await page.locator('[data-action="confirm"]').click()
             else:
                 raise AssertionError(f"nothing to do for seat {seat}: {state}")
@@ -185,7 +224,7 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
         assert moves >= 2, "both drag and tap were used"
         assert drops == 1
         assert reloads == 1
-        assert shot is not None
+        assert len(shots) == 2  # both phones, each ready to confirm
         final = await service.storage.get_game(game_id)
         for seat, page in zip((0, 1, None), pages, strict=True):
             # Every page ends on the result, in its reader's language (Ali reads Turkish).
@@ -224,6 +263,8 @@ async def test_inside_telegram_without_its_script_the_launch_data_in_the_fragmen
                 quote_via=quote,
             )
             context = await browser.new_context(viewport=PHONE)
+            # Offline, as here: Telegram's script cannot load (refused at once, not waited for).
+            await context.route(TELEGRAM_SCRIPT, lambda route: route.abort())
             page = await context.new_page()
             page.set_default_timeout(WAIT_MS)
             await page.goto(f"{base}/?game={game_id}#{fragment}")
@@ -241,3 +282,96 @@ async def test_inside_telegram_without_its_script_the_launch_data_in_the_fragmen
         assert await stranger.evaluate("document.body.classList.contains('spectator')")
         assert await stranger.locator("#controls button").count() == 0
         await browser.close()
+
+
+def launch_fragment(user_id: str, name: str, lang: str, theme: str | None = None) -> str:
+    """The URL fragment Telegram gives a Mini App: signed launch data and the client's facts."""
+    user = json.dumps({"id": int(user_id), "first_name": name, "language_code": lang})
+    fields = {
+        "tgWebAppData": signed({"user": user, "auth_date": str(int(time.time()))}, token=TOKEN),
+        "tgWebAppVersion": "7.0",
+        "tgWebAppPlatform": "android",
+    }
+    if theme:
+        fields["tgWebAppThemeParams"] = theme
+    return urlencode(fields, quote_via=quote)
+
+
+async def test_inside_telegram_its_script_gives_colours_and_haptics_in_the_player_s_style(
+    served,
+):
+    """Telegram's own script, served at its real address under the page's CSP: the page
+    takes the theme colours from it (and follows a switch to light), calls haptic feedback
+    on a move, and draws the board as the player chose in /settings (contrast theme, home on
+    the left); a spectator gets the default board."""
+    from playwright.async_api import async_playwright
+
+    service, signer, base, game_id = served
+    record = await service.storage.get_game(game_id)
+    first = {seat: uid for uid, seat in (await seats(service, game_id)).items()}[0]
+    await service.storage.set_user_prefs(
+        record.seats[0], PlayerPrefs(theme="contrast", home="left")
+    )
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = await browser.new_context(viewport=PHONE, has_touch=True)
+        fetched = []
+
+        async def telegram_script(route):
+            fetched.append(route.request.url)
+            await route.fulfill(body=TELEGRAM_STUB, content_type="text/javascript")
+
+        await context.route(TELEGRAM_SCRIPT, telegram_script)
+        errors: list[str] = []
+        page = await context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        await page.goto(f"{base}/?game={game_id}#{launch_fragment(first, 'Ali', 'en')}")
+        await page.locator("body.ready").wait_for()
+        assert fetched == [TELEGRAM_SCRIPT]  # allowed by the Content-Security-Policy
+        assert await page.evaluate("window.__telegram.ready") == 1
+        assert await page.evaluate("window.__telegram.expand") == 1
+        # Telegram's colours around the board, the player's own theme on it.
+        assert await page.evaluate("getComputedStyle(document.body).backgroundColor") == (
+            "rgb(16, 24, 32)"
+        )
+        assert await page.evaluate("document.body.classList.contains('dark')")
+        assert await page.evaluate("document.body.dataset.theme") == "contrast"
+        # Home on the left: the player's point 1 and their tray on the left of the board.
+        board = await page.locator("#board").bounding_box()
+        middle = board["x"] + board["width"] / 2
+        assert (await centre(page, '[data-point="1"]'))[0] < middle
+        assert (await centre(page, '[data-point="12"]'))[0] > middle
+        assert (await centre(page, '[data-point="0"]'))[0] < middle
+        # A roll, then a checker moved by two taps: each gives a light haptic touch.
+        await page.locator('[data-action="roll"]').click()
+        await wait_version(page, record.version + 1)
+        fresh = await service.storage.get_game(game_id)
+        legal = game_state(fresh, 0, "en")["legal"]
+        source = max(int(p) for p in legal)
+        await tap(page, source, legal[str(source)][0])
+        await wait_version(page, fresh.version + 1)
+        haptics = await page.evaluate("window.__telegram.haptics")
+        assert haptics.count("impact:light") >= 3, haptics  # roll, pick, move
+        # Telegram switches to its light theme: the page follows.
+        await page.evaluate(
+            """() => {
+              const tg = window.Telegram.WebApp;
+              tg.colorScheme = "light";
+              tg.themeParams = { bg_color: "#ffffff", text_color: "#000000" };
+              window.__telegram.handlers.themeChanged();
+            }"""
+        )
+        assert await page.evaluate("getComputedStyle(document.body).backgroundColor") == (
+            "rgb(255, 255, 255)"
+        )
+        assert await page.evaluate("document.body.classList.contains('light')")
+        # A spectator (a watch link, outside Telegram) gets the default board.
+        watcher = await context.new_page()
+        await watcher.goto(watch_url(base, signer, game_id) + "&lang=en")
+        await watcher.locator("body.ready").wait_for()
+        assert await watcher.evaluate("document.body.dataset.home") == "right"
+        assert await watcher.evaluate("document.body.dataset.theme") == "classic"
+        await browser.close()
+    assert errors == []

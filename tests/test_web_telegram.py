@@ -63,16 +63,19 @@ def test_private_chat_gets_a_web_app_button_in_the_reader_s_language():
     assert button["text"] == "🎯 Tahtayı aç"
 
 
-def test_group_gets_the_direct_mini_app_link_or_the_watch_link():
+def test_group_gets_the_direct_mini_app_link_and_the_watch_link():
     web_telegram.enable_web_board(
         config(web_base_url=BASE, telegram_webapp="board"), SimpleNamespace(), BOT
     )
-    [[_roll], [button]] = rows(web_telegram.with_web_board(_markup(), BOARD, -100, BOT))
+    [[_roll], [button, watch]] = rows(web_telegram.with_web_board(_markup(), BOARD, -100, BOT))
     assert button["url"] == direct_link("tavlabot", "board", 12)
     assert button["url"] == "https://t.me/tavlabot/board?startapp=g12"
+    assert button["text"] == "🎯 Tahtayı aç"
+    assert watch["url"].startswith(f"{BASE}/#game=12&watch=")
+    # Without a registered Mini App, the watch link alone.
     web_telegram.enable_web_board(config(web_base_url=BASE), SimpleNamespace(), BOT)
-    [[_roll], [button]] = rows(web_telegram.with_web_board(_markup(), BOARD, -100, BOT))
-    assert button["url"].startswith(f"{BASE}/#game=12&watch=")
+    [[_roll], [watch]] = rows(web_telegram.with_web_board(_markup(), BOARD, -100, BOT))
+    assert watch["url"].startswith(f"{BASE}/#game=12&watch=")
 
 
 def test_a_local_http_board_adds_no_button_telegram_would_refuse():
@@ -137,7 +140,8 @@ async def test_a_turn_played_on_the_web_edits_the_group_s_board(tmp_path, monkey
                 for b in row
                 if "url" in b
             ]
-            assert links == [f"https://t.me/{fake.bot_username}/board?startapp=g{record.id}"]
+            assert links[0] == f"https://t.me/{fake.bot_username}/board?startapp=g{record.id}"
+            assert links[1].startswith(f"{BASE}/#game={record.id}&watch=")
             web = WebBoard(bot.service, ChangeHub(), LinkSigner("x"), telegram_token=tt.TOKEN)
             client = TestClient(TestServer(web.app))
             await client.start_server()

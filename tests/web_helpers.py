@@ -63,3 +63,31 @@ async def seats(service: GameService, game_id: int) -> dict[str, int]:
         user = await service.storage.get_user(user_id)
         found[user.platform_id] = seat
     return found
+
+
+async def set_position(
+    service: GameService,
+    game_id: int,
+    sides: list[list[int]],
+    *,
+    turn: int = 0,
+    dice: tuple[int, int] | None = None,
+) -> None:
+    """Put the game in a position (``sides[s]``: seat s's checkers, index 0 borne off, 1–24
+    its points, 25 its bar) with ``turn`` to roll, or to play ``dice`` when given."""
+    record = await service.storage.get_game(game_id)
+    assert record is not None
+    assert record.match is not None
+    game = record.match["game"]
+    game.update(
+        sides=sides,
+        turn=turn,
+        phase=(Phase.MOVE if dice else Phase.ROLL).value,
+        dice=list(dice) if dice else None,
+        played_first_turn=[True, True],
+        steps=[],
+        takeback=None,
+    )
+    record.settings["state_version"] = record.version + 1
+    async with service.storage.transaction() as tx:
+        await tx.save_game(record, record.version)

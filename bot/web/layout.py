@@ -8,6 +8,7 @@ from typing import Any
 
 from renderers.geometry import MAX_BAR, MAX_STACK, Geometry, Rect
 from renderers.themes import THEMES, Theme
+from renderers.view import HOMES
 
 #: The width the page's SVG coordinates are given in (the pictures' design width).
 WIDTH = 1000
@@ -34,11 +35,10 @@ def theme_json(theme: Theme) -> dict[str, Any]:
     return _colours(theme)
 
 
-@cache
-def layout_json() -> dict[str, Any]:
-    """Everything the page needs to lay out a board: the picture's geometry without the
-    name strips (the page shows names in HTML), and every theme."""
-    g = Geometry(WIDTH)
+def _parts(home: str) -> dict[str, Any]:
+    """Where every part of the board goes, with the viewer's home board on ``home``'s side
+    (the left one is the exact mirror image, as on the pictures)."""
+    g = Geometry(WIDTH, home=home)
     top = g.board.y0
     shift = lambda r: Rect(r.x0, r.y0 - top, r.x1, r.y1 - top)  # noqa: E731
     points = {}
@@ -52,22 +52,34 @@ def layout_json() -> dict[str, Any]:
             "top": g.is_top(p),
         }
     return {
+        "board": _rect(shift(g.board)),
+        "field": _rect(shift(g.field)),
+        "left_field": _rect(shift(g.left_field)),
+        "right_field": _rect(shift(g.right_field)),
+        "home_field": _rect(shift(g.home_field)),
+        "outer_field": _rect(shift(g.outer_field)),
+        "bar": _rect(shift(g.bar)),
+        "rail": _rect(shift(g.rail)),
+        "trays": {k: _rect(shift(v)) for k, v in g.trays.items()},
+        "points": points,
+    }
+
+
+@cache
+def layout_json() -> dict[str, Any]:
+    """Everything the page needs to lay out a board: the picture's geometry without the
+    name strips (the page shows names in HTML), for either home side, and every theme."""
+    g = Geometry(WIDTH)
+    return {
         "width": WIDTH,
         "height": round(g.board.height, 2),
         "checker": round(g.checker, 2),
         "cube": round(g.cube_size, 2),
         "die": round(g.die_size, 2),
         "gap": round(g.gap, 2),
-        "mid_y": round(g.mid_y - top, 2),
+        "mid_y": round(g.mid_y - g.board.y0, 2),
         "max_stack": MAX_STACK,
         "max_bar": MAX_BAR,
-        "board": _rect(shift(g.board)),
-        "field": _rect(shift(g.field)),
-        "left_field": _rect(shift(g.left_field)),
-        "right_field": _rect(shift(g.right_field)),
-        "bar": _rect(shift(g.bar)),
-        "rail": _rect(shift(g.rail)),
-        "trays": {k: _rect(shift(v)) for k, v in g.trays.items()},
-        "points": points,
+        "homes": {home: _parts(home) for home in HOMES},
         "themes": {name: theme_json(theme) for name, theme in THEMES.items()},
     }

@@ -31,13 +31,15 @@ from bot.service import actions as A
 from bot.service.limits import RateLimiter
 from bot.service.service import GameService
 from bot.service.views import Actor, Place, View
-from bot.storage.base import GameRecord
+from bot.storage.base import GameRecord, GameStatus, PlayerPrefs, User
+from core.game import Phase
+from renderers.themes import THEMES
 
 from . import relay
 from .auth import AuthError, LinkSigner, check_init_data
 from .hub import ChangeHub
 from .layout import layout_json
-from .state import BUTTON_NAMES, game_state
+from .state import ACTION_CODES, game_state
 from .texts import page_texts
 
 log = logging.getLogger(__name__)
@@ -59,19 +61,34 @@ CSP = (
 PING_SECONDS = 15.0
 #: Encoded states kept for pages that wake at the same change (per game, version, seat, language).
 STATE_CACHE = 256
-ACTIONS = {name: code for code, name in BUTTON_NAMES.items()}
-#: Actions that leave the turn unfinished: the chat's picture is not edited for them, so a
-#: turn played on the web costs the group one edit, not one per checker.
-MID_TURN = {A.MOVE, A.UNDO}
 
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who asks: a seat with the actor who holds it, or a spectator (seat None)."""
+    """Who asks: a seat with the actor who holds it and their own settings, or a spectator
+    (seat None, the bot's default look)."""
 
     seat: int | None
     actor: Actor | None
     lang: str
+    prefs: PlayerPrefs | None = None
+
+
+def turn_mark(record: GameRecord, seat: int) -> tuple[int, int] | None:
+    """Where ``seat`` stands in its own unfinished turn (game number, history length), or
+    None when the game is not in the middle of a turn of ``seat``.
+
+    A step or an Undo within a turn keeps the mark; a finished turn (confirmed by the
+    player or by itself, a forced rest played by itself, the opponent's automatic roll), a
+    roll or a take-back changes it. The chat's picture is edited only when it changes, so a
+    turn played on the web costs the group one edit, not one per checker."""
+    # Read from the stored dict: no need to rebuild the game (and its legal plays) for this.
+    game = (record.match or {}).get("game")
+    if record.status is not GameStatus.ACTIVE or not game or game.get("result"):
+        return None
+    if game.get("phase") != Phase.MOVE.value or game.get("turn") != seat:
+        return None
+    return len((record.match or {}).get("results", [])), len(game.get("history", []))
 
 
 class WebBoard:
@@ -141,9 +158,13 @@ class WebBoard:
                 actor = Actor(
                     "telegram", str(launch.user_id), launch.name, launch.username, launch.language
                 )
-                seat = await self._seat_of(record, actor)
-                lang = normalize_language(launch.language) or asked or "en"
-                return Viewer(seat, actor if seat is not None else None, lang)
+                seat, user = await self._seat_of(record, actor)
+                # The language chosen in /settings first, then Telegram's.
+                chosen = user.lang if user is not None else None
+                lang = chosen or normalize_language(launch.language) or asked or "en"
+                if seat is None or user is None:
+                    return Viewer(None, None, lang)
+                return Viewer(seat, actor, lang, user.prefs)
             if kind == "link":
                 link = self.signer.check_seat(value, record.id or 0, now=self.clock())
                 if record.seats[link.seat] != link.user_id:
@@ -153,7 +174,7 @@ class WebBoard:
                     raise AuthError("no such user")
                 actor = Actor(user.platform, user.platform_id, user.name, None, user.platform_lang)
                 lang = user.lang or normalize_language(user.platform_lang) or asked or "en"
-                return Viewer(link.seat, actor, lang)
+                return Viewer(link.seat, actor, lang, user.prefs)
             if kind == "watch":
                 self.signer.check_watch(value, record.id or 0)
                 return Viewer(None, None, asked or "en")
@@ -161,20 +182,23 @@ class WebBoard:
             log.info("web board: refused credentials for game %s: %s", record.id, exc)
         raise web.HTTPForbidden(text="no access")
 
-    async def _seat_of(self, record: GameRecord, actor: Actor) -> int | None:
+    async def _seat_of(self, record: GameRecord, actor: Actor) -> tuple[int | None, User | None]:
+        """The seat ``actor`` holds in ``record`` (None: not seated), and their user."""
         seats = []
+        found = None
         for seat, user_id in enumerate(record.seats):
             if user_id is None:
                 continue
             user = await self.service.storage.get_user(user_id)
             if user and (user.platform, user.platform_id) == (actor.platform, actor.user_id):
                 seats.append(seat)
+                found = user
         if not seats:
-            return None
+            return None, None
         if len(seats) == 2:  # one person on both seats (a game against oneself)
             game = (record.match or {}).get("game") or {}
-            return int(game.get("turn", 0))
-        return seats[0]
+            return int(game.get("turn", 0)), found
+        return seats[0], found
 
     @staticmethod
     def _place(record: GameRecord) -> Place:
@@ -221,10 +245,22 @@ class WebBoard:
         record = await self._record(request)
         who = await self.viewer(request, record, request.headers.get("Authorization", ""))
         state = game_state(record, who.seat, who.lang)
+        state["style"] = self._style(who)
         state["stream"] = self.signer.stream_token(
             record.id or 0, who.seat, who.lang, now=self.clock()
         )
         return web.json_response(state)
+
+    def _style(self, who: Viewer) -> dict[str, Any]:
+        """How the page draws the board for ``who``: a player's own /settings (theme, home
+        side), a spectator the bot's default. ``theme`` None: the default, or its dark
+        theme when the reader's screen (or Telegram) is dark."""
+        prefs = who.prefs or PlayerPrefs()
+        return {
+            "theme": prefs.theme if prefs.theme in THEMES else None,
+            "home": prefs.home,
+            "default_theme": self.service.settings.theme,
+        }
 
     async def action(self, request: web.Request) -> web.Response:
         record = await self._record(request)
@@ -239,19 +275,19 @@ class WebBoard:
             raise web.HTTPBadRequest(text="an action needs 'action' and 'version'") from exc
         place = self._place(record)
         assert record.id is not None
+        before = turn_mark(record, who.seat)
         if name == "resign":
             views = await self.service.command(
                 who.actor, place, "resign", "", reply_to_game=record.id
             )
-            code = A.RESIGN
         else:
             if name == "move":
                 try:
                     code, arg = A.MOVE, f"{int(body['from'])}-{int(body['to'])}"
                 except (KeyError, ValueError, TypeError) as exc:
                     raise web.HTTPBadRequest(text="a move needs 'from' and 'to'") from exc
-            elif name in ACTIONS:
-                code, arg = ACTIONS[name], ""
+            elif name in ACTION_CODES:
+                code, arg = ACTION_CODES[name], ""
             else:
                 raise web.HTTPBadRequest(text="unknown action")
             try:
@@ -261,15 +297,15 @@ class WebBoard:
             views = await self.service.press(who.actor, place, data)
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
-        if rest and code not in MID_TURN:
+        fresh = await self.service.storage.get_game(record.id)
+        assert fresh is not None
+        if rest and (before is None or turn_mark(fresh, who.seat) != before):
             # The group's picture follows each finished turn, off the page's answer time.
             task = asyncio.get_running_loop().create_task(
                 relay.deliver(record.platform, record.chat_id, rest)
             )
             self._relaying.add(task)
             task.add_done_callback(self._relaying.discard)
-        fresh = await self.service.storage.get_game(record.id)
-        assert fresh is not None
         answer: dict[str, Any] = {
             "ok": not notices,
             "state": game_state(fresh, who.seat, who.lang),

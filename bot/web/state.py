@@ -28,6 +28,9 @@ BUTTON_NAMES = {
     A.RESIGN_ACCEPT: "accept_resign",
     A.RESIGN_DECLINE: "decline_resign",
 }
+#: What the page sends, by name: the buttons above, and the take-back of a move confirmed by
+#: itself (the same Undo press, offered to the player who moved until the opponent acts).
+ACTION_CODES = {name: code for code, name in BUTTON_NAMES.items()} | {"take_back": A.UNDO}
 
 
 def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
@@ -82,7 +85,13 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
             for row in game_buttons(record.id or 0, record.version, game)
             for b in row
         ]
+        if game.phase is Phase.ROLL:  # the Undo there is the opponent's take-back
+            codes = [c for c in codes if c != A.UNDO]
         buttons = [BUTTON_NAMES[c] for c in codes if c in BUTTON_NAMES]
+    elif playing and seat is not None and game.may_take_back(seat):
+        # A move confirmed by itself (issue 13): the mover may take it back until the
+        # opponent rolls, doubles or resigns.
+        buttons = ["take_back"]
     pips = view.pips()
     state["board"] = {
         "bottom": me,

@@ -59,7 +59,7 @@ def with_web_board(
 
     In a private chat (positive chat id) a ``web_app`` button opens the Mini App; in groups,
     where Telegram allows no ``web_app`` button, the direct Mini App link (when BotFather's
-    app name is configured) or else the page's watch link.
+    app name is configured) beside the page's watch link (for a browser, or to pass on).
     """
     if _settings is None or view.game_id is None or view.text_board is None:
         return markup
@@ -67,17 +67,21 @@ def with_web_board(
         return markup  # Telegram refuses a message whose buttons open plain http pages
     game = view.game_id
     if not str(chat_id).startswith("-"):
-        button = InlineKeyboardButton(
-            translate(OPEN, view.lang), web_app=WebAppInfo(webapp_url(_settings.base_url, game))
-        )
-    elif _settings.app_name:
-        button = InlineKeyboardButton(
-            translate(OPEN, view.lang), url=direct_link(bot.username, _settings.app_name, game)
-        )
+        buttons = [
+            InlineKeyboardButton(
+                translate(OPEN, view.lang),
+                web_app=WebAppInfo(webapp_url(_settings.base_url, game)),
+            )
+        ]
     else:
         signer = signer_for(_settings.config)
-        button = InlineKeyboardButton(
-            translate(WATCH, view.lang), url=watch_url(_settings.base_url, signer, game)
-        )
+        buttons = [
+            InlineKeyboardButton(
+                translate(WATCH, view.lang), url=watch_url(_settings.base_url, signer, game)
+            )
+        ]
+        if _settings.app_name:
+            direct = direct_link(bot.username, _settings.app_name, game)
+            buttons.insert(0, InlineKeyboardButton(translate(OPEN, view.lang), url=direct))
     rows = [list(row) for row in markup.inline_keyboard] if markup else []
-    return InlineKeyboardMarkup([*rows, [button]])
+    return InlineKeyboardMarkup([*rows, buttons])

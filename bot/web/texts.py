@@ -11,6 +11,7 @@ PAGE_TEXTS: dict[str, Text] = {
     "take": t("Take"),
     "pass": t("Pass"),
     "undo": t("↩ Undo"),
+    "take_back": t("↩ Undo my move"),
     "confirm": t("✅ Confirm"),
     "resign": t("Resign"),
     "resign_confirm": t("Resign this game?"),

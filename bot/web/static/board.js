@@ -13,7 +13,9 @@
     game: null,
     auth: "",
     lang: null,
-    layout: null,
+    layout: null, // the geometry for the viewer's home side
+    layouts: null, // /api/layout: both home sides and every theme
+    style: { theme: null, home: "right", default_theme: "classic" },
     texts: {},
     state: null,
     selected: null,
@@ -105,9 +107,9 @@
     const bottom = html("div", { class: "strip", id: "strip-bottom" }, app);
     html("span", { class: "name" }, bottom);
     html("span", { class: "info" }, bottom);
-    html("p", { id: "last" }, app);
     html("p", { id: "caption" }, app);
-    // What the player acts with sits at the bottom, where a thumb reaches one-handed.
+    html("p", { id: "last" }, app);
+    // What the player acts with comes last, toward the bottom, where a thumb reaches it.
     const hand = html("div", { id: "hand" }, app);
     html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
     html("div", { id: "controls" }, hand);
@@ -119,11 +121,23 @@
 
   // -- drawing -----------------------------------------------------------------------------------
 
+  // The player's own board theme from /settings; without one (and for spectators) the
+  // bot's default, or its dark theme on a dark screen (Telegram's, or the system's).
   function theme() {
+    const themes = page.layouts.themes;
+    if (page.style.theme && themes[page.style.theme]) return themes[page.style.theme];
     const dark = page.telegram
       ? page.dark
       : window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
-    return page.layout.themes[dark ? "dark" : "classic"];
+    return themes[dark ? "dark" : page.style.default_theme] || themes.classic;
+  }
+
+  // The geometry with the viewer's home board on the side they chose in /settings.
+  function useStyle(style) {
+    if (style) page.style = style;
+    const L = page.layouts;
+    page.layout = { ...L, ...(L.homes[page.style.home] || L.homes.right) };
+    document.body.dataset.home = page.style.home;
   }
 
   function painter() {
@@ -146,6 +160,7 @@
       say(word("not_started"));
       return;
     }
+    if (s.style) useStyle(s.style);
     if (page.selected !== null && !(s.legal || {})[String(page.selected)]) page.selected = null;
     for (const [id, color] of [["strip-top", b.top], ["strip-bottom", b.bottom]]) {
       const strip = document.getElementById(id);
@@ -349,23 +364,36 @@
   function applyTelegramTheme(launch) {
     if (!launch.inTelegram) return;
     const tg = page.tg;
-    if (tg) {
-      tg.ready();
-      tg.expand();
-    }
     const p = (tg && tg.themeParams && Object.keys(tg.themeParams).length ? tg.themeParams : launch.theme) || {};
     const root = document.documentElement.style;
     const map = { bg_color: "--bg", text_color: "--text", hint_color: "--hint", button_color: "--button", button_text_color: "--button-text", secondary_bg_color: "--bg2" };
     for (const [key, name] of Object.entries(map)) if (p[key]) root.setProperty(name, p[key]);
     page.dark = tg && tg.colorScheme ? tg.colorScheme === "dark" : isDark(p.bg_color);
+    document.body.classList.remove("dark", "light");
     document.body.classList.add("telegram", page.dark ? "dark" : "light");
+  }
+
+  // Telegram tells the page when its user switches between light and dark.
+  function followTelegramTheme(launch) {
+    const tg = page.tg;
+    if (!tg || !tg.onEvent) return;
+    tg.onEvent("themeChanged", () => {
+      applyTelegramTheme({ ...launch, theme: null });
+      if (page.state) draw();
+    });
   }
 
   // Telegram's script only inside Telegram (nobody else's visit is announced to it), and the
   // page goes on without it when it cannot load (offline, blocked): the launch data is in
   // the URL fragment either way.
   function loadTelegramScript() {
-    const inTelegram = new URLSearchParams(location.hash.replace(/^#/, "")).has("tgWebAppData");
+    let inTelegram = new URLSearchParams(location.hash.replace(/^#/, "")).has("tgWebAppData");
+    try {
+      // After a reload inside Telegram its script finds the launch data it kept here.
+      inTelegram = inTelegram || Boolean(sessionStorage.getItem("__telegram__initParams"));
+    } catch (err) {
+      // storage refused (a private window): the fragment alone decides
+    }
     if (!inTelegram || window.Telegram) return Promise.resolve();
     return new Promise((resolve) => {
       const script = document.createElement("script");
@@ -385,11 +413,17 @@
     page.tg = launch.inTelegram ? launch.tg : null;
     page.telegram = launch.inTelegram;
     applyTelegramTheme(launch);
+    followTelegramTheme(launch);
+    if (page.tg) {
+      page.tg.ready(); // Telegram hides its loading placeholder
+      page.tg.expand(); // the whole height: the board and its controls fit without scrolling
+    }
     const guess = (navigator.language || "en").slice(0, 2);
     const layout = fetch("/api/layout").then((r) => r.json());
     const texts = async (lang) => (await (await fetch("/api/texts?lang=" + lang)).json()).texts;
     page.texts = await texts(guess);
-    page.layout = await layout;
+    page.layouts = await layout;
+    useStyle(null);
     buildPage();
     say(word("loading"));
     if (!page.game || !page.auth) {

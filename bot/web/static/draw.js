@@ -141,9 +141,9 @@
         const value = el("text", { x: cx, y: cy, class: "cube", fill: T.cube_text }, svg);
         value.textContent = b.cube_owner ? b.cube : 64;
       }
-      // Dice on the roller's half: the viewer's on the right, the opponent's on the left.
+      // Dice on the roller's half: the viewer's on their home half, the opponent's opposite.
       if (b.dice.length) {
-        const half = b.dice_color === b.bottom ? L.right_field : L.left_field;
+        const half = b.dice_color === b.bottom ? L.home_field : L.outer_field;
         const step = L.die + 12;
         const start = (half[0] + half[2]) / 2 - (step * (b.dice.length - 1)) / 2;
         b.dice.forEach((d, i) => {
