@@ -348,12 +348,13 @@ async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checke
         state = await act(action="roll")
         await asyncio.wait_for(arrived.get(), 2)
         while state["legal"]:
+            assert len(delivered) == 1  # the steps of the turn leave the chat alone
             source, dests = next(iter(state["legal"].items()))
             state = await act(action="move", **{"from": int(source), "to": dests[0]})
-        assert len(delivered) == 1  # the steps of the turn left the chat alone
+        # The turn ends by Confirm, or by itself (the opponent must roll or double next).
         if "confirm" in state["buttons"]:
             state = await act(action="confirm")
-            await asyncio.wait_for(arrived.get(), 2)
+        await asyncio.wait_for(arrived.get(), 2)
         assert len(delivered) == 2
         chat_id, views = delivered[-1]
         assert chat_id == "-1001"

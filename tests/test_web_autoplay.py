@@ -86,7 +86,7 @@ async def test_the_roll_made_by_itself_reaches_the_page_ready_to_play(web, chat)
 
 async def test_a_move_confirmed_by_itself_can_be_taken_back_until_the_opponent_acts(web, chat):
     client, service, _signer, game_id, players = web
-    await prefs_of(service, game_id, 0, auto_confirm=True)
+    await prefs_of(service, game_id, 0, auto_confirm="always")
     me, them = (auth(init_data(int(players[s]), "P")) for s in (0, 1))
     state = await get(client, game_id, me)
     state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
@@ -129,6 +129,7 @@ async def test_a_forced_rest_is_played_by_itself(web, chat):
     client, service, _signer, game_id, players = web
     mine = [13, 0, 0, 0, 0, 1, 1] + [0] * 19  # checkers on my 5 and 6 points
     await set_position(service, game_id, [mine, RACE], turn=0, dice=(6, 1))
+    await prefs_of(service, game_id, 0, auto_confirm="never")  # the move waits for Confirm
     me = auth(init_data(int(players[0]), "P"))
     state = await get(client, game_id, me)
     assert sorted(state["legal"]) == ["5", "6"]  # a choice: 6/off 5/4 or 6/5/off

@@ -131,6 +131,8 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
 
     service, signer, base, game_id = served
     record = await service.storage.get_game(game_id)
+    for user_id in record.seats:  # both confirm every move on the page (/settings)
+        await service.storage.set_user_prefs(user_id, PlayerPrefs(auto_confirm="never"))
     urls = [seat_url(base, signer, game_id, s, record.seats[s]) for s in (0, 1)]
     urls.append(watch_url(base, signer, game_id) + "&lang=en")
     errors: list[str] = []
