@@ -27,6 +27,19 @@ JOIN, LEAVE, START = "j", "l", "s"
 RETRY_AFTER = 120.0
 
 
+def countdown_step(left: float) -> float:
+    """How long the card's countdown stands with ``left`` seconds to the start: coarse while
+    the start is far, a minute in the last quarter hour. One tournament a chat, so at most
+    one edit a minute in a group (Telegram allows about twenty)."""
+    if left > 12 * 3600:
+        return 3600.0
+    if left > 2 * 3600:
+        return 900.0
+    if left > 15 * 60:
+        return 300.0
+    return 60.0
+
+
 class TournamentsBase:
     """The tournaments of every chat, driven by the game service."""
 
@@ -45,6 +58,22 @@ class TournamentsBase:
         """Whether a button id is a tournament card's."""
         return data.startswith(PREFIX)
 
+    @staticmethod
+    def manages(data: str) -> bool:
+        """Whether a button is one only the organiser or a chat admin may press (Start):
+        an adapter then asks its platform whether the presser administers the chat."""
+        return data.startswith(PREFIX) and data.endswith(":" + START)
+
+    @staticmethod
+    def _address(views: list[View], chat: Chat, stored: TournamentRecord | None) -> list[View]:
+        """Views made without an incoming message (the deadline rounds) addressed to the
+        chat, and to the channel of the tournament's message where a chat has several."""
+        for view in views:
+            view.chat = (chat.platform, chat.chat_id)
+            if stored is not None and stored.message:
+                view.channel = stored.message
+        return views
+
     def _store(
         self,
         stored: TournamentRecord,
@@ -56,8 +85,12 @@ class TournamentsBase:
         stored.state = tourney.to_dict()
         stored.status = TournamentStatus(tourney.stage.value)
         stored.updated = now
-        if tourney.stage is Stage.OPEN:
-            stored.deadline = tourney.settings.starts_at
+        starts_at = tourney.settings.starts_at
+        if tourney.stage is Stage.OPEN and starts_at is not None:
+            # Looked at again to start it, and before that to refresh the card's countdown.
+            stored.deadline = min(starts_at, now + countdown_step(starts_at - now))
+        elif tourney.stage is Stage.OPEN:
+            stored.deadline = None
         elif tourney.stage is Stage.RUNNING and (waiting or tourney.ready()):
             # Matches to start (or just started): should a crash stop them halfway, the
             # deadline rounds start the rest.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 from typing import Any
 
 from bot.i18n import Text, t, translate
@@ -12,6 +13,7 @@ from bot.storage.base import Chat, StorageError, TournamentRecord, User
 from core.tournament import Format, Pace, Pairing, Stage, Tournament
 from renderers.standings import StandingsLabels, render_standings
 
+from ..mentions import Mention
 from ..views import Button, View
 from .base import JOIN, LEAVE, PREFIX, START, TournamentsBase, log
 from .words import FORMAT_NAMES, GAME_NAMES
@@ -27,8 +29,18 @@ class CardsMixin(TournamentsBase):
         # Shown again at the bottom of the chat: this one is edited from now on.
         return await self._standings_view(tourney, chat, [], stored, anew=True)
 
-    def _card(self, stored: TournamentRecord, tourney: Tournament, chat: Chat, user: User) -> View:
-        """The entry card: settings, who is in, Join / Leave / Start."""
+    def _card(
+        self,
+        stored: TournamentRecord,
+        tourney: Tournament,
+        chat: Chat,
+        user: User | None,
+        *,
+        closed: Text | None = None,
+    ) -> View:
+        """The entry card: settings, who is in, the countdown to the start time, Join /
+        Leave / Start. Posted anew, it is the card later edited in place (the countdown);
+        ``closed`` says why entries are over, on a card without buttons."""
         settings = tourney.settings
         organiser = next((e.name for e in tourney.entrants if e.player == tourney.organiser), "?")
         lines: list[Text | str] = [self._title(tourney), t("Organiser: {name}", name=organiser)]
@@ -41,12 +53,13 @@ class CardsMixin(TournamentsBase):
                 names=names,
             )
         )
+        number = stored.stored_id
+        if closed is not None:
+            return View([*lines, closed], lang=self._group_lang(chat, user))
         if settings.starts_at is not None:
-            minutes = max(0, round((settings.starts_at - self.clock()) / 60))
-            lines.append(t("It starts by itself in {m} minutes.", m=minutes))
+            lines.append(self._countdown(settings.starts_at))
         else:
             lines.append(t("The organiser starts it with the Start button or /tournament start."))
-        number = stored.stored_id
         buttons = [
             [
                 Button(t("Join"), f"{PREFIX}{number}:{JOIN}"),
@@ -54,11 +67,38 @@ class CardsMixin(TournamentsBase):
                 Button(t("Start"), f"{PREFIX}{number}:{START}"),
             ]
         ]
-        return View(lines, lang=self._group_lang(chat, user), buttons=buttons)
+        return View(
+            lines,
+            lang=self._group_lang(chat, user),
+            buttons=buttons,
+            posted=functools.partial(self.bind_message, number),
+        )
+
+    def _countdown(self, starts_at: float) -> Text:
+        """The time left to the start, in whole minutes rounded up (hours from two on)."""
+        minutes = max(0, math.ceil((starts_at - self.clock()) / 60))
+        if minutes >= 120:
+            return t("It starts by itself in {h} h {m} min.", h=minutes // 60, m=minutes % 60)
+        return t("It starts by itself in {m} minutes.", m=minutes)
+
+    def _card_edits(
+        self, stored: TournamentRecord, tourney: Tournament, chat: Chat, closed: Text | None
+    ) -> list[View]:
+        """The card posted before, edited in place (the countdown refreshed, or closed);
+        nothing when the adapter never said where it is."""
+        if not stored.message:
+            return []
+        card = self._card(stored, tourney, chat, None, closed=closed)
+        card.edit, card.message = True, stored.message
+        return [card]
 
     def _title(self, tourney: Tournament) -> Text:
         settings = tourney.settings
-        pace = t("fast") if settings.pace is Pace.FAST else t("daily")
+        limits = self.service.settings
+        if settings.pace is Pace.FAST:
+            pace = t("fast: {m} min per move", m=max(1, round(limits.fast_turn_limit / 60)))
+        else:
+            pace = t("daily: {h} h per move", h=max(1, round(limits.turn_limit / 3600)))
         fmt: Text = FORMAT_NAMES[settings.format]
         if settings.format is Format.SWISS:
             fmt = t("Swiss, {n} rounds", n=settings.rounds)
@@ -70,10 +110,19 @@ class CardsMixin(TournamentsBase):
             pace=pace,
         )
 
-    def _pairing_line(self, tourney: Tournament, pairing: Pairing) -> Text:
-        home = tourney.entrant(pairing.home).name if pairing.home is not None else "?"
-        away = tourney.entrant(pairing.away).name if pairing.away is not None else "?"
+    async def _pairing_line(self, tourney: Tournament, pairing: Pairing) -> Text:
+        """``Round 2: Ali – Veli``, both players mentioned (the platform notifies them)."""
+        home = await self._mention(tourney, pairing.home)
+        away = await self._mention(tourney, pairing.away)
         return t("Round {n}: {home} – {away}", n=pairing.round, home=home, away=away)
+
+    async def _mention(self, tourney: Tournament, player: int | None) -> Mention | str:
+        """An entrant as a mention (by the name they joined with)."""
+        if player is None:
+            return "?"
+        name = tourney.entrant(player).name
+        user = await self.storage.get_user(player)
+        return Mention(user.platform, user.platform_id, name) if user is not None else name
 
     async def _standings_view(
         self,
@@ -110,7 +159,7 @@ class CardsMixin(TournamentsBase):
         if stored is not None:
             if stored.message and not anew:
                 view.edit, view.message = True, stored.message
-            view.posted = functools.partial(self.bind_standings, stored.stored_id)
+            view.posted = functools.partial(self.bind_message, stored.stored_id)
         return view
 
     @staticmethod
@@ -139,9 +188,10 @@ class CardsMixin(TournamentsBase):
             buchholz=tr(t("Bch")),
         )
 
-    async def bind_standings(self, tournament_id: int, message: dict[str, Any]) -> None:
-        """The adapter posted the tournament's standings picture as ``message``: later
-        results edit that message in place."""
+    async def bind_message(self, tournament_id: int, message: dict[str, Any]) -> None:
+        """The adapter posted the tournament's card (before the start) or its standings
+        picture (after it) as ``message``: later changes edit that message in place, and
+        the deadline rounds post in its channel (a Discord server has several)."""
         try:
             async with self.storage.transaction() as tx:
                 stored = await tx.get_tournament(tournament_id)

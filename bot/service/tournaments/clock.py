@@ -59,9 +59,8 @@ class ClockMixin(RoundsMixin):
             other=names[1 - seat],
         )
         views = await self._after_result(number, chat, line)
-        for view in views:  # sent by the deadline rounds, which have no incoming chat
-            view.chat = (chat.platform, chat.chat_id)
-        return views
+        # Sent by the deadline rounds, which have no incoming chat.
+        return self._address(views, chat, await self.storage.get_tournament(number))
 
     async def tick(self, now: float, platforms: Collection[str] | None = None) -> list[View]:
         """Start tournaments at their start time (or call them off, TN-1) and start any
@@ -102,17 +101,15 @@ class ClockMixin(RoundsMixin):
                 self._store(fresh, tourney, now)
                 await tx.save_tournament(fresh, fresh.version)
             if tourney.stage is Stage.CANCELLED:
-                views.append(
-                    self._group(
-                        chat,
-                        t(
-                            "The tournament is called off: fewer than {n} players had joined "
-                            "by its start.",
-                            n=tourney.settings.min_players,
-                        ),
-                    )
+                why = t(
+                    "The tournament is called off: fewer than {n} players had joined by its start.",
+                    n=tourney.settings.min_players,
                 )
-            elif tourney.stage is not Stage.OPEN:
+                views.extend(self._card_edits(fresh, tourney, chat, why))
+                views.append(self._group(chat, why))
+            elif tourney.stage is Stage.OPEN:
+                views.extend(self._card_edits(fresh, tourney, chat, None))  # the countdown
+            else:
                 views.extend(await self._started(fresh.stored_id, chat, tourney))
         else:
             views.extend(await self._start_matches(stored.stored_id, chat))
@@ -122,6 +119,4 @@ class ClockMixin(RoundsMixin):
                     tourney = Tournament.from_dict(fresh.state)
                     self._store(fresh, tourney, now)
                     await tx.save_tournament(fresh, fresh.version)
-        for view in views:
-            view.chat = (chat.platform, chat.chat_id)
-        return views
+        return self._address(views, chat, await self.storage.get_tournament(stored.stored_id))

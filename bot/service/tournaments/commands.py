@@ -139,7 +139,9 @@ class Tournaments(ClockMixin):
             self._store(stored, tourney, now)
             await tx.save_tournament(stored, stored.version)
         if sub == "cancel":
-            return [self._group(chat, t("The tournament is called off."))]
+            off = t("The tournament is called off.")
+            closed = [] if was_running else self._card_edits(stored, tourney, chat, off)
+            return [*closed, self._group(chat, off)]
         if sub == "start":
             return await self._started(tournament_id, chat, tourney)
         if sub == "leave" and was_running:

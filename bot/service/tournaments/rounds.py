@@ -51,13 +51,17 @@ class RoundsMixin(CardsMixin):
         return await self._after_result(int(number), chat, None)
 
     async def _started(self, tournament_id: int, chat: Chat, tourney: Tournament) -> list[View]:
+        """The card closed, the standings posted (edited from now on), the first matches."""
         line = t(
             "The tournament begins: {n} players, {rounds} rounds.",
             n=len(tourney.entrants),
             rounds=tourney.rounds,
         )
         stored = await self.storage.get_tournament(tournament_id)
-        views = [await self._standings_view(tourney, chat, [line], stored, anew=True)]
+        if stored is None:
+            return []
+        views = self._card_edits(stored, tourney, chat, t("Entries are closed: it has begun."))
+        views.append(await self._standings_view(tourney, chat, [line], stored, anew=True))
         return views + await self._start_matches(tournament_id, chat)
 
     async def _after_result(self, tournament_id: int, chat: Chat, line: Text | None) -> list[View]:
@@ -94,16 +98,25 @@ class RoundsMixin(CardsMixin):
         tourney = Tournament.from_dict(stored.state)
         views: list[View] = []
         announced: list[Text | str] = []
+        rounds: set[int] = set()
         for pairing in tourney.ready():
             game = await self._attach_game(tournament_id, pairing.key, chat)
             if game is not None:
-                announced.append(self._pairing_line(tourney, pairing))
+                announced.append(await self._pairing_line(tourney, pairing))
+                rounds.add(pairing.round)
                 views.extend(await self._begin(game, chat))
         for pairing in tourney.in_play():  # attached, but a crash left the game unstarted
             game = await self.storage.get_game(int(pairing.match_ref or 0))
             if game is not None and game.status is GameStatus.CHALLENGE:
                 views.extend(await self._begin(game, chat))
         if announced:
+            # The byes of the rounds announced, so every player of them hears where they are.
+            for pairing in tourney.pairings:
+                if pairing.bye and pairing.round in rounds and pairing.home is not None:
+                    player = await self._mention(tourney, pairing.home)
+                    announced.append(
+                        t("Round {n}: {name} has a bye.", n=pairing.round, name=player)
+                    )
             head = t("Tournament matches: you play in this chat, one board per match.")
             views.insert(0, self._group(chat, head, *announced))
         return views
