@@ -163,3 +163,19 @@ async def test_a_server_admin_may_start_and_the_reminder_mentions_the_slow_playe
     (reminder,) = [m for m in fake.channel_messages(CHANNEL) if "it is your move" in m["content"]]
     assert reminder["content"].startswith(f"<@{slow.platform_id}>")
     assert [int(u["id"]) for u in reminder["mentions"]] == [int(slow.platform_id)]
+
+
+async def test_only_the_organiser_or_a_server_admin_may_cancel(fake, bot):
+    organiser, member = fake.user(11, "Ali"), fake.user(22, "Veli")
+    admin = fake.user(99, "Boss", admin=True)
+    channel = fake.channel(CHANNEL, GUILD, "kahvehane")
+    await fake.slash(bot.client, organiser, channel, "tournament", what="swiss 3")
+    refused = await fake.slash(bot.client, member, channel, "tournament", what="cancel")
+    assert any("Only the organiser or a chat admin" in text for text in refused.ephemeral())
+    await fake.slash(bot.client, admin, channel, "tournament", what="cancel")
+    (stored,) = await bot.storage.tournaments_in_chat(
+        "discord", str(GUILD), tuple(TournamentStatus)
+    )
+    assert stored.status is TournamentStatus.CANCELLED
+    card = next(m for m in fake.channel_messages(CHANNEL) if "Players (1/16)" in m["content"])
+    assert custom_ids(card) == []  # the card closed in place

@@ -219,3 +219,28 @@ async def test_a_timed_tournament_run_by_the_deadline_rounds(fake, bot):
         await runner.round()
         (reminder,) = [m for m in fake.messages(group) if "your move" in (m.get("text") or "")]
         assert mentions_of(reminder) == {int(slow.platform_id): slow.name}
+
+
+async def test_a_chat_admin_may_cancel_by_command(fake, bot):
+    """/tournament cancel: refused to a member, done for a chat admin (getChatMember)."""
+    organiser = fake.user(11, "Ali", username="ali")
+    member = fake.user(22, "Veli", username="veli")
+    admin = fake.user(55, "Boss", username="boss")
+    group = fake.group(GROUP_ID, "Kahvehane")
+    fake.admins[GROUP_ID] = {admin.id}
+    await fake.send_text(organiser, group, "/tournament roundrobin")
+    card = await fake.wait_for(
+        lambda: next((m for m in fake.messages(group) if buttons(m)), None), 10
+    )
+    await fake.send_text(member, group, "/tournament cancel")
+    await fake.wait_for(
+        lambda: any("Only the organiser" in (m.get("text") or "") for m in fake.messages(group)), 10
+    )
+    await fake.send_text(admin, group, "/tournament cancel")
+    await fake.wait_for(lambda: not buttons(fake.message(group, card["message_id"])), 10)
+    (stored,) = await bot.storage.tournaments_in_chat(
+        "telegram", str(GROUP_ID), tuple(TournamentStatus)
+    )
+    assert stored.status is TournamentStatus.CANCELLED
+    asked = [c.params.get("user_id") for c in fake.calls_to("getChatMember")]
+    assert {member.id, admin.id} <= {int(u) for u in asked}
