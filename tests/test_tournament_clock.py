@@ -212,3 +212,21 @@ def test_mentions_are_pieces_of_the_translated_text():
     assert f"{ayse}" == ayse.name
     assert mentions_in([line, t("{x}", x=line)]) == [ayse]
     assert [VELI.name, AYSE.name, CAN.name]  # the module's players are used above
+
+
+async def test_the_number_of_time_losses_that_put_a_player_out_is_a_setting(env):
+    """TN-7's setting from the command: ``0 timeouts`` keeps players who lose on time in."""
+    service, clock = env
+    views = await open_with_four(service, "swiss 2 fast 0 timeouts")
+    assert "A match lost on time never puts a player out." in text_of(views)
+    await service.command(ALI, GROUP, "tournament", "start")
+    games = await active_games(service)
+    clock.now = max(g.deadline for g in games) + 1
+    await service.tick()
+    t = await tournament(service)
+    assert t.settings.timeouts_to_withdraw == 0
+    assert not any(e.withdrawn for e in t.entrants)
+    assert len(await active_games(service)) == 2  # everyone paired again in round 2
+    await service.command(ALI, GROUP, "tournament", "cancel")
+    views = await service.command(ALI, GROUP, "tournament", "knockout 2 timeouts")
+    assert "Matches lost on time that put a player out: 2." in text_of(views)

@@ -53,6 +53,13 @@ class CardsMixin(TournamentsBase):
                 names=names,
             )
         )
+        if settings.timeouts_to_withdraw:
+            out = t(
+                "Matches lost on time that put a player out: {n}.", n=settings.timeouts_to_withdraw
+            )
+        else:
+            out = t("A match lost on time never puts a player out.")
+        lines.append(out)
         number = stored.stored_id
         if closed is not None:
             return View([*lines, closed], lang=self._group_lang(chat, user))

@@ -32,6 +32,8 @@ FAST_WORDS = {"fast", "hızlı", "hizli", "быстро", "blitz"}
 DAILY_WORDS = {"daily", "günlük", "gunluk", "ежедневно"}
 ROUND_WORDS = {"round", "rounds", "tur", "raunt", "тур", "тура", "туров", "раунд", "раунда"}
 POINT_WORDS = {"point", "points", "puan", "очко", "очка", "очков"}
+#: ``2 timeouts``: how many matches lost on time withdraw a player (0: never).
+TIMEOUT_WORDS = {"timeout", "timeouts", "süre", "таймаут", "таймаута", "таймаутов"}
 MAX_WORDS = {"max", "en", "çok", "макс"}
 SUBCOMMANDS = {
     "join": {"join", "katıl", "katil", "участвую", "войти"},
@@ -86,7 +88,7 @@ def refusal(error: TournamentError) -> UserFacingError:
 
 
 def parse_settings(words: list[str], now: float) -> Settings:
-    """The settings of ``/tournament swiss 4 uzun 3 points fast max 8 in 30m``."""
+    """The settings of ``/tournament swiss 4 uzun 3 points fast max 8 in 30m 2 timeouts``."""
     fmt: Format | None = None
     game = "tavla"
     length: int | None = None
@@ -94,6 +96,7 @@ def parse_settings(words: list[str], now: float) -> Settings:
     pace = Pace.DAILY
     max_players = 16
     starts_at: float | None = None
+    timeouts = 1
     i = 0
     lowered = [w.casefold() for w in words]
     while i < len(lowered):
@@ -124,6 +127,9 @@ def parse_settings(words: list[str], now: float) -> Settings:
             elif following in POINT_WORDS:
                 length = number
                 i += 1
+            elif following in TIMEOUT_WORDS:
+                timeouts = number
+                i += 1
             elif fmt is Format.SWISS and rounds is None:
                 rounds = number
             else:
@@ -146,6 +152,7 @@ def parse_settings(words: list[str], now: float) -> Settings:
             max_players=max_players,
             rounds=rounds if fmt is Format.SWISS else None,
             starts_at=starts_at,
+            timeouts_to_withdraw=timeouts,
         )
     except TournamentError as exc:
         raise refusal(exc) from None
