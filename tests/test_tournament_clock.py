@@ -19,7 +19,6 @@ from core.tournament import Format, Outcome, Stage
 from tests.test_tournament_chat import (
     ALI,
     AYSE,
-    CAN,
     GROUP,
     PLAYERS,
     VELI,
@@ -211,7 +210,6 @@ def test_mentions_are_pieces_of_the_translated_text():
     assert str(ayse) == ayse.name
     assert f"{ayse}" == ayse.name
     assert mentions_in([line, t("{x}", x=line)]) == [ayse]
-    assert [VELI.name, AYSE.name, CAN.name]  # the module's players are used above
 
 
 async def test_the_number_of_time_losses_that_put_a_player_out_is_a_setting(env):
@@ -230,3 +228,18 @@ async def test_the_number_of_time_losses_that_put_a_player_out_is_a_setting(env)
     await service.command(ALI, GROUP, "tournament", "cancel")
     views = await service.command(ALI, GROUP, "tournament", "knockout 2 timeouts")
     assert "Matches lost on time that put a player out: 2." in text_of(views)
+
+
+async def test_a_minimum_of_players_set_in_turkish_calls_it_off_when_missed(env):
+    """TN-1: ``en az 4`` (at least four) and ``en çok 8`` (at most eight): three players at
+    the start time are too few, and the group is told so."""
+    service, clock = env
+    views = await service.command(ALI, GROUP, "tournament", "eleme en çok 8 en az 4 30dk")
+    assert "Players (1/8)" in text_of(views)
+    assert "At least 4 players are needed to start." in text_of(views)
+    for actor in (VELI, AYSE):
+        await service.command(actor, GROUP, "tournament", "join")
+    clock.now += 30 * 60
+    views = await service.tick()
+    assert "fewer than 4 players had joined by its start" in text_of(views)
+    assert (await tournament(service)).stage is Stage.CANCELLED

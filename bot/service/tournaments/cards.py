@@ -65,6 +65,7 @@ class CardsMixin(TournamentsBase):
             return View([*lines, closed], lang=self._group_lang(chat, user))
         if settings.starts_at is not None:
             lines.append(self._countdown(settings.starts_at))
+            lines.append(t("At least {min} players are needed to start.", min=settings.min_players))
         else:
             lines.append(t("The organiser starts it with the Start button or /tournament start."))
         buttons = [

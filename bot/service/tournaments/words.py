@@ -34,7 +34,11 @@ ROUND_WORDS = {"round", "rounds", "tur", "raunt", "тур", "тура", "тур�
 POINT_WORDS = {"point", "points", "puan", "очко", "очка", "очков"}
 #: ``2 timeouts``: how many matches lost on time withdraw a player (0: never).
 TIMEOUT_WORDS = {"timeout", "timeouts", "süre", "таймаут", "таймаута", "таймаутов"}
-MAX_WORDS = {"max", "en", "çok", "макс"}
+MAX_WORDS = {"max", "çok", "макс", "максимум"}
+#: ``min 4``: the fewest players it starts with at its start time (2 by default).
+MIN_WORDS = {"min", "az", "мин", "минимум"}
+#: Words that only join others (Turkish ``en çok 8``, ``en az 4``).
+FILLER_WORDS = {"en"}
 SUBCOMMANDS = {
     "join": {"join", "katıl", "katil", "участвую", "войти"},
     "leave": {"leave", "ayrıl", "ayril", "выйти"},
@@ -88,7 +92,8 @@ def refusal(error: TournamentError) -> UserFacingError:
 
 
 def parse_settings(words: list[str], now: float) -> Settings:
-    """The settings of ``/tournament swiss 4 uzun 3 points fast max 8 in 30m 2 timeouts``."""
+    """The settings of ``/tournament swiss 4 uzun 3 points fast min 4 max 8 in 30m 2
+    timeouts``."""
     fmt: Format | None = None
     game = "tavla"
     length: int | None = None
@@ -97,6 +102,7 @@ def parse_settings(words: list[str], now: float) -> Settings:
     max_players = 16
     starts_at: float | None = None
     timeouts = 1
+    min_players = 2
     i = 0
     lowered = [w.casefold() for w in words]
     while i < len(lowered):
@@ -114,6 +120,11 @@ def parse_settings(words: list[str], now: float) -> Settings:
         elif word in MAX_WORDS and following.isdigit() and following.isascii():
             max_players = int(following)
             i += 1
+        elif word in MIN_WORDS and following.isdigit() and following.isascii():
+            min_players = int(following)
+            i += 1
+        elif word in FILLER_WORDS:
+            pass
         elif word in ("in", "içinde", "через") and _RELATIVE_START.match(following):
             starts_at = _starts(now, _RELATIVE_START.match(following))
             i += 1
@@ -150,6 +161,7 @@ def parse_settings(words: list[str], now: float) -> Settings:
             match_length=length if length is not None else 1,
             pace=pace,
             max_players=max_players,
+            min_players=min_players,
             rounds=rounds if fmt is Format.SWISS else None,
             starts_at=starts_at,
             timeouts_to_withdraw=timeouts,
