@@ -6,6 +6,7 @@ players of their pairings and reminders.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import pytest
@@ -243,3 +244,19 @@ async def test_a_minimum_of_players_set_in_turkish_calls_it_off_when_missed(env)
     views = await service.tick()
     assert "fewer than 4 players had joined by its start" in text_of(views)
     assert (await tournament(service)).stage is Stage.CANCELLED
+
+
+async def test_two_workers_refresh_the_countdown_once(env, make_storage):
+    """Several workers: both run the deadline rounds; the card is edited by one of them."""
+    service, clock = env
+    other_storage = make_storage()
+    await other_storage.open()
+    try:
+        other = GameService(other_storage, service.settings, clock=clock)
+        (card,) = await service.command(ALI, GROUP, "tournament", "knockout in 1h")
+        await card.posted(CARD_AT)
+        clock.now += 10 * 60
+        first, second = await asyncio.gather(service.tick(), other.tick())
+        assert len([v for v in first + second if v.message == CARD_AT]) == 1
+    finally:
+        await other_storage.close()

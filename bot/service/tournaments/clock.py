@@ -88,6 +88,8 @@ class ClockMixin(RoundsMixin):
                 fresh = await tx.get_tournament(stored.stored_id)
                 if fresh is None or fresh.status is not TournamentStatus.OPEN:
                     return []
+                if fresh.deadline is None or fresh.deadline > now:
+                    return []  # another worker's round took it meanwhile: one edit, not two
                 tourney = Tournament.from_dict(fresh.state)
                 ratings = await self._ratings(tx, tourney, chat)
                 if tourney.stage is Stage.OPEN and (
