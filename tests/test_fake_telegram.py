@@ -18,6 +18,7 @@ from telegram import (
     InputTextMessageContent,
     MessageEntity,
     Update,
+    User,
 )
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Conflict, Forbidden, NetworkError, RetryAfter
@@ -674,3 +675,32 @@ async def test_a_burst_over_the_group_limit_arrives_whole_through_ptbs_rate_limi
             *(application.bot.send_message(group.id, f"m{n}") for n in range(25))
         )
     assert len(sent) == len(fake.messages(group)) == 25
+
+
+async def test_fake_checks_explicit_entities_as_telegram_does(bot, state):
+    """Mentions sent as entities: a text_mention needs a user, and every entity must lie
+    inside the text, counted in UTF-16 units, without splitting a character."""
+    fake = state
+    ali = fake.user(7, "Ali")
+    group = fake.group(-5, "Kahve")
+    text = "🎲 Ali – Veli"  # the die is two UTF-16 units
+    ali_user = User(7, "Ali", is_bot=False)
+    sent = await bot.send_message(
+        group.id, text, entities=[MessageEntity(MessageEntity.TEXT_MENTION, 3, 3, user=ali_user)]
+    )
+    (entity,) = fake.message(group, sent.message_id)["entities"]
+    assert entity["user"]["id"] == ali.id
+    bad = [
+        MessageEntity(MessageEntity.TEXT_MENTION, 3, 3),  # no user
+        MessageEntity(MessageEntity.TEXT_MENTION, 12, 3, user=ali_user),  # past the end
+        MessageEntity(MessageEntity.BOLD, 1, 2),  # starts inside the die
+        MessageEntity(MessageEntity.BOLD, 3, 0),  # empty
+        MessageEntity("sparkle", 3, 3),  # no such type
+    ]
+    for entity in bad:
+        with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+            await bot.send_message(group.id, text, entities=[entity])
+    with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+        await bot.send_photo(
+            group.id, BOARD, caption="Ali", caption_entities=[MessageEntity("bold", 0, 9)]
+        )

@@ -27,6 +27,7 @@ import discord
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
+from bot.service.mentions import Mention, mentions_in, pieces
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
@@ -41,7 +42,9 @@ CONTENT_LIMIT = 2000
 DEFER_AFTER = 2.0
 
 
-def actor_of(user: discord.abc.User, locale: discord.Locale | None = None) -> Actor:
+def actor_of(
+    user: discord.abc.User, locale: discord.Locale | None = None, *, admin: bool = False
+) -> Actor:
     """The service's actor for a Discord user; the interaction's locale is their language."""
     return Actor(
         PLATFORM,
@@ -49,7 +52,17 @@ def actor_of(user: discord.abc.User, locale: discord.Locale | None = None) -> Ac
         user.display_name or user.name or str(user.id),
         user.name,
         locale.value if locale is not None else None,
+        admin=admin,
     )
+
+
+def is_admin(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the user administers the server (Administrator or Manage Server, as Discord
+    resolved their permissions in the interaction): what a chat admin may do, they may."""
+    if interaction.guild_id is None:
+        return False
+    permissions = interaction.permissions
+    return permissions.administrator or permissions.manage_guild
 
 
 def place_of(interaction: discord.Interaction[Any]) -> Place:
@@ -64,6 +77,27 @@ def place_of(interaction: discord.Interaction[Any]) -> Place:
 def text_of(view: View) -> str:
     text = translate_lines(view.lines, view.lang)
     return text if len(text) <= CONTENT_LIMIT else text[: CONTENT_LIMIT - 1] + "…"
+
+
+def mentioned(view: View) -> tuple[str, discord.AllowedMentions]:
+    """The view's text with the players it mentions as ``<@id>``, and the mentions allowed:
+    those users alone (never @everyone or a role, whatever a name says)."""
+    users = [m for m in mentions_in(view.lines) if m.platform == PLATFORM]
+    content = "".join(
+        f"<@{piece.user_id}>"
+        if isinstance(piece, Mention) and piece.platform == PLATFORM
+        else str(piece)
+        for piece in pieces(view.lines, view.lang)
+    )
+    if not users or len(content) > CONTENT_LIMIT:
+        return text_of(view), discord.AllowedMentions.none()
+    allowed = discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        replied_user=False,
+        users=[discord.Object(int(m.user_id)) for m in users],
+    )
+    return content, allowed
 
 
 def files_of(view: View) -> list[discord.File]:
@@ -114,7 +148,7 @@ class DiscordAdapter:
     ) -> None:
         place = place_of(interaction)
         work = self.service.command(
-            actor_of(interaction.user, interaction.locale),
+            actor_of(interaction.user, interaction.locale, admin=is_admin(interaction)),
             place,
             name,
             args.strip(),
@@ -133,7 +167,7 @@ class DiscordAdapter:
             exchange = _Exchange(interaction, place, decoded.game_id if decoded else None)
             pressed = interaction.message
             work = self.service.press(
-                actor_of(interaction.user, interaction.locale),
+                actor_of(interaction.user, interaction.locale, admin=is_admin(interaction)),
                 place,
                 action,
                 message=(
@@ -202,6 +236,7 @@ class DiscordAdapter:
                 )
                 or await self._replace_challenge(exchange, view)
                 or await self._edit_pressed(exchange, view)
+                or await self._edit_other(view)
             ):
                 continue
             else:
@@ -258,10 +293,10 @@ class DiscordAdapter:
     async def _send(self, exchange: _Exchange, view: View) -> discord.Message:
         """A new public message in the interaction's channel."""
         interaction = exchange.interaction
-        content = text_of(view)
+        content, allowed = mentioned(view)
         ui = view_of(view)
         files = files_of(view)
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"allowed_mentions": allowed}
         if ui is not None:
             extra["view"] = ui
         if files:
@@ -278,12 +313,27 @@ class DiscordAdapter:
         elif exchange.thinking:
             exchange.thinking = False
             message = await interaction.edit_original_response(
-                content=content, attachments=files, view=ui
+                content=content, attachments=files, view=ui, allowed_mentions=allowed
             )
         else:
             message = await interaction.followup.send(content, wait=True, **extra)
         await self._bind(view, message, exchange.place.chat_id)
+        await self._posted(view, message, exchange.place.chat_id)
         return message
+
+    @staticmethod
+    async def _posted(view: View, message: discord.Message, chat_id: str) -> None:
+        """Tell the service where a view it edits later was posted (a tournament's card or
+        standings)."""
+        if view.posted is not None:
+            await view.posted(
+                {
+                    "chat_id": chat_id,
+                    "channel_id": str(message.channel.id),
+                    "message_id": message.id,
+                    "photo": view.image is not None,
+                }
+            )
 
     async def _edit_board(self, exchange: _Exchange, view: View) -> bool:
         """Edit the board in place; False when it can't be (then a new one is sent)."""
@@ -353,10 +403,20 @@ class DiscordAdapter:
             or not exchange.is_press
             or interaction.response.is_done()
             or interaction.message is None
+            or str(view.message.get("message_id")) != str(interaction.message.id)
         ):
             return False
         await interaction.response.edit_message(content=text_of(view), view=view_of(view))
         return True
+
+    async def _edit_other(self, view: View) -> bool:
+        """A view that edits a message of its own in place, outside any game (a tournament's
+        standings picture); False when it can't be (then it is posted anew)."""
+        if not view.edit or view.game_id is not None or view.message is None:
+            return False
+        return await self._edit_bound(
+            view, content=text_of(view), attachments=files_of(view), view=view_of(view)
+        )
 
     async def _replace_challenge(self, exchange: _Exchange, view: View) -> bool:
         """Accepting a challenge turns the challenge message into the game's first line
@@ -437,6 +497,7 @@ class DiscordAdapter:
         if target is None and view.game_id is not None:
             # The service does not put the board reference on every deadline view.
             target = await self.service.board_message(view.game_id)
+        target = target or view.channel
         if not target or target.get("channel_id") is None:
             log.info("no channel known for a deadline message of game %s", view.game_id)
             if view.game_id is not None and view.version is not None:
@@ -450,9 +511,11 @@ class DiscordAdapter:
                 await self.service.board_shown(view.game_id, view.version)
             return
         channel = self.client.get_partial_messageable(int(target["channel_id"]))
+        content, allowed = mentioned(view)
         extra: dict[str, Any] = {"view": ui} if ui is not None else {}
         if files:
             extra["files"] = files
-        message = await channel.send(content, **extra)
+        message = await channel.send(content, allowed_mentions=allowed, **extra)
         if view.image is not None:
             await self._bind(view, message, view.chat[1], force=True)
+        await self._posted(view, message, view.chat[1])

@@ -11,6 +11,7 @@ from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError, St
 
 from . import actions as A
 from .base import ServiceBase
+from .mentions import Mention
 from .views import Button, View
 
 log = logging.getLogger(__name__)
@@ -147,12 +148,14 @@ class DeadlinesMixin(ServiceBase):
                 record.reminded = True
                 await self._save_bookkeeping(tx, record)
             minutes = max(1, int((record.deadline - now) // 60))
+            # The slow player is mentioned, so the platform notifies them.
+            slow = await self._seat_user(record, game.awaiting)
             views.append(
                 View(
                     [
                         t(
                             "{name}, it is your move: {m} minutes left.",
-                            name=names[game.awaiting],
+                            name=Mention(slow.platform, slow.platform_id, names[game.awaiting]),
                             m=minutes,
                         )
                     ],

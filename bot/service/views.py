@@ -92,6 +92,10 @@ class View:
     #: (``{"chat_id", "message_id", "photo"}``), for a view the service later edits in place
     #: through ``message`` (a tournament's standings picture).
     posted: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+    #: For a view made without an incoming message (``chat`` set) where a chat has several
+    #: channels (a Discord server): a stored message of the channel to post it in, used when
+    #: neither ``message`` nor the game's board says where (a tournament's own messages).
+    channel: dict[str, Any] | None = None
 
     @property
     def image_name(self) -> str:

@@ -28,6 +28,7 @@ from telegram import (
     Message,
     MessageEntity,
     Update,
+    User,
 )
 from telegram.error import (
     BadRequest,
@@ -53,6 +54,7 @@ from telegram.ext import (
 from bot.config import Config
 from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
 from bot.logs import quiet_http_clients
+from bot.service.mentions import Mention, mentions_in, pieces
 from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
@@ -151,6 +153,32 @@ def _text(view: View, limit: int = 4096) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _entities(view: View, limit: int = 4096) -> list[MessageEntity] | None:
+    """The players the view mentions as ``text_mention`` entities of its text (Telegram
+    notifies them); None without mentions, or when the text had to be cut to fit."""
+    if not mentions_in(view.lines):
+        return None
+    text, entities = "", []
+    for piece in pieces(view.lines, view.lang):
+        shown = piece.name if isinstance(piece, Mention) else piece
+        if isinstance(piece, Mention) and piece.platform == PLATFORM and shown.strip():
+            entities.append(
+                MessageEntity(
+                    MessageEntity.TEXT_MENTION,
+                    _utf16_len(text),
+                    _utf16_len(shown),
+                    user=User(int(piece.user_id), shown, is_bot=False),
+                )
+            )
+        text += shown
+    return entities if entities and text == _text(view, limit) else None
+
+
+def _utf16_len(text: str) -> int:
+    """A length as Telegram counts entity offsets: in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 async def with_retries(call: Callable[[], Awaitable[T]], attempts: int = NETWORK_ATTEMPTS) -> T:
     """Run a Bot API call, again after a network failure (a 429 is the rate limiter's job).
 
@@ -232,8 +260,13 @@ class TelegramAdapter:
                 await query.answer()
             return
         chat = query.message.chat
+        actor = actor_of(query.from_user)
+        if chat.type != "private" and self.service.tournaments.manages(query.data or ""):
+            # A tournament's Start: the organiser's, or a chat admin's (Telegram says who).
+            member = await context.bot.get_chat_member(chat.id, query.from_user.id)
+            actor = replace(actor, admin=member.status in ("administrator", "creator"))
         views = await self.service.press(
-            actor_of(query.from_user),
+            actor,
             place_of(chat),
             query.data or "",
             message={"chat_id": chat.id, "message_id": query.message.message_id},
@@ -425,6 +458,7 @@ class TelegramAdapter:
                     view.image,
                     filename=view.image_name,
                     caption=_text(view, CAPTION_LIMIT),
+                    caption_entities=_entities(view, CAPTION_LIMIT),
                     reply_markup=markup,
                 )
             )
@@ -435,6 +469,7 @@ class TelegramAdapter:
                     bot.send_message,
                     chat_id,
                     _text(view),
+                    entities=_entities(view),
                     reply_markup=markup,
                     reply_to_message_id=reply_id,
                 )

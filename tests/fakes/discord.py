@@ -43,6 +43,10 @@ from discord.webhook.async_ import AsyncWebhookAdapter
 APP_ID = 4242
 EPHEMERAL = 64
 LOADING = 128
+#: A plain member's permissions (no Administrator, no Manage Server).
+MEMBER_PERMISSIONS = 2248473465835073
+ADMINISTRATOR, MANAGE_GUILD = 1 << 3, 1 << 5
+_USER_MENTION = re.compile(r"<@!?(\d+)>")
 
 
 @dataclass
@@ -63,6 +67,8 @@ class FakeUser:
     id: int
     name: str
     locale: str = "en-US"
+    #: The member's permissions in the server, as Discord resolves them in an interaction.
+    permissions: int = MEMBER_PERMISSIONS
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -82,7 +88,7 @@ class FakeUser:
             "deaf": False,
             "mute": False,
             "flags": 0,
-            "permissions": "2248473465835073",
+            "permissions": str(self.permissions),
         }
 
 
@@ -160,6 +166,9 @@ class FakeDiscord:
         self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id -> commands
         self.clients: list[discord.Client] = []
         self.channels: dict[int, FakeChannel] = {}
+        self.users: dict[int, FakeUser] = {}
+        #: (message id, user id) of every user a new message notified (mentioned and allowed).
+        self.notified: list[tuple[int, int]] = []
         self._client_added = asyncio.Event()
         self._fail: dict[str, list[tuple[int, int, str]]] = {}
 
@@ -168,8 +177,14 @@ class FakeDiscord:
     def next_id(self) -> int:
         return next(self._ids)
 
-    def user(self, user_id: int, name: str, locale: str = "en-US") -> FakeUser:
-        return FakeUser(user_id, name, locale)
+    def user(
+        self, user_id: int, name: str, locale: str = "en-US", *, admin: bool = False
+    ) -> FakeUser:
+        """A user; ``admin``: they may manage the server (Manage Server)."""
+        permissions = MEMBER_PERMISSIONS | (MANAGE_GUILD if admin else 0)
+        user = FakeUser(user_id, name, locale, permissions)
+        self.users[user_id] = user
+        return user
 
     def channel(self, channel_id: int, guild_id: int | None, name: str = "general") -> FakeChannel:
         channel = FakeChannel(channel_id, guild_id, name)
@@ -358,6 +373,15 @@ class FakeDiscord:
                 )
         if "flags" in payload and not creating:
             message["flags"] = (int(message["flags"]) & (EPHEMERAL)) | int(payload["flags"] or 0)
+        if "content" in payload:
+            mentioned = self._mentions(message["content"], payload.get("allowed_mentions"))
+            message["mentions"] = [self._user_payload(user_id) for user_id in mentioned]
+            message["mention_everyone"] = "@everyone" in message["content"] and (
+                payload.get("allowed_mentions") is None
+                or "everyone" in (payload["allowed_mentions"].get("parse") or [])
+            )
+            if creating:
+                self.notified += [(int(message["id"]), user_id) for user_id in mentioned]
         if not creating:
             message["edited_timestamp"] = _now()
             message["flags"] = int(message["flags"]) & ~LOADING
@@ -389,6 +413,31 @@ class FakeDiscord:
                     }
                 )
         message["attachments"] = attachments
+
+    @staticmethod
+    def _mentions(content: str, allowed: dict[str, Any] | None) -> list[int]:
+        """The users a message's ``<@id>`` mentions notify, as Discord reads allowed
+        mentions: without them every mention counts; with them, only ``parse: ["users"]``
+        or the ``users`` listed (both at once is refused, as more than 100 users)."""
+        found = list(dict.fromkeys(int(m) for m in _USER_MENTION.findall(content or "")))
+        if allowed is None:
+            return found
+        parse = allowed.get("parse") or []
+        users = allowed.get("users") or []
+        if "users" in parse and users:
+            raise _error(400, 50035, "Invalid Form Body: parse users and users are exclusive")
+        if len(users) > 100:
+            raise _error(400, 50035, "Invalid Form Body: at most 100 users")
+        if "users" in parse:
+            return found
+        listed = {int(u) for u in users}
+        return [user_id for user_id in found if user_id in listed]
+
+    def _user_payload(self, user_id: int) -> dict[str, Any]:
+        known = self.users.get(user_id)
+        if known is not None:
+            return known.payload()
+        return FakeUser(user_id, str(user_id)).payload()
 
     def _message(self, message_id: int | str) -> dict[str, Any]:
         message = self.messages.get(int(message_id))

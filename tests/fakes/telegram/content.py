@@ -16,7 +16,7 @@ from tests.fakes.telegram.records import (
     UploadedFile,
     quoted,
 )
-from tests.fakes.telegram.text import parse_html, utf16_len
+from tests.fakes.telegram.text import check_entities, parse_html, utf16_len
 
 _BUTTON_ACTIONS = (
     "callback_data",
@@ -155,7 +155,7 @@ class ContentHelpers:
     ) -> tuple[str, list[dict[str, Any]] | None]:
         text = "" if text is None else str(text)
         if entities is not None:
-            plain, found = text, list(entities)
+            plain, found = text, check_entities(text, entities)
         elif isinstance(parse_mode, str) and parse_mode.lower() == "html":
             plain, found = parse_html(text, self.users)
         else:

@@ -217,3 +217,73 @@ def user_text_entities(text: str) -> list[dict[str, Any]]:
         for kind, m in found
     ]
     return sorted(entities, key=lambda e: e["offset"])
+
+
+# --------------------------------------------------------------------------------------------
+# Entities given explicitly (``entities`` / ``caption_entities``): checked as Telegram does.
+
+_ENTITY_TYPES = frozenset(
+    {
+        "mention",
+        "hashtag",
+        "cashtag",
+        "bot_command",
+        "url",
+        "email",
+        "phone_number",
+        "bold",
+        "italic",
+        "underline",
+        "strikethrough",
+        "spoiler",
+        "blockquote",
+        "expandable_blockquote",
+        "code",
+        "pre",
+        "text_link",
+        "text_mention",
+        "custom_emoji",
+    }
+)
+
+
+def check_entities(text: str, entities: Any) -> list[dict[str, Any]]:
+    """Explicit entities of ``text``, refused like Telegram refuses bad ones: an unknown
+    type, a range outside the text or splitting a character, a ``text_mention`` without a
+    user (or with a user that is not a plain object with an integer id), a ``text_link``
+    without a URL."""
+
+    def fail(message: str) -> ApiError:
+        return ApiError(400, f"Bad Request: can't parse entities: {message}")
+
+    if not isinstance(entities, list):
+        raise fail("entities must be an array")
+    encoded = text.encode("utf-16-le")
+    size = len(encoded) // 2
+    checked = []
+    for number, entity in enumerate(entities):
+        if not isinstance(entity, dict):
+            raise fail(f"entity {number} is not an object")
+        kind, offset, length = entity.get("type"), entity.get("offset"), entity.get("length")
+        if kind not in _ENTITY_TYPES:
+            raise fail(f"unsupported entity type {kind!r}")
+        if not isinstance(offset, int) or not isinstance(length, int):
+            raise fail(f"entity {number} needs integer offset and length")
+        if offset < 0 or length <= 0 or offset + length > size:
+            raise fail(f"entity {number} is outside the text")
+        for edge in (offset, offset + length):
+            if (
+                edge < size
+                and 0xDC00 <= int.from_bytes(encoded[2 * edge : 2 * edge + 2], "little") <= 0xDFFF
+            ):
+                raise fail(f"entity {number} splits a character")
+        if kind == "text_mention":
+            user = entity.get("user")
+            if not isinstance(user, dict) or not isinstance(user.get("id"), int):
+                raise fail("text_mention needs a user with an id")
+            if not user.get("first_name") or not isinstance(user.get("is_bot"), bool):
+                raise fail("text_mention's user needs first_name and is_bot")
+        if kind == "text_link" and not entity.get("url"):
+            raise fail("text_link needs a url")
+        checked.append(entity)
+    return sorted(checked, key=lambda e: (e["offset"], -e["length"]))

@@ -1,0 +1,135 @@
+"""What every part of the tournaments needs: the service, storage and clock, the record's
+bookkeeping, refusals and messages to the group."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from bot.i18n import Text
+from bot.storage.base import Chat, TournamentRecord, TournamentStatus, User
+from core.tournament import Stage, Tournament, TournamentError
+
+from ..base import UserFacingError
+from ..views import View
+from .words import refusal
+
+if TYPE_CHECKING:
+    from ..service import GameService
+
+log = logging.getLogger(__name__)
+
+#: Button ids of tournament cards: ``tn:<tournament id>:<code>`` (game buttons are digits).
+PREFIX = "tn:"
+JOIN, LEAVE, START = "j", "l", "s"
+#: A running tournament with matches to start is looked at again after this many seconds,
+#: so a match a crash left unstarted is started by the deadline rounds.
+RETRY_AFTER = 120.0
+
+
+def countdown_step(left: float) -> float:
+    """How long the card's countdown stands with ``left`` seconds to the start: coarse while
+    the start is far, a minute in the last quarter hour. One tournament a chat, so at most
+    one edit a minute in a group (Telegram allows about twenty)."""
+    if left > 12 * 3600:
+        return 3600.0
+    if left > 2 * 3600:
+        return 900.0
+    if left > 15 * 60:
+        return 300.0
+    return 60.0
+
+
+class TournamentsBase:
+    """The tournaments of every chat, driven by the game service."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+
+    @property
+    def storage(self) -> Any:
+        return self.service.storage
+
+    def clock(self) -> float:
+        return self.service.clock()
+
+    @staticmethod
+    def owns(data: str) -> bool:
+        """Whether a button id is a tournament card's."""
+        return data.startswith(PREFIX)
+
+    @staticmethod
+    def manages(data: str) -> bool:
+        """Whether a button is one only the organiser or a chat admin may press (Start):
+        an adapter then asks its platform whether the presser administers the chat."""
+        return data.startswith(PREFIX) and data.endswith(":" + START)
+
+    @staticmethod
+    def _address(views: list[View], chat: Chat, stored: TournamentRecord | None) -> list[View]:
+        """Views made without an incoming message (the deadline rounds) addressed to the
+        chat, and to the channel of the tournament's message where a chat has several."""
+        for view in views:
+            view.chat = (chat.platform, chat.chat_id)
+            if stored is not None and stored.message:
+                view.channel = stored.message
+        return views
+
+    def _store(
+        self,
+        stored: TournamentRecord,
+        tourney: Tournament,
+        now: float,
+        waiting: bool = False,
+    ) -> None:
+        """Write ``tourney`` into its record: state, status and when to look at it next."""
+        stored.state = tourney.to_dict()
+        stored.status = TournamentStatus(tourney.stage.value)
+        stored.updated = now
+        starts_at = tourney.settings.starts_at
+        if tourney.stage is Stage.OPEN and starts_at is not None:
+            # Looked at again to start it, and before that to refresh the card's countdown.
+            stored.deadline = min(starts_at, now + countdown_step(starts_at - now))
+        elif tourney.stage is Stage.OPEN:
+            stored.deadline = None
+        elif tourney.stage is Stage.RUNNING and (waiting or tourney.ready()):
+            # Matches to start (or just started): should a crash stop them halfway, the
+            # deadline rounds start the rest.
+            stored.deadline = now + RETRY_AFTER
+        else:
+            stored.deadline = None
+
+    async def _ratings(self, tx: Any, tourney: Tournament, chat: Chat) -> dict[int, float]:
+        """Each entrant's rating in this chat and game, for the seeding (TN-2)."""
+        kind = tourney.settings.game
+        return {
+            e.player: (await tx.get_rating(e.player, chat.scope, kind)).rating
+            for e in tourney.entrants
+        }
+
+    async def _live(self, chat: Chat) -> TournamentRecord | None:
+        found = await self.storage.tournaments_in_chat(chat.platform, chat.chat_id)
+        return found[0] if found else None
+
+    async def _latest(self, chat: Chat) -> TournamentRecord | None:
+        found = await self.storage.tournaments_in_chat(
+            chat.platform, chat.chat_id, tuple(TournamentStatus)
+        )
+        return found[0] if found else None
+
+    def _group_lang(self, chat: Chat, user: User | None) -> str:
+        return self.service._lang(user, chat, private=False)
+
+    def _group(self, chat: Chat, *lines: Text | str) -> View:
+        return View(list(lines), lang=self._group_lang(chat, None))
+
+    def _say(self, user: User, chat: Chat, *lines: Text | str) -> View:
+        return View(list(lines), lang=self._group_lang(chat, user))
+
+    @staticmethod
+    def _refuse(text: Text) -> UserFacingError:
+        """A refusal shown to the player."""
+        return UserFacingError(text)
+
+    @staticmethod
+    def _refusal(error: TournamentError) -> UserFacingError:
+        return refusal(error)
