@@ -20,13 +20,14 @@ import contextlib
 import io
 import logging
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import discord
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
+from bot.service.commands import find_command
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
@@ -113,8 +114,14 @@ class DiscordAdapter:
         game: int | None = None,
     ) -> None:
         place = place_of(interaction)
+        actor = actor_of(interaction.user, interaction.locale)
+        spec = find_command(name)
+        if spec is not None and spec.asks_admin and not place.private:
+            # Discord sends the member's permissions with the interaction: no extra call.
+            rights = interaction.permissions
+            actor = replace(actor, admin=rights.administrator or rights.manage_guild)
         work = self.service.command(
-            actor_of(interaction.user, interaction.locale),
+            actor,
             place,
             name,
             args.strip(),

@@ -13,6 +13,7 @@ from core.gnubg import position_id
 from core.match import Match
 
 from .base import ServiceBase, UserFacingError
+from .commands import help_lines
 from .export import export_match
 from .presenter import VARIANT_NAMES
 from .views import Actor, Place, View
@@ -26,17 +27,7 @@ class InfoMixin(ServiceBase):
     async def _help(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
         lines: list[Text | str] = [
             t("Tavla bot: backgammon and long nardy with friends or the computer."),
-            t("/tavla [@name] [points] [turkish] [fast] — challenge to tavla"),
-            t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too"),
-            t("/bot [uzun|turkish] [points] — play the computer"),
-            t("/move 13/8 6/5 — type a move (or reply to the board with it)"),
-            t("/board — your game's board here again, with live buttons"),
-            t("/resign [gammon|backgammon], /abort, /claim — end a game"),
-            t("/top, /stats [@name] — leaderboard and statistics"),
-            t("/tournament knockout|roundrobin|swiss — a tournament in this group"),
-            t("/export — the game for GNU Backgammon; /dice — check the dice"),
-            t("/lang tr|en|ru — language; /rules — the rules"),
-            t("/settings — roll and confirm by themselves, board style (in private)"),
+            *help_lines(),
         ]
         return [View(lines, lang=self._lang(user, chat))]
 

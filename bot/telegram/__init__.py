@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from telegram import (
     BotCommand,
+    BotCommandScopeAllChatAdministrators,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
@@ -51,8 +52,9 @@ from telegram.ext import (
 )
 
 from bot.config import Config
-from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
+from bot.i18n import LANGUAGES, normalize_language, t, translate, translate_lines
 from bot.logs import quiet_http_clients
+from bot.service.commands import COMMANDS, Audience, all_names, find_command
 from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
@@ -80,34 +82,6 @@ _UNREACHABLE = (
     "bot was kicked",
     "group chat was deactivated",
 )
-
-COMMANDS: dict[str, Text] = {
-    "tavla": t("Challenge to tavla (backgammon)"),
-    "uzun": t("Challenge to Uzun Tavla (long nardy)"),
-    "nardy": t("Challenge to long nardy"),
-    "bot": t("Play the computer"),
-    "move": t("Type a move, e.g. /move 13/8 6/5"),
-    "board": t("Show your game's board again"),
-    "resign": t("Resign the game"),
-    "abort": t("Call the game off by agreement"),
-    "claim": t("Claim a game your opponent let run out of time"),
-    "top": t("This chat's leaderboard"),
-    "tournament": t("A tournament in this group"),
-    "stats": t("Your statistics and rating"),
-    "export": t("The game for GNU Backgammon"),
-    "analyse": t("Analyse your last finished game"),
-    "dice": t("Check the fairness of the dice"),
-    "lang": t("Language: tr, en, ru"),
-    "settings": t("Your own settings (in private)"),
-    "rules": t("The rules"),
-    "help": t("All commands"),
-}
-
-
-ADMIN_COMMANDS = ("resettop",)
-#: Commands where a chat admin may do what only the organiser could (a tournament's start,
-#: cancel and award): the adapter asks Telegram whether the sender is an admin.
-ADMIN_AWARE_COMMANDS = ("tournament",)
 
 
 def actor_id(update: Update) -> int:
@@ -198,7 +172,8 @@ class TelegramAdapter:
         ]
         game_id = await self._replied_game(message)
         actor = actor_of(update.effective_user)
-        if name in (*ADMIN_COMMANDS, *ADMIN_AWARE_COMMANDS) and message.chat.type != "private":
+        spec = find_command(name)
+        if spec is not None and spec.asks_admin and message.chat.type != "private":
             # Ask Telegram only when it matters: one call per admin command.
             member = await context.bot.get_chat_member(message.chat_id, actor_id(update))
             actor = replace(actor, admin=member.status in ("administrator", "creator"))
@@ -623,13 +598,14 @@ def _ref(target: dict[str, Any]) -> dict[str, Any]:
 
 
 async def set_commands(app: Application) -> None:
-    """Register the command menu in every language (English as the default)."""
+    """Register the command menu in every language (English as the default): the catalogue's
+    commands for everyone, and with the admin-only ones for the chats' administrators."""
+    everyone = [c for c in COMMANDS if c.audience is not Audience.ADMIN]
     for lang in LANGUAGES:
-        commands = [
-            BotCommand(name, translate(desc, lang)[:256]) for name, desc in COMMANDS.items()
-        ]
         code = None if lang == "en" else lang
-        await app.bot.set_my_commands(commands, language_code=code)
+        for scope, listed in ((None, everyone), (BotCommandScopeAllChatAdministrators(), COMMANDS)):
+            commands = [BotCommand(c.name, translate(c.description, lang)[:256]) for c in listed]
+            await app.bot.set_my_commands(commands, scope=scope, language_code=code)
 
 
 async def _all(*calls: Awaitable[Any]) -> None:
@@ -665,7 +641,7 @@ def build_application(
         .get_updates_request(AiohttpRequest(1))
         .build()
     )
-    app.add_handler(CommandHandler([*COMMANDS, "start", *ADMIN_COMMANDS], adapter.on_command))
+    app.add_handler(CommandHandler(list(all_names()), adapter.on_command))
     app.add_handler(CallbackQueryHandler(adapter.on_press))
     app.add_handler(InlineQueryHandler(adapter.on_inline))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, adapter.on_migrate))
