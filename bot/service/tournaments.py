@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from bot.i18n import Text, t, translate
 from bot.storage.base import (
     Chat,
+    ContestSettings,
     GameRecord,
     GameStatus,
     StaleVersionError,
@@ -209,7 +210,7 @@ class Tournaments:
 
     async def game_finished(self, tx: Any, record: GameRecord, match: Match) -> None:
         """Inside the transaction that finishes a game: record its result (TN-7)."""
-        number = record.settings.get("tournament")
+        number = record.settings.tournament
         if not number or match.winner is None or record.id is None:
             return
         stored = await tx.get_tournament(int(number))
@@ -234,14 +235,14 @@ class Tournaments:
 
     async def after_game(self, record: GameRecord, chat: Chat) -> list[View]:
         """After a tournament game's commit: the result, the next matches, the standings."""
-        number = record.settings.get("tournament")
+        number = record.settings.tournament
         if not number or record.status is not GameStatus.FINISHED:
             return []
         return await self._after_result(int(number), chat, None)
 
     async def timed_out(self, record: GameRecord, now: float) -> list[View]:
         """A tournament game passed its deadline: the player to act loses the match (TN-7)."""
-        number = int(record.settings["tournament"])
+        number = int(record.settings.tournament or 0)
         async with self.storage.transaction() as tx:
             game = await tx.get_game(record.stored_id)
             if game is None or game.status is not GameStatus.ACTIVE or game.deadline is None:
@@ -265,7 +266,7 @@ class Tournaments:
                 await tx.save_tournament(stored, stored.version)
             await self._stop_game(tx, game, "timeout", seat=seat)
         chat = await self.storage.get_chat(record.platform, record.chat_id)
-        names = list(record.settings.get("names", ["?", "?"]))
+        names = list(record.settings.names or ["?", "?"])
         line = t(
             "{name} has run out of time and loses the tournament match against {other}.",
             name=names[seat],
@@ -555,13 +556,13 @@ class Tournaments:
                 status=GameStatus.CHALLENGE,
                 seats=[pairing.home, pairing.away],
                 challenger=pairing.home,
-                settings={
-                    "length": settings.match_length,
-                    "fast": settings.pace is Pace.FAST,
-                    "scope": chat.scope,
-                    "tournament": tournament_id,
-                    "pairing": key,
-                },
+                settings=ContestSettings(
+                    length=settings.match_length,
+                    fast=settings.pace is Pace.FAST,
+                    scope=chat.scope,
+                    tournament=tournament_id,
+                    pairing=key,
+                ),
                 rated=True,
                 created=now,
                 updated=now,

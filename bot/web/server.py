@@ -243,7 +243,7 @@ class WebBoard:
             views = await self.service.command(
                 who.actor, place, "resign", "", reply_to_game=record.id
             )
-            code = A.RESIGN
+            code = ""  # a command, not a button: never mid-turn
         else:
             if name == "move":
                 try:
