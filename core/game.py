@@ -72,6 +72,10 @@ class Result:
     points: int
     reason: ResultReason
 
+    def __post_init__(self) -> None:
+        # A reason given as its stored string becomes the enum member.
+        object.__setattr__(self, "reason", ResultReason(self.reason))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "winner": self.winner,
