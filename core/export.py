@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .events import Event, EventType
+
 COLUMN = 28
 
 
 def export_games(
     names: Sequence[str],
     length: int,
-    games: Iterable[list[dict[str, Any]]],
+    games: Iterable[Sequence[Event]],
     *,
     variant: str = "tavla",
     comments: Sequence[str] = (),
@@ -45,33 +47,33 @@ def export_games(
     return "\n".join(out) + "\n"
 
 
-def _game_lines(events: list[dict[str, Any]], score: list[float], length: int) -> list[str]:
+def _game_lines(events: Sequence[Event], score: list[float], length: int) -> list[str]:
     actions: list[tuple[int, str]] = []
     pending: dict[int, str] = {}
     for event in events:
         kind = event.get("type")
         seat: int = event.get("seat", -1)  # -1: an event of no seat (the end of a game)
-        if kind == "roll":
+        if kind == EventType.ROLL:
             a, b = event["dice"]
             pending[seat] = f"{a}{b}:"
-        elif kind in ("play", "pass"):
+        elif kind in (EventType.PLAY, EventType.PASS):
             text = pending.pop(seat, "")
-            if kind == "play":
+            if kind == EventType.PLAY:
                 text = f"{text} {event['play']}"
             actions.append((seat, text))
-        elif kind == "double":
+        elif kind == EventType.DOUBLE:
             actions.append((seat, f" Doubles => {event['value']}"))
-        elif kind == "take":
+        elif kind == EventType.TAKE:
             actions.append((seat, " Takes"))
-        elif kind == "drop":
+        elif kind == EventType.DROP:
             actions.append((seat, " Drops"))
-        elif kind == "end" and event.get("winner") is not None:
+        elif kind == EventType.END and event.get("winner") is not None:
             winner = event["winner"]
             points = event["points"]
             score[winner] += points
             won = " and the match" if length and score[winner] >= length else ""
             actions.append((winner, f" Wins {points} point{'s' if points != 1 else ''}{won}"))
-        elif kind == "end":
+        elif kind == EventType.END:
             score[0] += 0.5
             score[1] += 0.5
     return _layout(actions)

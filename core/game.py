@@ -17,7 +17,14 @@ from typing import Any
 
 from .cube import MAX_CUBE, Cube
 from .dice import DiceSource
-from .errors import GameOverError, IllegalActionError, IllegalPlayError, NotYourTurnError
+from .errors import (
+    ErrorCode,
+    GameOverError,
+    IllegalActionError,
+    IllegalPlayError,
+    NotYourTurnError,
+)
+from .events import Event, EventType, dice_record
 from .movegen import Play, Step
 from .notation import format_steps
 from .position import BAR, CHECKERS, OFF, Position, Side
@@ -43,6 +50,16 @@ class ResultKind(StrEnum):
     DRAW = "draw"  # U-draw
 
 
+class ResultReason(StrEnum):
+    """Why a game ended (stored with its result)."""
+
+    BEAR_OFF = "bear_off"
+    PASS = "pass"  # the cube refused
+    RESIGN = "resign"
+    FORFEIT = "forfeit"
+    TIMEOUT = "timeout"  # the player to act ran out of time
+
+
 LEVEL_VALUE = {ResultKind.SINGLE: 1, ResultKind.GAMMON: 2, ResultKind.BACKGAMMON: 3}
 
 
@@ -53,19 +70,25 @@ class Result:
     winner: int | None
     kind: ResultKind
     points: int
-    reason: str  # "bear_off", "pass" (cube refused), "resign", "forfeit"
+    reason: ResultReason
+
+    def __post_init__(self) -> None:
+        # A reason given as its stored string becomes the enum member.
+        object.__setattr__(self, "reason", ResultReason(self.reason))
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "winner": self.winner,
             "kind": self.kind.value,
             "points": self.points,
-            "reason": self.reason,
+            "reason": self.reason.value,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
-        return cls(data["winner"], ResultKind(data["kind"]), data["points"], data["reason"])
+        return cls(
+            data["winner"], ResultKind(data["kind"]), data["points"], ResultReason(data["reason"])
+        )
 
 
 @dataclass
@@ -89,7 +112,7 @@ class Game:
     #: U-draw: the second player's one last roll after the starter has borne off.
     last_roll: bool = False
     result: Result | None = None
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[Event] = field(default_factory=list)
     #: A move confirmed with ``undoable``: what :meth:`take_back` restores, while the
     #: opponent has not acted since ({"seat", "sides", "dice", "first", "history"}).
     takeback: dict[str, Any] | None = None
@@ -121,7 +144,7 @@ class Game:
         if opening == "roll":
             while True:
                 first, second = dice.roll_one(), dice.roll_one()
-                game.history.append({"type": "opening", "dice": [first, second]})
+                game.history.append({"type": EventType.OPENING, "dice": [first, second]})
                 if first != second:
                     break
             starter = 0 if first > second else 1
@@ -141,7 +164,7 @@ class Game:
             game.phase = Phase.ROLL
         else:
             raise ValueError(f"unknown opening {opening!r}")
-        game.history.insert(0, {"type": "start", "opening": opening, "starter": game.turn})
+        game.history.insert(0, {"type": EventType.START, "opening": opening, "starter": game.turn})
         return game
 
     # -- views ---------------------------------------------------------------------------
@@ -207,29 +230,31 @@ class Game:
     def double(self, seat: int) -> None:
         """Offer the cube (T-8): only before rolling, with a centred or own cube."""
         if not self.variant.cube:
-            raise IllegalActionError(f"{self.variant.title} has no doubling cube", "no_cube")
+            raise IllegalActionError(
+                f"{self.variant.title} has no doubling cube", ErrorCode.NO_CUBE
+            )
         self._expect(seat, Phase.ROLL)
         if self.crawford:
-            raise IllegalActionError("Nobody may double in the Crawford game", "crawford")
+            raise IllegalActionError("Nobody may double in the Crawford game", ErrorCode.CRAWFORD)
         if self.cube_owner not in (None, seat):
-            raise IllegalActionError("Your opponent owns the cube", "cube_not_yours")
+            raise IllegalActionError("Your opponent owns the cube", ErrorCode.CUBE_NOT_YOURS)
         if self.cube_value >= MAX_CUBE:
-            raise IllegalActionError("The cube is already at 64", "cube_max")
+            raise IllegalActionError("The cube is already at 64", ErrorCode.CUBE_MAX)
         self.phase = Phase.DOUBLED
-        self.history.append({"type": "double", "seat": seat, "value": self.cube_value * 2})
+        self.history.append({"type": EventType.DOUBLE, "seat": seat, "value": self.cube_value * 2})
 
     def take(self, seat: int) -> None:
         """Accept the double: the cube doubles and belongs to the taker."""
         self._expect(seat, Phase.DOUBLED)
         self.cube_value, self.cube_owner = self.cube.taken(seat)
         self.phase = Phase.ROLL
-        self.history.append({"type": "take", "seat": seat, "value": self.cube_value})
+        self.history.append({"type": EventType.TAKE, "seat": seat, "value": self.cube_value})
 
     def drop(self, seat: int) -> Result:
         """Refuse the double: the game is lost at the cube value before the double."""
         self._expect(seat, Phase.DOUBLED)
-        self.history.append({"type": "drop", "seat": seat})
-        return self._finish(Result(1 - seat, ResultKind.SINGLE, self.cube_value, "pass"))
+        self.history.append({"type": EventType.DROP, "seat": seat})
+        return self._finish(Result(1 - seat, ResultKind.SINGLE, self.cube_value, ResultReason.PASS))
 
     def step(self, seat: int, source: int, dest: int) -> DoneStep:
         """Move one checker by one die (buttons); the turn waits for :meth:`confirm`."""
@@ -262,7 +287,7 @@ class Game:
         turn = self._expect_move(seat)
         if not turn.complete:
             raise IllegalPlayError(
-                "The move is not finished: play the rest of the dice", "play_unfinished"
+                "The move is not finished: play the rest of the dice", ErrorCode.PLAY_UNFINISHED
             )
         before = {
             "seat": seat,
@@ -292,7 +317,9 @@ class Game:
     def take_back(self, seat: int) -> None:
         """Undo ``seat``'s move confirmed by itself: the same dice, to be played again."""
         if not self.may_take_back(seat):
-            raise IllegalActionError("That move can no longer be taken back", "take_back_too_late")
+            raise IllegalActionError(
+                "That move can no longer be taken back", ErrorCode.TAKE_BACK_TOO_LATE
+            )
         back = self.takeback
         assert back is not None
         self.sides = [tuple(s) for s in back["sides"]]
@@ -317,30 +344,33 @@ class Game:
         if kind is ResultKind.DRAW or (
             kind is ResultKind.BACKGAMMON and not self.variant.backgammons
         ):
-            raise IllegalActionError("That resignation level does not exist here", "resign_level")
+            raise IllegalActionError(
+                "That resignation level does not exist here", ErrorCode.RESIGN_LEVEL
+            )
         self.resign_offer = (seat, kind)
-        self.history.append({"type": "resign", "seat": seat, "kind": kind.value})
+        self.history.append({"type": EventType.RESIGN, "seat": seat, "kind": kind.value})
 
     def accept_resign(self, seat: int) -> Result:
         """Accept the opponent's resignation: the game ends at its level times the cube."""
         offer = self._expect_resign_answer(seat)
-        self.history.append({"type": "resign_accept", "seat": seat})
+        self.history.append({"type": EventType.RESIGN_ACCEPT, "seat": seat})
         kind = offer[1]
         if self.jacoby and not self.cube.turned:
             kind = ResultKind.SINGLE  # M-3: gammons count only once the cube has turned
         points = LEVEL_VALUE[kind] * self.cube_value
-        return self._finish(Result(seat, kind, points, "resign"))
+        return self._finish(Result(seat, kind, points, ResultReason.RESIGN))
 
     def decline_resign(self, seat: int) -> None:
         """Decline the resignation: play goes on."""
         self._expect_resign_answer(seat)
         self.resign_offer = None
-        self.history.append({"type": "resign_decline", "seat": seat})
+        self.history.append({"type": EventType.RESIGN_DECLINE, "seat": seat})
 
-    def forfeit(self, loser: int, reason: str = "forfeit") -> Result:
+    def forfeit(self, loser: int, reason: ResultReason | str = ResultReason.FORFEIT) -> Result:
         """End the game against ``loser`` (timeout claimed, abandonment): a single game."""
         self._expect_not_over()
-        self.history.append({"type": "forfeit", "seat": loser, "reason": reason})
+        reason = ResultReason(reason)
+        self.history.append({"type": EventType.FORFEIT, "seat": loser, "reason": reason.value})
         return self._finish(Result(1 - loser, ResultKind.SINGLE, self.cube_value, reason))
 
     # -- internals -----------------------------------------------------------------------
@@ -356,7 +386,7 @@ class Game:
         if self.phase is not phase:
             raise IllegalActionError(
                 f"That can't be done now (the game waits for: {self.phase.value})",
-                "wrong_phase",
+                ErrorCode.WRONG_PHASE,
                 phase=self.phase.value,
             )
 
@@ -368,7 +398,7 @@ class Game:
     def _expect_resign_answer(self, seat: int) -> tuple[int, ResultKind]:
         self._expect_not_over()
         if self.resign_offer is None:
-            raise IllegalActionError("Nobody has offered to resign", "no_resign_offer")
+            raise IllegalActionError("Nobody has offered to resign", ErrorCode.NO_RESIGN_OFFER)
         if seat != 1 - self.resign_offer[0]:
             raise NotYourTurnError("Only the opponent can answer a resignation")
         return self.resign_offer
@@ -376,7 +406,7 @@ class Game:
     def _set_dice(self, dice: tuple[int, int], *, opening: bool = False) -> None:
         self.dice = dice
         self.phase = Phase.MOVE
-        event: dict[str, Any] = {"type": "roll", "seat": self.turn, "dice": list(dice)}
+        event: Event = {"type": EventType.ROLL, "seat": self.turn, "dice": list(dice)}
         if opening:
             event["opening"] = True  # the opening dice, not a new draw
         self.history.append(event)
@@ -391,7 +421,7 @@ class Game:
 
     def _end_turn(self, play: Play | None, *, forced: bool) -> None:
         seat = self.turn
-        event: dict[str, Any] = {"type": "play" if play else "pass", "seat": seat}
+        event: Event = {"type": EventType.PLAY if play else EventType.PASS, "seat": seat}
         if play is not None:
             assert self._turn is not None  # a play comes from the turn under way
             event["play"] = format_steps(play.steps, play.dice)
@@ -425,7 +455,7 @@ class Game:
     def _finish_after_last_roll(self) -> None:
         black = 1 - self.white
         if self.sides[black][OFF] == CHECKERS:
-            self._finish(Result(None, ResultKind.DRAW, 0, "bear_off"))
+            self._finish(Result(None, ResultKind.DRAW, 0, ResultReason.BEAR_OFF))
         else:
             self._finish(self._bear_off_result(self.white))
 
@@ -442,27 +472,21 @@ class Game:
                 kind = ResultKind.BACKGAMMON
         if self.jacoby and not self.cube.turned:
             kind = ResultKind.SINGLE
-        return Result(winner, kind, LEVEL_VALUE[kind] * self.cube_value, "bear_off")
+        return Result(winner, kind, LEVEL_VALUE[kind] * self.cube_value, ResultReason.BEAR_OFF)
 
     def _finish(self, result: Result) -> Result:
         self.result = result
         self.phase = Phase.OVER
         self.resign_offer = None
         self._turn = None
-        self.history.append({"type": "end", **result.to_dict()})
+        self.history.append({"type": EventType.END, **result.to_dict()})
         return result
 
     # -- records -------------------------------------------------------------------------
 
     def dice_record(self) -> list[tuple[int, ...]]:
         """Every draw of the dice in order, as :func:`core.dice.verify_game_rolls` wants."""
-        record: list[tuple[int, ...]] = []
-        for event in self.history:
-            if event["type"] == "opening":
-                record.extend((d,) for d in event["dice"])
-            elif event["type"] == "roll" and not event.get("opening"):
-                record.append(tuple(event["dice"]))
-        return record
+        return dice_record(self.history)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict from which :meth:`from_dict` rebuilds the same game."""

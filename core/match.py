@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .dice import DiceSource
-from .errors import GameOverError, IllegalActionError
-from .game import Game, Phase, Result
+from .errors import ErrorCode, GameOverError, IllegalActionError
+from .game import Game, Phase, Result, ResultReason
 from .gnubg import GAME_DROP, GAME_OVER, GAME_PLAYING, GAME_RESIGNED, MatchIdInfo, match_id
 from .variants import Variant, variant_by_name
 
@@ -58,7 +58,7 @@ class Match:
             raise GameOverError("The match is over")
         if self.game is not None:
             if not self.game.over:
-                raise IllegalActionError("The current game is not finished", "game_running")
+                raise IllegalActionError("The current game is not finished", ErrorCode.GAME_RUNNING)
             self.record_game()  # a no-op when the caller has recorded it already
         previous = self.results[-1] if self.results else None
         opening = "roll"
@@ -93,7 +93,7 @@ class Match:
         """Add the finished current game's result to the score."""
         game = self.game
         if game is None or game.result is None:
-            raise IllegalActionError("The game is not finished", "game_running")
+            raise IllegalActionError("The game is not finished", ErrorCode.GAME_RUNNING)
         if self.results and self.results[-1] is game.result:
             return game.result
         result = game.result
@@ -118,8 +118,14 @@ class Match:
             )
         state = GAME_PLAYING
         if game.over:
-            reason = game.result.reason if game.result else ""
-            state = {"resign": GAME_RESIGNED, "pass": GAME_DROP}.get(reason, GAME_OVER)
+            reason = game.result.reason if game.result else None
+            state = (
+                GAME_RESIGNED
+                if reason is ResultReason.RESIGN
+                else GAME_DROP
+                if reason is ResultReason.PASS
+                else GAME_OVER
+            )
         resigned = 0
         if game.resign_offer:
             resigned = {"single": 1, "gammon": 2, "backgammon": 3}[game.resign_offer[1].value]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
-from .errors import NotationError
+from .errors import ErrorCode, NotationError
 from .position import BAR, OFF
 
 # Words for the bar and for bearing off: English, Turkish (with and without the Turkish
@@ -65,13 +65,15 @@ def _point(word: str, text: str) -> int:
     if not (w.isascii() and w.isdigit()):
         raise NotationError(
             f"I can't read {word!r} as a point in {text!r}: use numbers 1-24, 'bar' or 'off'",
-            "notation_bad_point",
+            ErrorCode.NOTATION_BAD_POINT,
             word=word,
         )
     n = int(w)
     if not 0 <= n <= 25:
         raise NotationError(
-            f"There is no point {n}: points are numbered 1 to 24", "notation_no_point", point=n
+            f"There is no point {n}: points are numbered 1 to 24",
+            ErrorCode.NOTATION_NO_POINT,
+            point=n,
         )
     return n
 
@@ -83,9 +85,9 @@ def parse_legs(text: str) -> list[Leg]:
     """
     cleaned = text.strip().casefold()
     if not cleaned:
-        raise NotationError("Write a move such as 13/8 6/5", "notation_empty")
+        raise NotationError("Write a move such as 13/8 6/5", ErrorCode.NOTATION_EMPTY)
     if len(cleaned) > 200:
-        raise NotationError("That move is too long to be a move", "notation_too_long")
+        raise NotationError("That move is too long to be a move", ErrorCode.NOTATION_TOO_LONG)
     cleaned = re.sub(r"[,;]", " ", cleaned)
     cleaned = re.sub(r"\s*/\s*", "/", cleaned)
     cleaned = re.sub(r"\s+(?=[*(])", "", cleaned)
@@ -96,7 +98,7 @@ def parse_legs(text: str) -> list[Leg]:
         if not match:
             raise NotationError(
                 f"I can't read {token!r}: write each checker's move as from/to, e.g. 13/8",
-                "notation_syntax",
+                ErrorCode.NOTATION_SYNTAX,
                 token=token,
             )
         first, _first_star, rest, repeat = match.groups()
@@ -110,15 +112,15 @@ def parse_legs(text: str) -> list[Leg]:
         if not 1 <= count <= 4:
             raise NotationError(
                 f"A move can be repeated at most 4 times, not {count}",
-                "notation_repeat",
+                ErrorCode.NOTATION_REPEAT,
                 count=count,
             )
         legs.extend([Leg(tuple(points), tuple(hits))] * count)
     if not legs:  # only separators, such as ","
-        raise NotationError("Write a move such as 13/8 6/5", "notation_empty")
+        raise NotationError("Write a move such as 13/8 6/5", ErrorCode.NOTATION_EMPTY)
     if len(legs) > 4:
         raise NotationError(
-            "A turn has at most four moves (four with a double)", "notation_too_many"
+            "A turn has at most four moves (four with a double)", ErrorCode.NOTATION_TOO_MANY
         )
     return legs
 
@@ -126,17 +128,20 @@ def parse_legs(text: str) -> list[Leg]:
 def _check_direction(points: Sequence[int], token: str) -> None:
     if points[0] == OFF:
         raise NotationError(
-            f"{token}: a checker that is off the board can't move again", "notation_from_off"
+            f"{token}: a checker that is off the board can't move again",
+            ErrorCode.NOTATION_FROM_OFF,
         )
     for i, (a, b) in enumerate(pairwise(points)):
         if b == BAR:
-            raise NotationError(f"{token}: a checker can't move to the bar", "notation_to_bar")
+            raise NotationError(
+                f"{token}: a checker can't move to the bar", ErrorCode.NOTATION_TO_BAR
+            )
         if a == OFF and i:
-            raise NotationError(f"{token}: nothing can follow 'off'", "notation_after_off")
+            raise NotationError(f"{token}: nothing can follow 'off'", ErrorCode.NOTATION_AFTER_OFF)
         if b >= a:
             raise NotationError(
                 f"{token}: checkers move from higher to lower numbers, like 13/8",
-                "notation_backwards",
+                ErrorCode.NOTATION_BACKWARDS,
                 token=token,
             )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .errors import AmbiguousPlayError, IllegalPlayError
+from .errors import AmbiguousPlayError, ErrorCode, IllegalPlayError
 from .movegen import MoveGenerator, Play, Step, legal_plays
 from .notation import Leg, format_steps, parse_legs, point_name
 from .position import BAR, HEAD, OFF, Position
@@ -83,7 +83,7 @@ class Turn:
     def play(self) -> Play:
         """The legal play the steps made so far amount to (the turn must be complete)."""
         if not self.complete:
-            raise IllegalPlayError("The move is not finished yet", "play_unfinished")
+            raise IllegalPlayError("The move is not finished yet", ErrorCode.PLAY_UNFINISHED)
         play = self.finals[self.position]
         # Keep the steps as the player made them (the notation shows their hits).
         return Play(tuple(s for s, _ in self.done), play.after, tuple(d for _, d in self.done))
@@ -143,7 +143,7 @@ class Turn:
     def apply_play(self, play: Play) -> None:
         """Make a whole legal play from :attr:`plays` (e.g. one chosen by the computer)."""
         if play.after not in self.finals:
-            raise IllegalPlayError("That is not a legal play", "illegal_play")
+            raise IllegalPlayError("That is not a legal play", ErrorCode.ILLEGAL_PLAY)
         self.reset()
         for step, die in zip(play.steps, play.dice, strict=True):
             self._push(step, die)
@@ -230,7 +230,7 @@ class Turn:
         if len(legs) > len(self.remaining_dice):
             raise IllegalPlayError(
                 f"That is more moves than the dice left allow ({len(self.remaining_dice)})",
-                "too_many_moves",
+                ErrorCode.TOO_MANY_MOVES,
                 dice=len(self.remaining_dice),
             )
         found: list[list[DoneStep]] = []
@@ -265,7 +265,7 @@ class Turn:
             options = [format_steps((s for s, _ in c), self.all_dice) for c in by_board.values()]
             raise AmbiguousPlayError(
                 "That move can be read in more than one way: " + " or ".join(options),
-                "ambiguous_play",
+                ErrorCode.AMBIGUOUS_PLAY,
                 options=options,
             )
         return next(iter(by_board.values()))
@@ -354,7 +354,7 @@ class Turn:
                 try:
                     steps = self.resolve([leg])
                 except IllegalPlayError as error:
-                    if error.code != "must_use_dice":
+                    if error.code != ErrorCode.MUST_USE_DICE:
                         return error
                     break
                 except AmbiguousPlayError:
@@ -367,7 +367,7 @@ class Turn:
                 self.undo()
         for leg in legs:
             reason = self._explain(leg)
-            if reason.code != "must_use_dice":
+            if reason.code != ErrorCode.MUST_USE_DICE:
                 return reason
         return self._explain(legs[0]) if legs else IllegalPlayError("Illegal move")
 
@@ -379,39 +379,43 @@ class Turn:
         where = point_name(source)
         dice = self.remaining_dice
         if not dice:
-            return IllegalPlayError("All the dice have been played", "no_dice_left")
+            return IllegalPlayError("All the dice have been played", ErrorCode.NO_DICE_LEFT)
         if own[BAR] and source != BAR:
             return IllegalPlayError(
-                "You have a checker on the bar: enter it first", "must_enter_first"
+                "You have a checker on the bar: enter it first", ErrorCode.MUST_ENTER_FIRST
             )
         if not own[source]:
-            return IllegalPlayError(f"You have no checker on {where}", "no_checker", point=where)
+            return IllegalPlayError(
+                f"You have no checker on {where}", ErrorCode.NO_CHECKER, point=where
+            )
         distance = source - dest
         sums = {sum(dice[:k]) for k in range(1, len(dice) + 1)} | set(dice)
         if dest == OFF:
             if gen.outside:
                 return IllegalPlayError(
                     "You can bear off only when all your checkers are in your home board",
-                    "bear_off_not_home",
+                    ErrorCode.BEAR_OFF_NOT_HOME,
                 )
             if max(dice) < distance and distance not in sums:
                 return IllegalPlayError(
-                    f"No die lets that checker bear off from {where}", "no_die", point=where
+                    f"No die lets that checker bear off from {where}", ErrorCode.NO_DIE, point=where
                 )
         elif distance not in sums:
             return IllegalPlayError(
                 f"No die of {'-'.join(map(str, self.dice))} moves {distance} pips",
-                "no_die",
+                ErrorCode.NO_DIE,
                 distance=distance,
             )
         if dest != OFF:
             n = opp[self.variant.opposite[dest]]
             if n >= 2 or (n == 1 and not self.variant.hitting):
                 return IllegalPlayError(
-                    f"Point {dest} is closed: your opponent holds it", "blocked", point=dest
+                    f"Point {dest} is closed: your opponent holds it", ErrorCode.BLOCKED, point=dest
                 )
         if source == HEAD and self.variant.head_rule and gen.head_closed:
-            return IllegalPlayError("Only one checker may leave the head each turn", "head_rule")
+            return IllegalPlayError(
+                "Only one checker may leave the head each turn", ErrorCode.HEAD_RULE
+            )
         # The steps that head for ``dest``: the leg's own die when one die covers it, else
         # a first stop short of ``dest``. The six-block rule is to blame when the steps
         # would be there without it.
@@ -432,21 +436,21 @@ class Turn:
         if unblocked and not reachable:
             return IllegalPlayError(
                 "That would build a wall of six points that no opposing checker has passed",
-                "six_block",
+                ErrorCode.SIX_BLOCK,
             )
         if dest == OFF and not reachable:
             return IllegalPlayError(
                 "Bear off from your highest points first, or move inside your home board",
-                "bear_off_higher_first",
+                ErrorCode.BEAR_OFF_HIGHER_FIRST,
             )
         if not reachable:
-            return IllegalPlayError("That checker can't move there", "illegal_play")
+            return IllegalPlayError("That checker can't move there", ErrorCode.ILLEGAL_PLAY)
         if len(set(dice)) == 2 and self.best - len(self.done) == 1:
             return IllegalPlayError(
                 "Only one die can be played, so you must play the larger one",
-                "must_play_larger",
+                ErrorCode.MUST_PLAY_LARGER,
             )
         return IllegalPlayError(
             "That move would leave dice unplayed: you must use as much of the roll as you can",
-            "must_use_dice",
+            ErrorCode.MUST_USE_DICE,
         )

@@ -21,6 +21,7 @@ from bot.config import Config
 from bot.discord import run_discord
 from bot.discord.buttons import PREFIX, layout
 from bot.service import actions as A
+from bot.service.commands import COMMANDS
 from bot.service.views import Button
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
@@ -567,3 +568,19 @@ async def test_deleted_channel_stops_the_repairs_and_board_goes_on_elsewhere(fak
         exchange = await fake.press(bot.client, actor, message, cid)
         assert exchange.ephemeral() == [], exchange.ephemeral()
     assert (await game_record(bot)).status is GameStatus.FINISHED
+
+
+async def test_discord_tree_has_every_command(fake, bot):
+    (synced,) = fake.calls_to("sync_guild")
+    commands = {c["name"]: c for c in synced.payload}
+    assert set(commands) == {c.name for c in COMMANDS}
+    resettop = commands["resettop"]
+    assert resettop["dm_permission"] is False
+    assert int(resettop["default_member_permissions"]) == 32  # manage the server
+    assert {"tr", "ru"} <= set(resettop["description_localizations"])
+    # The command reaches the service, which refuses a member who is no admin.
+    ali = fake.user(11, "Ali")
+    channel = fake.channel(9001, GUILD)
+    exchange = await fake.slash(bot.client, ali, channel, "resettop")
+    [text] = exchange.ephemeral()
+    assert "administrators" in text

@@ -154,7 +154,7 @@ async def test_a_server_admin_may_start_and_the_reminder_mentions_the_slow_playe
     started = await fake.press(bot.client, admin, message, start)
     assert started.ephemeral() == []
     (game,) = await bot.storage.games_in_chat("discord", str(GUILD), (GameStatus.ACTIVE,))
-    assert game.settings["fast"]
+    assert game.settings.fast
 
     match = Match.from_dict(game.match)
     slow = await bot.storage.get_user(game.seats[match.game.awaiting])

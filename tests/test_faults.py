@@ -59,7 +59,7 @@ async def check(db: Path) -> int:
             events = await storage.events(record.id)
             assert [e.seq for e in events] == list(range(1, len(events) + 1))
             if match.game is not None and status is GameStatus.ACTIVE:
-                number, count = record.settings["logged"]
+                number, count = record.settings.logged
                 logged = [
                     {k: v for k, v in e.data.items() if k != "game"}
                     for e in events

@@ -296,7 +296,7 @@ async def test_the_board_is_drawn_with_the_players_home_side_and_theme(service_e
     after = board(await service.command(actor, GROUP, "board"))
     record, _ = await game_of(service, after)
     match = Match.from_dict(record.match)
-    names = record.settings["names"]
+    names = list(record.settings.names)
     mirrored = board_view(match, names, theme="dark", lang=after.lang, home="left")
     assert after.text_board == render_text(mirrored)
     assert after.text_board != before.text_board

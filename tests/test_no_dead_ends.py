@@ -259,7 +259,7 @@ async def test_group_becoming_a_supergroup_moves_the_game(fake, bot):
         lambda: game_record_in(bot, supergroup.id),
         lambda r: (r.message or {}).get("message_id") == board["message_id"],
     )
-    assert record.settings["scope"] == f"telegram:{supergroup.id}"
+    assert record.settings.scope == f"telegram:{supergroup.id}"
     assert (await bot.storage.get_chat("telegram", str(supergroup.id))).lang == "tr"
     await play_to_the_end_in(fake, bot, users, supergroup)
 

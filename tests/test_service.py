@@ -18,27 +18,18 @@ from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service import base as service_base
 from bot.service.keypad import KeypadLimits
-from bot.service.service import Actor, GameService, Place, ServiceSettings
+from bot.service.service import Actor, GameService, Place
 from bot.service.views import View
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
-from core.dice import SeededDice
 from core.match import Match
 from renderers.picture import render_picture
-from tests.factory import a_step, find, make_service, press
+from tests.factory import Clock, a_step, find, make_service, press
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
 AYSE = Actor("test", "300", "Ayşe", "ayse", "ru")
 GROUP = Place("test", "-1", private=False, title="Kahve")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @contextlib.asynccontextmanager
@@ -47,13 +38,13 @@ async def service_at(path: Path) -> AsyncIterator[tuple[GameService, Clock]]:
     storage = SqliteStorage(str(path))
     await storage.open()
     clock = Clock()
-    seeds = iter(range(1, 10_000))
-    service = GameService(
+    # No adapter confirms boards here, so board repairs are off (tests/test_repair.py).
+    service = make_service(
         storage,
-        # No adapter confirms boards here, so board repairs are off (tests/test_repair.py).
-        ServiceSettings(burst_actions=10**6, render_images=False, repair_after=float("inf")),
         clock=clock,
-        dice_factory=lambda: SeededDice(bytes([next(seeds)]) * 32),
+        burst_actions=10**6,
+        render_images=False,
+        repair_after=float("inf"),
     )
     try:
         yield service, clock

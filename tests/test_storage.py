@@ -13,7 +13,7 @@ import itertools
 import json
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import asyncpg
@@ -21,6 +21,7 @@ import pytest
 
 from bot.storage.base import (
     Chat,
+    ContestSettings,
     GameRecord,
     GameStatus,
     PlayerPrefs,
@@ -134,7 +135,7 @@ def new_game(ali_id: int, veli_id: int | None, **changes) -> GameRecord:
         "match": {"length": 3, "score": [0, 0], "note": "kapı düşeş"},
         "dice": {"seed": "ab" * 16, "nonce": 0},
         "commitment": "c0ffee",
-        "settings": {"length": 3, "fast": False},
+        "settings": ContestSettings(length=3, fast=False),
         "message": {"chat_id": -100, "message_id": 7},
         "deadline": 1000.0,
         "created": 10.0,
@@ -643,14 +644,15 @@ async def play_move(storage: Storage, game_id: int, version: int, move: str) -> 
         if game.version != version:
             raise StaleVersionError("old button")
         await asyncio.sleep(0)  # let the other task try to run in between
-        game.settings = {**game.settings, "moves": [*game.settings.get("moves", []), move]}
+        moves = [*game.settings.extra.get("moves", []), move]
+        game.settings = replace(game.settings, extra={**game.settings.extra, "moves": moves})
         await tx.save_game(game, version)
         await tx.add_events(game_id, [("play", {"play": move})])
 
 
 async def test_two_tasks_same_game_exactly_one_wins(storage: Storage, players):
     ali, veli = players
-    game = await insert(storage, new_game(ali.id, veli.id, settings={}))
+    game = await insert(storage, new_game(ali.id, veli.id, settings=ContestSettings()))
     outcomes = await asyncio.gather(
         play_move(storage, game.id, 1, "13/7 8/7"),
         play_move(storage, game.id, 1, "24/18 13/11"),
@@ -659,9 +661,9 @@ async def test_two_tasks_same_game_exactly_one_wins(storage: Storage, players):
     assert sorted(type(o).__name__ for o in outcomes) == ["NoneType", "StaleVersionError"]
     stored = await storage.get_game(game.id)
     assert stored.version == 2
-    assert len(stored.settings["moves"]) == 1
+    assert len(stored.settings.extra["moves"]) == 1
     events = await storage.events(game.id)
-    assert [e.data["play"] for e in events] == stored.settings["moves"]
+    assert [e.data["play"] for e in events] == stored.settings.extra["moves"]
 
 
 async def test_stale_save_without_own_check(storage: Storage, players):
@@ -687,7 +689,10 @@ async def test_stale_save_without_own_check(storage: Storage, players):
 
 async def test_many_concurrent_transactions_on_different_games(storage: Storage, players):
     ali, veli = players
-    games = [await insert(storage, new_game(ali.id, veli.id, settings={})) for _ in range(30)]
+    games = [
+        await insert(storage, new_game(ali.id, veli.id, settings=ContestSettings()))
+        for _ in range(30)
+    ]
 
     async def three_moves(game_id: int) -> None:
         for version in (1, 2, 3):
@@ -697,7 +702,7 @@ async def test_many_concurrent_transactions_on_different_games(storage: Storage,
     for game in games:
         stored = await storage.get_game(game.id)
         assert stored.version == 4
-        assert stored.settings["moves"] == ["move 1", "move 2", "move 3"]
+        assert stored.settings.extra["moves"] == ["move 1", "move 2", "move 3"]
         assert [e.seq for e in await storage.events(game.id)] == [1, 2, 3]
 
 
@@ -758,7 +763,7 @@ async def test_two_workers_share_the_database(target: Target):
         ali = await one.get_or_create_user("telegram", "1", "Ali")
         veli = await two.get_or_create_user("telegram", "2", "Veli")
         assert (await two.get_user(ali.id)).name == "Ali"
-        game = await insert(one, new_game(ali.id, veli.id, settings={}))
+        game = await insert(one, new_game(ali.id, veli.id, settings=ContestSettings()))
         assert await two.get_game(game.id) == game
 
         # Both workers got the same button press (version 1): one move only.
@@ -772,7 +777,7 @@ async def test_two_workers_share_the_database(target: Target):
         stored = await one.get_game(game.id)
         assert stored == await two.get_game(game.id)
         assert stored.version == 2
-        assert len(stored.settings["moves"]) == 1
+        assert len(stored.settings.extra["moves"]) == 1
 
         # A writer waits (busy timeout) for the other worker's transaction, then sees its
         # commit and its version check refuses the old version.
@@ -1155,3 +1160,57 @@ async def test_due_tournaments(storage: Storage, players):
     assert [r.id for r in due] == [first.id, running.id]
     assert [r.id for r in await storage.due_tournaments(300.0, limit=1)] == [first.id]
     assert later.id in [r.id for r in await storage.due_tournaments(900.0)]
+
+
+#: A game's settings as the versions before typed settings wrote them: every key they used.
+OLD_SETTINGS = {
+    "length": 5,
+    "fast": True,
+    "scope": "telegram:-100",
+    "computer": 1,
+    "level": "expert",
+    "names": ["Ali", "Tavla bot (expert)"],
+    "state_version": 12,
+    "logged": [2, 31],
+    "claimable_since": 1800000123.5,
+    "abort_by": 0,
+    "moves": ["a key this version does not know"],
+}
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        OLD_SETTINGS,
+        {"length": 3, "fast": False, "scope": "discord:7"},  # a challenge
+        {"length": 1, "fast": False, "scope": "telegram:-5", "tournament": 4, "pairing": "2.1"},
+    ],
+)
+async def test_old_settings_rows_load_and_are_written_back_as_they_were(storage, players, old):
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id))
+    await raw(storage, "UPDATE games SET settings = ? WHERE id = ?", (json.dumps(old), game.id))
+    loaded = await storage.get_game(game.stored_id)
+    assert loaded is not None
+    settings = loaded.settings
+    assert (settings.length, settings.fast, settings.scope) == (
+        old["length"],
+        old["fast"],
+        old["scope"],
+    )
+    assert settings.computer == old.get("computer")
+    assert settings.level == old.get("level")
+    assert settings.tournament == old.get("tournament")
+    assert settings.pairing == old.get("pairing")
+    if "names" in old:
+        assert list(settings.names) == old["names"]
+        assert settings.logged == tuple(old["logged"])
+        assert settings.state_version == old["state_version"]
+        assert settings.claimable_since == old["claimable_since"]
+        assert settings.abort_by == old["abort_by"]
+        assert settings.extra == {"moves": old["moves"]}
+    async with storage.transaction() as tx:
+        await tx.save_game(loaded, loaded.version)
+    (stored,) = await raw(storage, "SELECT settings FROM games WHERE id = ?", (game.id,))
+    written = json.loads(stored[0]) if isinstance(stored[0], str) else stored[0]
+    assert written == old

@@ -16,6 +16,7 @@ from telegram.ext import AIORateLimiter
 
 from bot.config import Config
 from bot.service import actions as A
+from bot.service.commands import COMMANDS, Audience
 from bot.service.service import ServiceSettings
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
@@ -428,3 +429,18 @@ async def test_only_admins_can_reset_the_leaderboard(fake, bot):
     done = await reply_to(ali, "/resettop")
     assert "Ali" in done  # "Ali reset this chat's leaderboard", in Ali's language
     assert "No rated" in await reply_to(veli, "/top")
+
+
+async def test_telegram_menu_has_every_command(fake, bot):
+    everyone = {c.name for c in COMMANDS if c.audience is not Audience.ADMIN}
+    admins = {"type": "all_chat_administrators"}
+    for lang in ("", "tr", "ru"):
+        listed = {c["command"] for c in fake.commands(language_code=lang)}
+        assert listed == everyone
+        listed = {c["command"] for c in fake.commands(scope=admins, language_code=lang)}
+        assert listed == {c.name for c in COMMANDS}
+    # The admin menu is translated too.
+    turkish = fake.commands(scope=admins, language_code="tr")
+    english = fake.commands(scope=admins, language_code="")
+    assert turkish[-1]["command"] == "resettop"
+    assert turkish[-1]["description"] != english[-1]["description"]

@@ -162,8 +162,8 @@ async def test_four_player_knockout_from_card_to_winner(env):
     assert "Round 2: " in shown
     (final,) = await active_games(service)
     assert sorted(final.seats) == sorted([by_seed[1], by_seed[2]])
-    assert final.settings["tournament"]
-    assert final.settings["pairing"] == "2.1"
+    assert final.settings.tournament
+    assert final.settings.pairing == "2.1"
 
     views = await play_out(service, final, by_seed[2])
     champion = (await service.storage.get_user(by_seed[2])).name
@@ -213,7 +213,7 @@ async def test_running_out_of_time_loses_the_match(env):
     await open_with_four(service, "knockout 3 points fast")
     await service.command(ALI, GROUP, "tournament", "start")
     games = await active_games(service)
-    assert all(g.settings["fast"] and g.settings["length"] == 3 for g in games)
+    assert all(g.settings.fast and g.settings.length == 3 for g in games)
     slow = games[0]
     match = Match.from_dict(slow.match)
     loser = slow.seats[match.game.awaiting]
@@ -467,7 +467,7 @@ async def test_whole_tournaments_through_the_service(env, args: str, n: int):
         if p.match_ref is not None:
             game = await service.storage.get_game(int(p.match_ref))
             assert game.status in (GameStatus.FINISHED, GameStatus.ABORTED)
-            assert game.settings["tournament"]
+            assert game.settings.tournament
 
 
 async def test_two_workers_finishing_both_semi_finals_at_once(env, make_storage):

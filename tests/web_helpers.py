@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place
 from core.game import Phase
@@ -49,7 +51,7 @@ async def set_bear_off(service: GameService, game_id: int, turn: int = 0) -> Non
     record.match = match.to_dict()
     # A change of what the board shows, as the service records one (buttons drawn before it
     # are out of date).
-    record.settings["state_version"] = record.version + 1
+    record.settings = replace(record.settings, state_version=record.version + 1)
     async with service.storage.transaction() as tx:
         await tx.save_game(record, record.version)
 
@@ -88,6 +90,6 @@ async def set_position(
         steps=[],
         takeback=None,
     )
-    record.settings["state_version"] = record.version + 1
+    record.settings = replace(record.settings, state_version=record.version + 1)
     async with service.storage.transaction() as tx:
         await tx.save_game(record, record.version)

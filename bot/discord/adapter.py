@@ -20,13 +20,14 @@ import contextlib
 import io
 import logging
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import discord
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
+from bot.service.commands import find_command
 from bot.service.mentions import Mention, mentions_in, pieces
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
@@ -147,8 +148,13 @@ class DiscordAdapter:
         game: int | None = None,
     ) -> None:
         place = place_of(interaction)
+        actor = actor_of(interaction.user, interaction.locale)
+        spec = find_command(name)
+        if spec is not None and spec.asks_admin and not place.private:
+            # Discord sends the member's permissions with the interaction: no extra call.
+            actor = replace(actor, admin=is_admin(interaction))
         work = self.service.command(
-            actor_of(interaction.user, interaction.locale, admin=is_admin(interaction)),
+            actor,
             place,
             name,
             args.strip(),

@@ -16,34 +16,12 @@ from discord import app_commands
 from discord.app_commands import Choice, locale_str
 
 from bot.i18n import DEFAULT_LANGUAGE, catalog
+from bot.service.commands import COMMANDS, Audience
 
 if TYPE_CHECKING:
     from .adapter import DiscordAdapter
 
 _ = locale_str
-
-#: Command descriptions: the same message ids as the Telegram menu, so they are translated.
-DESCRIPTIONS: dict[str, str] = {
-    "tavla": "Challenge to tavla (backgammon)",
-    "uzun": "Challenge to Uzun Tavla (long nardy)",
-    "nardy": "Challenge to long nardy",
-    "bot": "Play the computer",
-    "move": "Type a move, e.g. /move 13/8 6/5",
-    "board": "Show your game's board again",
-    "resign": "Resign the game",
-    "abort": "Call the game off by agreement",
-    "claim": "Claim a game your opponent let run out of time",
-    "top": "This chat's leaderboard",
-    "tournament": "A tournament in this group",
-    "stats": "Your statistics and rating",
-    "export": "The game for GNU Backgammon",
-    "analyse": "Analyse your last finished game",
-    "dice": "Check the fairness of the dice",
-    "lang": "Language: tr, en, ru",
-    "settings": "Your own settings (in private)",
-    "rules": "The rules",
-    "help": "All commands",
-}
 
 #: Discord locales we have catalogs for.
 LOCALES: dict[discord.Locale, str] = {discord.Locale.turkish: "tr", discord.Locale.russian: "ru"}
@@ -228,6 +206,12 @@ async def tournament(
     )
 
 
+@app_commands.describe(variant=_("Which game (all when empty)"))
+@app_commands.choices(variant=_BOT_VARIANTS)
+async def resettop(interaction: discord.Interaction[Any], variant: str | None = None) -> None:
+    await _adapter(interaction).run_command(interaction, "resettop", variant or "")
+
+
 _CALLBACKS = {
     "tavla": tavla,
     "uzun": uzun,
@@ -248,17 +232,23 @@ _CALLBACKS = {
     "settings": _plain,
     "rules": rules,
     "help": _plain,
+    "resettop": resettop,
 }
 
 
 def build_commands() -> list[app_commands.Command[Any, ..., None]]:
-    """Fresh command objects for one client's tree (every name of the Telegram menu)."""
+    """Fresh command objects for one client's tree: every command of the catalogue, its
+    description a message id of our catalogs. Admin-only commands are offered in servers
+    only, and by default only to members who may manage the server."""
     commands = []
-    for name, description in DESCRIPTIONS.items():
+    for spec in COMMANDS:
         command: app_commands.Command[Any, ..., None] = app_commands.Command(
-            name=name,
-            description=locale_str(description),
-            callback=_CALLBACKS[name],  # type: ignore[arg-type]
+            name=spec.name,
+            description=locale_str(spec.description.msgid),
+            callback=_CALLBACKS[spec.name],  # type: ignore[arg-type]
         )
+        if spec.audience is Audience.ADMIN:
+            command.guild_only = True
+            command.default_permissions = discord.Permissions(manage_guild=True)
         commands.append(command)
     return commands

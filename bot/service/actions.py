@@ -6,38 +6,60 @@ version when the button was drawn, so a press on an old board is recognised as s
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
 
 MAX_ACTION_BYTES = 64
 
-ROLL = "r"
-DOUBLE = "d"
-TAKE = "t"
-DROP = "p"
-SELECT = "s"  # s<point>
-MOVE = "m"  # m<source>-<dest>[.<source>-<dest>...]: up to four steps, made in order
-BACK = "b"
-UNDO = "u"
-CONFIRM = "c"
-ACCEPT = "a"
-DECLINE = "x"
-RESIGN = "g"  # g<level 1..3>
-RESIGN_ACCEPT = "ga"
-RESIGN_DECLINE = "gd"
-REMATCH = "re"
-ABORT = "ab"
-CLAIM = "cl"
-SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
+
+class Code(StrEnum):
+    """What a button does: the letters after the version in its action id."""
+
+    ROLL = "r"
+    DOUBLE = "d"
+    TAKE = "t"
+    DROP = "p"
+    SELECT = "s"  # s<point>
+    MOVE = "m"  # m<source>-<dest>[.<source>-<dest>...]: up to four steps, made in order
+    BACK = "b"
+    UNDO = "u"
+    CONFIRM = "c"
+    ACCEPT = "a"
+    DECLINE = "x"
+    RESIGN_ACCEPT = "ga"
+    RESIGN_DECLINE = "gd"
+    REMATCH = "re"
+    CLAIM = "cl"
+    SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
+
+
+# The codes by their short names, as the service and the adapters write them (``A.ROLL``).
+ROLL = Code.ROLL
+DOUBLE = Code.DOUBLE
+TAKE = Code.TAKE
+DROP = Code.DROP
+SELECT = Code.SELECT
+MOVE = Code.MOVE
+BACK = Code.BACK
+UNDO = Code.UNDO
+CONFIRM = Code.CONFIRM
+ACCEPT = Code.ACCEPT
+DECLINE = Code.DECLINE
+RESIGN_ACCEPT = Code.RESIGN_ACCEPT
+RESIGN_DECLINE = Code.RESIGN_DECLINE
+REMATCH = Code.REMATCH
+CLAIM = Code.CLAIM
+SETTING = Code.SETTING
 
 
 class Action(NamedTuple):
     game_id: int
     version: int
-    code: str
+    code: Code
     arg: str = ""
 
 
-def encode(game_id: int, version: int, code: str, arg: str | int = "") -> str:
+def encode(game_id: int, version: int, code: Code, arg: str | int = "") -> str:
     """The action id of a button."""
     data = f"{game_id}:{version}:{code}{arg}"
     if len(data.encode()) > MAX_ACTION_BYTES:
@@ -45,30 +67,8 @@ def encode(game_id: int, version: int, code: str, arg: str | int = "") -> str:
     return data
 
 
-_CODES = sorted(
-    [
-        ROLL,
-        DOUBLE,
-        TAKE,
-        DROP,
-        SELECT,
-        MOVE,
-        BACK,
-        UNDO,
-        CONFIRM,
-        ACCEPT,
-        DECLINE,
-        RESIGN,
-        RESIGN_ACCEPT,
-        RESIGN_DECLINE,
-        REMATCH,
-        ABORT,
-        CLAIM,
-        SETTING,
-    ],
-    key=len,
-    reverse=True,
-)
+# Longest first, so that "ga" is not read as "a" with an argument.
+_CODES = sorted(Code, key=len, reverse=True)
 
 
 def decode(data: str) -> Action | None:
@@ -82,7 +82,7 @@ def decode(data: str) -> Action | None:
     for code in _CODES:
         if rest.startswith(code):
             arg = rest[len(code) :]
-            if code in (SELECT, RESIGN) and not _number(arg):
+            if code is SELECT and not _number(arg):
                 continue
             if code == MOVE and not _is_step(arg):
                 return None
@@ -90,7 +90,7 @@ def decode(data: str) -> Action | None:
                 if not (arg.isascii() and arg.isalnum() and 1 < len(arg) <= 12):
                     return None
                 return Action(int(parts[0]), int(parts[1]), code, arg.lower())
-            if code not in (SELECT, MOVE, RESIGN, SETTING) and arg:
+            if code not in (SELECT, MOVE, SETTING) and arg:
                 continue
             return Action(int(parts[0]), int(parts[1]), code, arg)
     return None

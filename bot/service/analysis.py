@@ -143,7 +143,7 @@ def analyse_record(
 ) -> AnalysisFiles:
     """Analyse a stored contest and draw its card (pure and slow: run it in a thread)."""
     match = Match.from_dict(record.match or {})
-    names = record.settings.get("names", ["White", "Black"])
+    names = record.settings.names or ["White", "Black"]
     games = split_games(core_events)
     analysis = analyse_match(
         match.variant,

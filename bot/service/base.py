@@ -14,7 +14,7 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from bot.drawing import DrawingPool
@@ -31,7 +31,7 @@ from bot.storage.base import (
 )
 from core.ai import Player, player_for
 from core.dice import SeededDice
-from core.errors import NotYourTurnError, TavlaError
+from core.errors import ErrorCode, NotYourTurnError, TavlaError
 from core.game import Game, Phase
 from core.match import Match
 from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
@@ -242,12 +242,12 @@ class ServiceBase(ABC):
 
     def _context(self, record: GameRecord) -> ActionContext:
         match = Match.from_dict(record.match or {})
-        names = list(record.settings.get("names", ["?", "?"]))
+        names = list(record.settings.names or ["?", "?"])
         return ActionContext(record, match, SeededDice.from_dict(record.dice), names)
 
     def _seat(self, record: GameRecord, user: User) -> int:
         if user.id not in record.seats:
-            raise NotYourTurnError("You are not a player in this game", "not_a_player")
+            raise NotYourTurnError("You are not a player in this game", ErrorCode.NOT_A_PLAYER)
         return record.seats.index(user.id)
 
     async def _seat_user(self, record: GameRecord, seat: int) -> User:
@@ -282,7 +282,7 @@ class ServiceBase(ABC):
         record.match = ctx.match.to_dict()
         record.dice = ctx.dice.to_dict()
         record.updated = self.clock()
-        record.settings["state_version"] = expected + 1
+        record.settings = replace(record.settings, state_version=expected + 1)
         return await tx.save_game(record, expected)
 
     async def _save_bookkeeping(self, tx: Any, record: GameRecord) -> GameRecord:
@@ -290,7 +290,8 @@ class ServiceBase(ABC):
         moved): the board's buttons stay valid (``state_version``), and a board that was up
         to date stays so rather than counting as lagging."""
         shown = record.shown_version >= record.version
-        record.settings.setdefault("state_version", record.version)
+        if record.settings.state_version is None:
+            record.settings = replace(record.settings, state_version=record.version)
         saved = await tx.save_game(record, record.version)
         if shown:
             assert saved.id is not None

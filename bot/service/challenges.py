@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, GameRecord, GameStatus, User
+from bot.storage.base import Chat, ContestSettings, GameRecord, GameStatus, User
 from core.match import Match
 from core.variants import variant_by_name
 
@@ -71,7 +72,7 @@ class ChallengesMixin(ServiceBase):
             status=GameStatus.CHALLENGE,
             seats=[user.id, opponent.id if opponent else None],
             challenger=user.id,
-            settings={"length": length, "fast": fast, "scope": chat.scope},
+            settings=ContestSettings(length=length, fast=fast, scope=chat.scope),
             deadline=now + self.settings.challenge_ttl,
             created=now,
             updated=now,
@@ -93,7 +94,7 @@ class ChallengesMixin(ServiceBase):
         self, record: GameRecord, user: User, opponent: User | None, chat: Chat
     ) -> View:
         assert record.id is not None
-        length = record.settings["length"]
+        length = record.settings.length
         contest = t("one game") if length == 1 else t("a match to {n}", n=length)
         title = VARIANT_NAMES[record.variant]
         if opponent is None:
@@ -112,7 +113,7 @@ class ChallengesMixin(ServiceBase):
                 contest=contest,
             )
         lines: list[Text | str] = [line]
-        if record.settings.get("fast"):
+        if record.settings.fast:
             lines.append(
                 t("Fast game: {m} minutes per move.", m=int(self.settings.fast_turn_limit // 60))
             )
@@ -190,13 +191,9 @@ class ChallengesMixin(ServiceBase):
             status=GameStatus.CHALLENGE,
             seats=[user.id, computer.id],
             challenger=user.id,
-            settings={
-                "length": length,
-                "fast": False,
-                "scope": chat.scope,
-                "computer": 1,
-                "level": level,
-            },
+            settings=ContestSettings(
+                length=length, fast=False, scope=chat.scope, computer=1, level=level
+            ),
             created=now,
             updated=now,
         )
@@ -208,21 +205,21 @@ class ChallengesMixin(ServiceBase):
     ) -> list[View]:
         if record.status is not GameStatus.FINISHED or user.id not in record.seats:
             raise UserFacingError(t("Only the players of a finished game can ask for a rematch."))
-        if record.settings.get("computer"):
-            level = record.settings.get("level", "random")
+        if record.settings.computer:
+            level = record.settings.level or "random"
             return await self._bot_game(
                 user=user,
                 chat=chat,
                 place=place,
-                args=f"{record.variant} {record.settings['length']} {level}",
+                args=f"{record.variant} {record.settings.length} {level}",
             )
         other_id = record.seats[1] if record.seats[0] == user.id else record.seats[0]
         opponent = await self.storage.get_user(other_id) if other_id else None
         variant_word = {"tavla": "tavla", "turkish": "tavla", "uzun": "uzun"}[record.variant]
-        args = str(record.settings["length"])
+        args = str(record.settings.length)
         if record.variant == "turkish":
             args += " turkish"
-        if record.settings.get("fast"):
+        if record.settings.fast:
             args += " fast"
         mentions = []
         if opponent is not None:
@@ -237,10 +234,10 @@ class ChallengesMixin(ServiceBase):
         """Begin the contest of a challenge: seed the dice, open the first game, save."""
         dice = self.dice_factory()
         variant = variant_by_name(record.variant)
-        match = Match(variant, length=record.settings["length"])
+        match = Match(variant, length=record.settings.length)
         record.commitment = dice.commitment
         record.status = GameStatus.ACTIVE
-        record.settings["names"] = names
+        record.settings = replace(record.settings, names=tuple(names))
         ctx = ActionContext(record, match, dice, names)
         match.start_game(dice)
         ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from bot.storage.base import Chat, GameRecord, GameStatus
 
@@ -47,8 +48,8 @@ class ChatsMixin(ServiceBase):
                     continue  # moved already (Telegram announces a move in both chats)
                 fresh.chat_id = new_chat_id
                 fresh.message = None  # the old chat's messages are gone with it
-                if fresh.settings.get("scope") == f"{platform}:{old_chat_id}":
-                    fresh.settings["scope"] = new_scope
+                if fresh.settings.scope == f"{platform}:{old_chat_id}":
+                    fresh.settings = replace(fresh.settings, scope=new_scope)
                 moved.append(await tx.save_game(fresh, fresh.version))
         log.info("chat %s:%s moved to %s", platform, old_chat_id, new_chat_id)
         chat = await self.storage.get_chat(platform, new_chat_id)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
+from dataclasses import replace
 
 from bot.i18n import t
 from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError, StorageError
+from core.game import ResultReason
 
 from . import actions as A
 from .base import ServiceBase
@@ -64,11 +66,7 @@ class DeadlinesMixin(ServiceBase):
     async def _tick_game(self, record: GameRecord, now: float) -> list[View]:
         if record.deadline is None:
             return []
-        limit = (
-            self.settings.fast_turn_limit
-            if record.settings.get("fast")
-            else self.settings.turn_limit
-        )
+        limit = self.settings.fast_turn_limit if record.settings.fast else self.settings.turn_limit
         remind_at = record.deadline - limit * (1 - self.settings.reminder_at)
         if now < record.deadline and (
             record.status is GameStatus.CHALLENGE or record.reminded or now < remind_at
@@ -102,20 +100,20 @@ class DeadlinesMixin(ServiceBase):
         names = ctx.names
         views: list[View] = []
         if now >= record.deadline:
-            if record.settings.get("tournament"):  # the whole match is lost on time (TN-7)
+            if record.settings.tournament:  # the whole match is lost on time (TN-7)
                 return await self.tournaments.timed_out(record, now)
-            if record.settings.get("computer") == 1 - game.awaiting:
-                game.forfeit(game.awaiting, "timeout")
+            if record.settings.computer == 1 - game.awaiting:
+                game.forfeit(game.awaiting, ResultReason.TIMEOUT)
                 ctx.events.append(("timeout", {"seat": 1 - game.awaiting}))
                 ended = await self._commit(
-                    ctx, chat, await self._seat_user(record, 1 - record.settings["computer"])
+                    ctx, chat, await self._seat_user(record, 1 - (record.settings.computer or 0))
                 )
                 for view in ended:
                     view.chat = where  # addressed, as every view of a round, to be delivered
                 return ended
             async with self.storage.transaction() as tx:
                 # Offered once: the game leaves the deadline scan, the claim stays open.
-                record.settings["claimable_since"] = record.deadline
+                record.settings = replace(record.settings, claimable_since=record.deadline)
                 record.deadline = None
                 await self._save_bookkeeping(tx, record)
             views.append(

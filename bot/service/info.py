@@ -9,10 +9,12 @@ from typing import Any
 from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t
 from bot.storage.base import Chat, GameRecord, GameStatus, User
 from core.dice import SeededDice, verify_game_rolls
+from core.events import dice_record
 from core.gnubg import position_id
 from core.match import Match
 
 from .base import ServiceBase, UserFacingError
+from .commands import help_lines
 from .export import export_match
 from .presenter import VARIANT_NAMES
 from .views import Actor, Place, View
@@ -26,17 +28,7 @@ class InfoMixin(ServiceBase):
     async def _help(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
         lines: list[Text | str] = [
             t("Tavla bot: backgammon and long nardy with friends or the computer."),
-            t("/tavla [@name] [points] [turkish] [fast] — challenge to tavla"),
-            t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too"),
-            t("/bot [uzun|turkish] [points] — play the computer"),
-            t("/move 13/8 6/5 — type a move (or reply to the board with it)"),
-            t("/board — your game's board here again, with live buttons"),
-            t("/resign [gammon|backgammon], /abort, /claim — end a game"),
-            t("/top, /stats [@name] — leaderboard and statistics"),
-            t("/tournament knockout|roundrobin|swiss — a tournament in this group"),
-            t("/export — the game for GNU Backgammon; /dice — check the dice"),
-            t("/lang tr|en|ru — language; /rules — the rules"),
-            t("/settings — roll and confirm by themselves, board style (in private)"),
+            *help_lines(),
         ]
         return [View(lines, lang=self._lang(user, chat))]
 
@@ -170,7 +162,7 @@ class InfoMixin(ServiceBase):
         record = await self._latest_game(user, chat, reply_to_game)
         events = await self.storage.events(record.stored_id)
         match = Match.from_dict(record.match or {})
-        names = record.settings.get("names", ["White", "Black"])
+        names = list(record.settings.names or ["White", "Black"])
         text = export_match(match, names, [e.data for e in events if e.type == "core"])
         lines: list[Text | str] = [t("Game {id} for GNU Backgammon.", id=record.id)]
         if match.game is not None:
@@ -194,7 +186,7 @@ class InfoMixin(ServiceBase):
         if record.status in (GameStatus.FINISHED, GameStatus.ABORTED):
             seed = SeededDice.from_dict(record.dice).seed_hex
             events = await self.storage.events(record.stored_id)
-            rolls = _dice_record([e.data for e in events if e.type == "core"])
+            rolls = dice_record(e.data for e in events if e.type == "core")
             result = verify_game_rolls(seed, record.commitment, rolls)
             lines.append(t("Seed: {seed}", seed=seed))
             lines.append(
@@ -234,13 +226,3 @@ def _kind_word(text: str) -> str | None:
         if low in ("uzun", "nardy", "нарды"):
             return "uzun"
     return None
-
-
-def _dice_record(events: list[dict[str, Any]]) -> list[tuple[int, ...]]:
-    record: list[tuple[int, ...]] = []
-    for event in events:
-        if event.get("type") == "opening":
-            record.extend((d,) for d in event["dice"])
-        elif event.get("type") == "roll" and not event.get("opening"):
-            record.append(tuple(event["dice"]))
-    return record

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from bot.i18n import t
 from bot.storage.base import Chat, GameRecord, GameStatus, PlayerPrefs, StaleVersionError, User
 from core.ai.cube import CubeState
 from core.errors import NotationError, NotYourTurnError
-from core.game import Phase, ResultKind
+from core.game import Phase, ResultKind, ResultReason
 from core.match import Match
 
 from . import actions as A
@@ -54,7 +55,7 @@ class PlayMixin(ServiceBase):
         if action.code == A.REMATCH:
             return await self._rematch(user, chat, place, record)
         # Saves the board does not show (a reminder, say) leave its buttons valid.
-        current = record.settings.get("state_version", record.version) <= action.version
+        current = _state_version(record) <= action.version
         elsewhere = (  # pressed on an older board message than the game's board
             message is not None
             and record.message is not None
@@ -224,7 +225,7 @@ class PlayMixin(ServiceBase):
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here to abort."))
-        if record.settings.get("tournament"):
+        if record.settings.tournament:
             raise UserFacingError(
                 t("A tournament match can't be called off; the organiser may award it.")
             )
@@ -232,14 +233,14 @@ class PlayMixin(ServiceBase):
         async with self.storage.transaction() as tx:
             fresh = await tx.get_game(record.stored_id)
             assert fresh is not None
-            asked = fresh.settings.get("abort_by")
-            if fresh.settings.get("computer") or (asked is not None and asked != seat):
+            asked = fresh.settings.abort_by
+            if fresh.settings.computer or (asked is not None and asked != seat):
                 fresh.status = GameStatus.ABORTED
                 fresh.rated = False
                 fresh.deadline = None
                 line = t("The game was called off by agreement. It is not rated.")
             else:
-                fresh.settings["abort_by"] = seat
+                fresh.settings = replace(fresh.settings, abort_by=seat)
                 line = t(
                     "{name} asks to call off the game. The opponent can agree with /abort.",
                     name=user.name,
@@ -263,15 +264,15 @@ class PlayMixin(ServiceBase):
         now = self.clock()
         deadline = record.deadline
         if deadline is None:
-            deadline = record.settings.get("claimable_since")
+            deadline = record.settings.claimable_since
         if deadline is None or now < deadline or game.awaiting == seat:
             raise UserFacingError(
                 t("You can claim the game only when your opponent has run out of time.")
             )
-        if record.settings.get("tournament"):  # the whole match, as at the deadline (TN-7)
+        if record.settings.tournament:  # the whole match, as at the deadline (TN-7)
             return await self.tournaments.timed_out(record, now)
         ctx.events.append(("claim", {"seat": seat}))
-        game.forfeit(game.awaiting, "timeout")
+        game.forfeit(game.awaiting, ResultReason.TIMEOUT)
         return await self._commit(ctx, chat, user)
 
     # -- after every action ----------------------------------------------------------
@@ -280,7 +281,7 @@ class PlayMixin(ServiceBase):
         """:meth:`_after_action`, in a thread when the computer may think there (between
         two people it takes microseconds, less than the hop to a thread)."""
         await self._prefs(ctx)  # the rolls and confirmations the players leave to the bot
-        if ctx.record.settings.get("computer"):
+        if ctx.record.settings.computer:
             await asyncio.to_thread(self._after_action, ctx)
         else:
             self._after_action(ctx)
@@ -288,12 +289,12 @@ class PlayMixin(ServiceBase):
     def _after_action(self, ctx: ActionContext) -> None:
         """Let the computer act, move on to the next game, log core's events, set deadlines.
 
-        ``settings["logged"]`` remembers how far core's history of the current game has
+        ``settings.logged`` remembers how far core's history of the current game has
         been copied into the event log, so every event is logged exactly once.
         """
         match, record = ctx.match, ctx.record
-        number, count = record.settings.get("logged", [0, 0])
-        computer = record.settings.get("computer")
+        number, count = record.settings.logged or (0, 0)
+        computer = record.settings.computer
         humans = [seat for seat in (0, 1) if seat != computer]
         prefs = ctx.prefs or (PlayerPrefs(), PlayerPrefs())
         while True:
@@ -319,20 +320,19 @@ class PlayMixin(ServiceBase):
         game = ctx.game
         number = len(match.results)
         ctx.events.extend(("core", {"game": number, **e}) for e in game.history[first:])
-        record.settings["logged"] = [number, len(game.history)]
-        fast = record.settings.get("fast")
+        record.settings = replace(record.settings, logged=(number, len(game.history)))
+        fast = record.settings.fast
         limit = self.settings.fast_turn_limit if fast else self.settings.turn_limit
         record.deadline = self.clock() + limit
         record.reminded = False
-        record.settings.pop("claimable_since", None)
-        record.settings.pop("abort_by", None)
+        record.settings = replace(record.settings, claimable_since=None, abort_by=None)
 
     def _computer_turns(self, ctx: ActionContext) -> None:
         """Play every action that waits for the computer seat, if there is one."""
-        if not ctx.record.settings.get("computer"):
+        if not ctx.record.settings.computer:
             return
-        seat = ctx.record.settings["computer"]
-        player = self.computer(ctx.record.variant, ctx.record.settings.get("level", "club"))
+        seat = ctx.record.settings.computer
+        player = self.computer(ctx.record.variant, ctx.record.settings.level or "club")
         game = ctx.game
         for _ in range(1000):  # a bound, not a limit anyone reaches
             if game.over or game.awaiting != seat:
@@ -399,3 +399,9 @@ def _same_message(a: dict[str, Any], b: dict[str, Any]) -> bool:
         if a.get(key) is not None and b.get(key) is not None and str(a[key]) != str(b[key]):
             return False
     return True
+
+
+def _state_version(record: GameRecord) -> int:
+    """The version of the game's last state change (older stored games: their version)."""
+    state = record.settings.state_version
+    return record.version if state is None else state

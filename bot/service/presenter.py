@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bot.i18n import Text, t
 from core.dice import dice_name_tr
+from core.events import EventType
 from core.game import Game, Phase, ResultKind
 from core.match import Match
 from renderers.view import BLACK, WHITE, BoardView
@@ -127,10 +128,10 @@ def board_view(
 
 def _last_play(game: Game) -> tuple[tuple, str | None]:
     for event in reversed(game.history):
-        if event["type"] == "play":
+        if event["type"] == EventType.PLAY:
             steps = tuple((s[0], s[1], bool(s[2])) for s in event["steps"])
             return steps, seat_color(game, event["seat"])
-        if event["type"] == "start":
+        if event["type"] == EventType.START:
             break
     return (), None
 
@@ -139,14 +140,14 @@ def last_play_line(game: Game, names: list[str]) -> Text | None:
     """``Ali played 6-5: 24/13`` for the latest play or pass of the game."""
     roll = None
     for event in reversed(game.history):
-        if event["type"] in ("play", "pass"):
+        if event["type"] in (EventType.PLAY, EventType.PASS):
             seat = event["seat"]
             for earlier in reversed(game.history[: game.history.index(event)]):
-                if earlier["type"] == "roll" and earlier["seat"] == seat:
+                if earlier["type"] == EventType.ROLL and earlier["seat"] == seat:
                     roll = earlier["dice"]
                     break
             rolled = f"{roll[0]}-{roll[1]}" if roll else ""
-            if event["type"] == "pass":
+            if event["type"] == EventType.PASS:
                 return t("{name} rolled {dice} and cannot move.", name=names[seat], dice=rolled)
             if event.get("forced"):
                 return t(

@@ -22,7 +22,7 @@ class ResultsMixin(ServiceBase):
         now = self.clock()
         winner = match.winner
         seats = record.seats
-        human = not record.settings.get("computer") and seats[0] != seats[1]
+        human = not record.settings.computer and seats[0] != seats[1]
         rated = bool(record.rated and human and winner is not None)
         if rated:
             recent = await tx.count_rated_between(seats[0], seats[1], record.variant, now - DAY)
@@ -38,7 +38,7 @@ class ResultsMixin(ServiceBase):
         length = max(match.length, 1)
         if rated and winner is not None:
             w, l_ = seats[winner], seats[1 - winner]
-            for scope in ("global", record.settings.get("scope", "global")):
+            for scope in ("global", record.settings.scope):
                 rw = await tx.get_rating(w, scope, record.variant)
                 rl = await tx.get_rating(l_, scope, record.variant)
                 new_w, new_l = update_ratings(
@@ -62,7 +62,7 @@ class ResultsMixin(ServiceBase):
         await tx.add_result(
             ResultRow(
                 game_id=record.stored_id,
-                scope=record.settings.get("scope", "global"),
+                scope=record.settings.scope,
                 kind=record.variant,
                 winner_id=seats[winner] if winner is not None else None,
                 loser_id=seats[1 - winner] if winner is not None else None,

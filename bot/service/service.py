@@ -30,6 +30,7 @@ from .analysis import analyse_command
 from .base import ServiceBase, ServiceSettings, UserFacingError
 from .challenges import ChallengesMixin
 from .chats import ChatsMixin
+from .commands import find_command
 from .deadlines import DeadlinesMixin
 from .info import InfoMixin
 from .play import PlayMixin
@@ -76,31 +77,8 @@ class GameService(
         reply_to_game: int | None = None,
     ) -> list[View]:
         """A slash command (without the slash), with its argument text."""
-        handlers: dict[str, Callable[..., Awaitable[list[View]]]] = {
-            "start": self._help,
-            "help": self._help,
-            "rules": self._rules,
-            "tavla": self._challenge,
-            "uzun": self._challenge,
-            "nardy": self._challenge,
-            "bot": self._bot_game,
-            "move": self._move_command,
-            "resign": self._resign,
-            "abort": self._abort,
-            "claim": self._claim,
-            "top": self._top,
-            "stats": self._stats,
-            "export": self._export,
-            # /analyse and its spellings (analysis.py).
-            **dict.fromkeys(("analyse", "analyze", "analiz"), partial(analyse_command, self)),
-            "dice": self._dice,
-            "lang": self._set_lang,
-            "board": self._show_board,
-            "resettop": self._reset_top,
-            "tournament": self.tournaments.command,
-            "settings": self._settings,
-        }
-        handler = handlers.get(name.lower())
+        spec = find_command(name)
+        handler = self._command_handlers()[spec.name] if spec is not None else None
         user = await self._user(actor)
         chat = await self._chat(place)
         if self._flooding(user):
@@ -121,6 +99,31 @@ class GameService(
                 actor=actor,
             ),
         )
+
+    def _command_handlers(self) -> dict[str, Callable[..., Awaitable[list[View]]]]:
+        """Each catalogue command's handler, by the command's name (see commands.py)."""
+        return {
+            "help": self._help,
+            "rules": self._rules,
+            "tavla": self._challenge,
+            "uzun": self._challenge,
+            "nardy": self._challenge,
+            "bot": self._bot_game,
+            "move": self._move_command,
+            "resign": self._resign,
+            "abort": self._abort,
+            "claim": self._claim,
+            "top": self._top,
+            "stats": self._stats,
+            "export": self._export,
+            "analyse": partial(analyse_command, self),
+            "dice": self._dice,
+            "lang": self._set_lang,
+            "board": self._show_board,
+            "resettop": self._reset_top,
+            "tournament": self.tournaments.command,
+            "settings": self._settings,
+        }
 
     async def press(
         self, actor: Actor, place: Place, data: str, *, message: dict[str, Any] | None = None

@@ -118,6 +118,66 @@ class Chat:
         return f"{self.platform}:{self.chat_id}"
 
 
+@dataclass(frozen=True)
+class ContestSettings:
+    """A contest's settings and the service's bookkeeping for it, stored as one JSON object.
+
+    Stored as it always was: only the fields that are set are written, under the same keys,
+    and keys this version does not know are kept in ``extra`` and written back unchanged.
+    Change it with :func:`dataclasses.replace`.
+    """
+
+    length: int = 1  # the match length (points)
+    fast: bool = False  # minutes rather than hours per move
+    scope: str = "global"  # the leaderboard it counts in
+    #: The computer's seat in a game against it (always 1 today), None between people.
+    computer: int | None = None
+    level: str | None = None  # the computer's strength
+    #: The players' names at the start (seat 0, seat 1), once the game starts.
+    names: tuple[str, ...] | None = None
+    tournament: int | None = None  # the tournament of a tournament match, and its pairing
+    pairing: str | None = None
+    #: The version of the game whose state the board last changed to (buttons of a board
+    #: drawn since are still current: a pick changes only the buttons).
+    state_version: int | None = None
+    #: How far core's history has been logged as events: (game number, events logged).
+    logged: tuple[int, int] | None = None
+    #: Since when the player to act may be claimed against (their time ran out).
+    claimable_since: float | None = None
+    abort_by: int | None = None  # the seat that asked to call the game off
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    _ALWAYS = ("length", "fast", "scope")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ContestSettings:
+        """Settings as stored (every row ever written)."""
+        known = _CONTEST_FIELDS
+        values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
+        if values.get("names") is not None:
+            values["names"] = tuple(values["names"])
+        if values.get("logged") is not None:
+            number, count = values["logged"]
+            values["logged"] = (number, count)
+        extra = {k: v for k, v in data.items() if k not in known}
+        return cls(**values, extra=extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object to store: the fields that are set, then the unknown keys."""
+        out: dict[str, Any] = {}
+        for name in _CONTEST_FIELDS:
+            value = getattr(self, name)
+            if value is None and name not in self._ALWAYS:
+                continue
+            out[name] = list(value) if isinstance(value, tuple) else value
+        out.update(self.extra)
+        return out
+
+
+#: The stored keys of :class:`ContestSettings`, in the order of its fields.
+_CONTEST_FIELDS = tuple(f.name for f in dataclasses.fields(ContestSettings) if f.name != "extra")
+
+
 @dataclass
 class GameRecord:
     """One contest (a single game or a match) with its whole state."""
@@ -134,8 +194,8 @@ class GameRecord:
     #: core.dice.SeededDice.to_dict(): the secret seed and the next nonce.
     dice: dict[str, Any] = field(default_factory=dict)
     commitment: str = ""
-    #: Challenge and game settings: length, variant options, fast, computer level, scope…
-    settings: dict[str, Any] = field(default_factory=dict)
+    #: Challenge and game settings: length, fast, scope, computer level, tournament…
+    settings: ContestSettings = field(default_factory=ContestSettings)
     #: Where the board is shown, platform-specific (e.g. {"chat_id": …, "message_id": …}).
     message: dict[str, Any] | None = None
     deadline: float | None = None  # epoch seconds; the player to act loses the right after

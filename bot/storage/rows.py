@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from bot.storage.base import (
     Chat,
+    ContestSettings,
     Event,
     GameRecord,
     GameStatus,
@@ -107,7 +108,7 @@ def game_values(record: GameRecord) -> tuple[Any, ...]:
         dumps(record.match),
         dumps(record.dice if record.dice is not None else {}),
         record.commitment,
-        dumps(record.settings if record.settings is not None else {}),
+        dumps(record.settings.to_dict()),
         dumps(record.message),
         None if record.deadline is None else float(record.deadline),
         bool(record.reminded),
@@ -124,7 +125,7 @@ def game_from_row(row: Row) -> GameRecord:
         seats=[row["seat0"], row["seat1"]],
         match=loads(row["match"]),
         dice=json.loads(row["dice"]),
-        settings=json.loads(row["settings"]),
+        settings=ContestSettings.from_dict(json.loads(row["settings"])),
         message=loads(row["message"]),
         reminded=bool(row["reminded"]),
         rated=bool(row["rated"]),

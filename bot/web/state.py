@@ -53,7 +53,7 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     match = Match.from_dict(record.match)
     game = match.game
     assert game is not None
-    names = list(record.settings.get("names", ["?", "?"]))
+    names = list(record.settings.names or ["?", "?"])
     viewer = 0 if seat is None else seat
     view = board_view(match, names, viewer=viewer, lang=lang)
     colors = [seat_color(game, s) for s in (0, 1)]

@@ -28,7 +28,7 @@ class ClockMixin(RoundsMixin):
 
     async def timed_out(self, record: GameRecord, now: float) -> list[View]:
         """A tournament game passed its deadline: the player to act loses the match (TN-7)."""
-        number = int(record.settings["tournament"])
+        number = int(record.settings.tournament or 0)
         async with self.storage.transaction() as tx:
             game = await tx.get_game(record.stored_id)
             if game is None or game.status is not GameStatus.ACTIVE or game.deadline is None:
@@ -52,7 +52,7 @@ class ClockMixin(RoundsMixin):
                 await tx.save_tournament(stored, stored.version)
             await self._stop_game(tx, game, "timeout", seat=seat)
         chat = await self.storage.get_chat(record.platform, record.chat_id)
-        names = list(record.settings.get("names", ["?", "?"]))
+        names = list(record.settings.names or ["?", "?"])
         line = t(
             "{name} has run out of time and loses the tournament match against {other}.",
             name=names[seat],

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError
+from bot.storage.base import Chat, ContestSettings, GameRecord, GameStatus, StaleVersionError
 from core.match import Match
 from core.tournament import Pace, Pairing, Stage, Tournament, TournamentError
 
@@ -20,7 +20,7 @@ class RoundsMixin(CardsMixin):
 
     async def game_finished(self, tx: Any, record: GameRecord, match: Match) -> None:
         """Inside the transaction that finishes a game: record its result (TN-7)."""
-        number = record.settings.get("tournament")
+        number = record.settings.tournament
         if not number or match.winner is None or record.id is None:
             return
         stored = await tx.get_tournament(int(number))
@@ -45,7 +45,7 @@ class RoundsMixin(CardsMixin):
 
     async def after_game(self, record: GameRecord, chat: Chat) -> list[View]:
         """After a tournament game's commit: the result, the next matches, the standings."""
-        number = record.settings.get("tournament")
+        number = record.settings.tournament
         if not number or record.status is not GameStatus.FINISHED:
             return []
         return await self._after_result(int(number), chat, None)
@@ -140,13 +140,13 @@ class RoundsMixin(CardsMixin):
                 status=GameStatus.CHALLENGE,
                 seats=[pairing.home, pairing.away],
                 challenger=pairing.home,
-                settings={
-                    "length": settings.match_length,
-                    "fast": settings.pace is Pace.FAST,
-                    "scope": chat.scope,
-                    "tournament": tournament_id,
-                    "pairing": key,
-                },
+                settings=ContestSettings(
+                    length=settings.match_length,
+                    fast=settings.pace is Pace.FAST,
+                    scope=chat.scope,
+                    tournament=tournament_id,
+                    pairing=key,
+                ),
                 rated=True,
                 created=now,
                 updated=now,

@@ -1,0 +1,69 @@
+"""Calls to the Bot API: retried after network failures, run together, refusals read."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+
+log = logging.getLogger(__name__)
+
+NETWORK_ATTEMPTS = 3
+NETWORK_BACKOFF = 0.5  # seconds, times the attempt number
+T = TypeVar("T")
+#: Refusals that mean the bot cannot post in the chat at all (any other BadRequest is about
+#: one message). Telegram words them like this; Forbidden is always such a refusal.
+_UNREACHABLE = (
+    "chat not found",
+    "not enough rights",
+    "have no rights",
+    "chat_write_forbidden",
+    "bot is not a member",
+    "bot was kicked",
+    "group chat was deactivated",
+)
+
+
+async def with_retries(call: Callable[[], Awaitable[T]], attempts: int = NETWORK_ATTEMPTS) -> T:
+    """Run a Bot API call, again after a network failure (a 429 is the rate limiter's job).
+
+    A Telegram refusal (BadRequest, Forbidden) is final and raised at once.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return await call()
+        except (BadRequest, Forbidden, RetryAfter):
+            raise
+        except NetworkError:
+            if attempt == attempts:
+                raise
+            log.info("network error talking to Telegram; retry %d of %d", attempt, attempts - 1)
+            await asyncio.sleep(NETWORK_BACKOFF * attempt)
+    raise AssertionError("unreachable")
+
+
+class _BotContext:
+    """The bit of a handler context :meth:`TelegramAdapter.send` uses, for background work."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+
+def _unreachable(exc: BadRequest) -> bool:
+    """Whether a refusal means the bot cannot post in the chat at all."""
+    text = str(exc).lower()
+    return any(words in text for words in _UNREACHABLE)
+
+
+async def _all(*calls: Awaitable[Any]) -> None:
+    """Await ``calls`` together; every one runs to its end, then the first failure is raised
+    (the others are logged) for the application's error handler."""
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    failures = [r for r in results if isinstance(r, BaseException)]
+    for extra in failures[1:]:
+        log.error("a concurrent Bot API call failed too", exc_info=extra)
+    if failures:
+        raise failures[0]

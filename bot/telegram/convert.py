@@ -1,0 +1,91 @@
+"""Telegram's values as the service's and back: users, chats, keyboards, texts, message
+references."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity, Update, User
+
+from bot.i18n import translate, translate_lines
+from bot.service.mentions import Mention, mentions_in, pieces
+from bot.service.views import Actor, Place, View
+
+PLATFORM = "telegram"
+CAPTION_LIMIT = 1024
+
+
+def actor_id(update: Update) -> int:
+    assert update.effective_user is not None
+    return update.effective_user.id
+
+
+def actor_of(user: Any) -> Actor:
+    """The service's actor for a Telegram user."""
+    return Actor(
+        PLATFORM,
+        str(user.id),
+        user.full_name or user.username or str(user.id),
+        user.username,
+        user.language_code,
+    )
+
+
+def place_of(chat: Any) -> Place:
+    """The service's place for a Telegram chat."""
+    return Place(PLATFORM, str(chat.id), private=chat.type == "private", title=chat.title)
+
+
+def keyboard(view: View) -> InlineKeyboardMarkup | None:
+    """The view's buttons as an inline keyboard."""
+    if not view.buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(translate(b.label, view.lang), callback_data=b.action)
+                for b in row
+            ]
+            for row in view.buttons
+        ]
+    )
+
+
+def _text(view: View, limit: int = 4096) -> str:
+    text = translate_lines(view.lines, view.lang)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _ref(target: dict[str, Any]) -> dict[str, Any]:
+    """A board message reference as it is stored."""
+    return {
+        "chat_id": target["chat_id"],
+        "message_id": target["message_id"],
+        "photo": bool(target.get("photo")),
+    }
+
+
+def _entities(view: View, limit: int = 4096) -> list[MessageEntity] | None:
+    """The players the view mentions as ``text_mention`` entities of its text (Telegram
+    notifies them); None without mentions, or when the text had to be cut to fit."""
+    if not mentions_in(view.lines):
+        return None
+    text, entities = "", []
+    for piece in pieces(view.lines, view.lang):
+        shown = piece.name if isinstance(piece, Mention) else piece
+        if isinstance(piece, Mention) and piece.platform == PLATFORM and shown.strip():
+            entities.append(
+                MessageEntity(
+                    MessageEntity.TEXT_MENTION,
+                    _utf16_len(text),
+                    _utf16_len(shown),
+                    user=User(int(piece.user_id), shown, is_bot=False),
+                )
+            )
+        text += shown
+    return entities if entities and text == _text(view, limit) else None
+
+
+def _utf16_len(text: str) -> int:
+    """A length as Telegram counts entity offsets: in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2

@@ -1,0 +1,302 @@
+"""Views to Telegram messages: sent, edited in place (newest board wins), or pointed to."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+from telegram import InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.ext import ContextTypes
+
+from bot.i18n import translate
+from bot.service.runner import DeadlineRunner
+from bot.service.service import GameService
+from bot.service.views import BOARD_HERE, View
+from bot.web.telegram import with_web_board
+
+from .api import _BotContext, _unreachable, with_retries
+from .convert import CAPTION_LIMIT, PLATFORM, _entities, _ref, _text, keyboard
+
+log = logging.getLogger(__name__)
+
+EDITED_MEMORY = 10_000  # board messages whose newest edited version is remembered
+
+
+class Delivery:
+    """Sends a service's views to Telegram (the half of the adapter that writes)."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        # The newest game version each board message was edited to (a bounded memory):
+        # an edit that was delayed (retried after a network error, held by the rate
+        # limiter) never puts an older board back over a newer one.
+        self._edited: OrderedDict[tuple[Any, Any], int] = OrderedDict()
+        # Per board message while edits of it are under way (see _one_edit_at_a_time).
+        self._edit_locks: dict[tuple[str, Any], asyncio.Lock] = {}
+        self._edit_waiters: dict[tuple[str, Any], int] = {}
+        self._wanted: dict[tuple[str, Any], int] = {}
+
+    # -- views to messages -------------------------------------------------------------------
+
+    async def send(
+        self,
+        views: list[View],
+        context: ContextTypes.DEFAULT_TYPE | Any,
+        *,
+        chat_id: int | str,
+        reply_to: Message | None = None,
+        pressed: Message | None = None,
+    ) -> None:
+        """Deliver views in order to ``chat_id``.
+
+        When the chat turns out to be unreachable (the bot removed or muted, the chat gone)
+        its games are paused and the rest is dropped; when it became a supergroup, the games
+        move there and the views follow them."""
+        for view in views:
+            try:
+                await self._send_one(view, context, chat_id, reply_to, pressed)
+            except ChatMigrated as exc:
+                moved = await self.service.chat_moved(PLATFORM, str(chat_id), str(exc.new_chat_id))
+                await self.send(moved, context, chat_id=exc.new_chat_id)
+                return
+            except (Forbidden, BadRequest) as exc:
+                if isinstance(exc, BadRequest) and not _unreachable(exc):
+                    raise
+                log.info("chat %s is unreachable: %s", chat_id, exc)
+                await self.service.chat_unreachable(PLATFORM, str(chat_id))
+                return
+
+    async def _send_one(
+        self,
+        view: View,
+        context: ContextTypes.DEFAULT_TYPE | Any,
+        chat_id: int | str,
+        reply_to: Message | None,
+        pressed: Message | None,
+    ) -> None:
+        bot = context.bot
+        markup = with_web_board(keyboard(view), view, chat_id, bot)
+        if view.document is not None:
+            name, data = view.document
+            await with_retries(
+                partial(
+                    bot.send_document,
+                    chat_id,
+                    data,
+                    filename=name,
+                    caption=_text(view, CAPTION_LIMIT),
+                )
+            )
+            return
+        if view.point and view.message and await self._point(bot, view, chat_id):
+            return
+        target = self._edit_target(view, pressed)
+        if (
+            view.edit
+            and not view.point
+            and target is not None
+            and await self._edit(bot, view, target, markup)
+        ):
+            if view.game_id is not None and view.version is not None and not view.keyboard_only:
+                moved = view.message is None or target["message_id"] != view.message.get(
+                    "message_id"
+                )
+                await self.service.board_shown(
+                    view.game_id, view.version, _ref(target) if moved else None
+                )
+            return
+        if (view.caption_only or view.keyboard_only) and view.game_id is not None:
+            # The board to change is gone: post it anew, picture and all.
+            full = await self.service.full_board(view.game_id)
+            if full is not None:
+                await self._send_one(full, context, chat_id, reply_to, None)
+            return
+        if view.image is not None:
+            sent = await with_retries(
+                partial(
+                    bot.send_photo,
+                    chat_id,
+                    view.image,
+                    filename=view.image_name,
+                    caption=_text(view, CAPTION_LIMIT),
+                    caption_entities=_entities(view, CAPTION_LIMIT),
+                    reply_markup=markup,
+                )
+            )
+        else:
+            reply_id = reply_to.message_id if reply_to is not None and view.notice else None
+            sent = await with_retries(
+                partial(
+                    bot.send_message,
+                    chat_id,
+                    _text(view),
+                    entities=_entities(view),
+                    reply_markup=markup,
+                    reply_to_message_id=reply_id,
+                )
+            )
+        if view.posted is not None:  # the service edits this message later (standings)
+            await view.posted(
+                {"chat_id": sent.chat_id, "message_id": sent.message_id, "photo": bool(sent.photo)}
+            )
+        if view.game_id is not None and (markup is not None or view.image is not None):
+            ref = {
+                "chat_id": sent.chat_id,
+                "message_id": sent.message_id,
+                "photo": bool(sent.photo),
+            }
+            if view.version is not None:
+                await self.service.board_shown(view.game_id, view.version, ref)
+            else:
+                await self.service.bind_message(view.game_id, ref)
+
+    async def _point(self, bot: Any, view: View, chat_id: int | str) -> bool:
+        """Point to the current board with a reply to it; False when it is gone."""
+        assert view.message is not None
+        try:
+            await with_retries(
+                partial(
+                    bot.send_message,
+                    chat_id,
+                    translate(BOARD_HERE, view.lang),
+                    reply_to_message_id=view.message["message_id"],
+                )
+            )
+        except BadRequest as exc:
+            if _unreachable(exc):
+                raise
+            log.info("the board to point to is gone (%s): posting it anew", exc)
+            return False
+        return True
+
+    @staticmethod
+    def _edit_target(view: View, pressed: Message | None) -> dict[str, Any] | None:
+        if pressed is not None and view.game_id is not None:
+            return {
+                "chat_id": pressed.chat_id,
+                "message_id": pressed.message_id,
+                "photo": bool(pressed.photo),
+            }
+        if view.message:
+            return {**view.message, "photo": view.message.get("photo", True)}
+        return None
+
+    async def _edit(
+        self, bot: Any, view: View, target: dict[str, Any], markup: InlineKeyboardMarkup | None
+    ) -> bool:
+        """Edit the board in place; False when it can't be edited (then a new one is sent)."""
+        chat_id, message_id = target["chat_id"], target["message_id"]
+        if view.keyboard_only:
+            async with self._one_edit_at_a_time((str(chat_id), message_id), view.version) as wanted:
+                if wanted:
+                    await self._edit_keyboard(bot, chat_id, message_id, markup)
+            return True
+        if view.caption_only and target.get("photo"):
+            # The picture stays: only its caption and buttons change.
+            edit = partial(
+                bot.edit_message_caption,
+                chat_id=chat_id,
+                message_id=message_id,
+                caption=_text(view, CAPTION_LIMIT),
+                reply_markup=markup,
+            )
+        elif view.image is not None and target.get("photo"):
+            edit = partial(
+                bot.edit_message_media,
+                InputMediaPhoto(
+                    view.image, caption=_text(view, CAPTION_LIMIT), filename=view.image_name
+                ),
+                chat_id=chat_id,
+                message_id=message_id,
+                reply_markup=markup,
+            )
+        elif view.image is None:
+            edit = partial(
+                bot.edit_message_text,
+                _text(view),
+                chat_id=chat_id,
+                message_id=message_id,
+                reply_markup=markup,
+            )
+        else:
+            return False
+        key = (str(chat_id), message_id)
+
+        async def unless_outdated() -> None:
+            if view.version is not None and self._edited.get(key, -1) > view.version:
+                return  # a newer board is on screen already
+            await edit()
+            if view.version is not None:
+                self._edited[key] = max(view.version, self._edited.pop(key, -1))
+                if len(self._edited) > EDITED_MEMORY:
+                    self._edited.popitem(last=False)
+
+        try:
+            async with self._one_edit_at_a_time(key, view.version) as wanted:
+                if wanted:
+                    await with_retries(unless_outdated)
+        except BadRequest as exc:
+            if "not modified" in str(exc).lower():
+                return True
+            log.info("could not edit message %s: %s", message_id, exc)
+            return False
+        return True
+
+    @contextlib.asynccontextmanager
+    async def _one_edit_at_a_time(
+        self, key: tuple[str, Any], version: int | None
+    ) -> AsyncIterator[bool]:
+        """Edits of one message are made one at a time, newest wins: while an edit waits for
+        Telegram's per-group limit, the boards pressed meanwhile queue here, and only the
+        newest of them is sent (yields False for one that a newer board makes useless).
+        At human speed under the limit, this drops the in-between boards, not the game."""
+        if version is not None:
+            self._wanted[key] = max(version, self._wanted.get(key, -1))
+        lock = self._edit_locks.setdefault(key, asyncio.Lock())
+        self._edit_waiters[key] = self._edit_waiters.get(key, 0) + 1
+        try:
+            async with lock:
+                yield version is None or self._wanted.get(key, -1) <= version
+        finally:
+            self._edit_waiters[key] -= 1
+            if not self._edit_waiters[key]:
+                del self._edit_waiters[key], self._edit_locks[key]
+                self._wanted.pop(key, None)
+
+    @staticmethod
+    async def _edit_keyboard(
+        bot: Any, chat_id: Any, message_id: Any, markup: InlineKeyboardMarkup | None
+    ) -> bool:
+        """Change the board's buttons alone (a picked checker): no picture is uploaded. A
+        failure is not worth a new message: the board still shows the game's state."""
+        try:
+            await with_retries(
+                partial(
+                    bot.edit_message_reply_markup,
+                    chat_id=chat_id,
+                    message_id=message_id,
+                    reply_markup=markup,
+                )
+            )
+        except BadRequest as exc:
+            if _unreachable(exc):
+                raise
+            log.info("could not change the buttons of message %s: %s", message_id, exc)
+        return True
+
+    # -- background --------------------------------------------------------------------------
+
+    def serve_deadlines(self, runner: DeadlineRunner, bot: Any) -> None:
+        """Deliver the deadline runner's views of Telegram games through ``bot``."""
+
+        async def deliver(view: View) -> None:
+            assert view.chat is not None  # the runner hands over addressed views only
+            await self.send([view], _BotContext(bot), chat_id=view.chat[1])
+
+        runner.serve(PLATFORM, deliver, errors=(TelegramError,))

@@ -1,0 +1,61 @@
+"""The command catalogue feeds the service's dispatch, /help, Telegram's menu and Discord's
+command tree: a command added to it is everywhere, and nothing lists a command it lacks.
+The menus are checked where the adapters run: tests/test_telegram.py and test_discord.py
+(``test_…_has_every_command``)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.i18n import translate_lines
+from bot.service.commands import COMMANDS, all_names, find_command, help_lines
+from bot.service.views import View
+from bot.storage.sqlite import SqliteStorage
+from tests.factory import make_service
+from tests.test_service import ALI, GROUP
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+UNKNOWN = "I don't know that command"
+
+
+def text_of(views: list[View]) -> str:
+    return "\n".join(translate_lines(v.lines, "en") for v in views)
+
+
+@pytest.fixture
+async def service(tmp_path):
+    storage = SqliteStorage(str(tmp_path / "t.db"))
+    await storage.open()
+    try:
+        yield make_service(storage, burst_actions=10**6, render_images=False)
+    finally:
+        await storage.close()
+
+
+def test_names_are_unique_and_valid_on_both_platforms():
+    names = list(all_names())
+    assert len(names) == len(set(names))
+    for command in COMMANDS:
+        # Telegram: 1-32 of a-z, 0-9, _; Discord: the same for ours, descriptions ≤ 100.
+        assert re.fullmatch(r"[a-z0-9_]{1,32}", command.name)
+        assert 1 <= len(command.description.msgid) <= 100
+        assert find_command(command.name.upper()) is command
+
+
+async def test_every_command_and_alias_is_dispatched(service):
+    for name in all_names():
+        views = await service.command(ALI, GROUP, name, "")
+        assert UNKNOWN not in text_of(views), name
+    assert UNKNOWN in text_of(await service.command(ALI, GROUP, "nosuchcommand", ""))
+
+
+async def test_help_lists_every_command(service):
+    text = text_of(await service.command(ALI, GROUP, "help", ""))
+    for command in COMMANDS:
+        if command.name != "help":  # the help does not list itself
+            assert f"/{command.name}" in text, command.name
+    for line in help_lines():  # each line once
+        assert text.count(translate_lines([line], "en")) == 1
