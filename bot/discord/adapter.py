@@ -20,7 +20,7 @@ import contextlib
 import io
 import logging
 from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import discord
@@ -50,6 +50,16 @@ def actor_of(user: discord.abc.User, locale: discord.Locale | None = None) -> Ac
         user.name,
         locale.value if locale is not None else None,
     )
+
+
+def acting(interaction: discord.Interaction[Any]) -> Actor:
+    """The actor of an interaction; in a server, an administrator of it when Discord says
+    the member may manage the server (the interaction carries the member's permissions)."""
+    actor = actor_of(interaction.user, interaction.locale)
+    if interaction.guild_id is None:
+        return actor
+    permissions = interaction.permissions
+    return replace(actor, admin=permissions.administrator or permissions.manage_guild)
 
 
 def place_of(interaction: discord.Interaction[Any]) -> Place:
@@ -114,7 +124,7 @@ class DiscordAdapter:
     ) -> None:
         place = place_of(interaction)
         work = self.service.command(
-            actor_of(interaction.user, interaction.locale),
+            acting(interaction),
             place,
             name,
             args.strip(),
@@ -133,7 +143,7 @@ class DiscordAdapter:
             exchange = _Exchange(interaction, place, decoded.game_id if decoded else None)
             pressed = interaction.message
             work = self.service.press(
-                actor_of(interaction.user, interaction.locale),
+                acting(interaction),
                 place,
                 action,
                 message=(
@@ -283,7 +293,20 @@ class DiscordAdapter:
         else:
             message = await interaction.followup.send(content, wait=True, **extra)
         await self._bind(view, message, exchange.place.chat_id)
+        await self._posted(view, message, exchange.place.chat_id)
         return message
+
+    @staticmethod
+    async def _posted(view: View, message: discord.Message, chat_id: str) -> None:
+        """Tell the service where a view it edits later was posted ("working…")."""
+        if view.posted is not None:
+            await view.posted(
+                {
+                    "chat_id": chat_id,
+                    "channel_id": str(message.channel.id),
+                    "message_id": message.id,
+                }
+            )
 
     async def _edit_board(self, exchange: _Exchange, view: View) -> bool:
         """Edit the board in place; False when it can't be (then a new one is sent)."""
@@ -456,3 +479,4 @@ class DiscordAdapter:
         message = await channel.send(content, **extra)
         if view.image is not None:
             await self._bind(view, message, view.chat[1], force=True)
+        await self._posted(view, message, view.chat[1])

@@ -28,6 +28,7 @@ REMATCH = "re"
 ABORT = "ab"
 CLAIM = "cl"
 SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
+ANALYSE = "an"  # under a finished game's board: its analysis (issue 15)
 
 
 class Action(NamedTuple):
@@ -65,6 +66,7 @@ _CODES = sorted(
         ABORT,
         CLAIM,
         SETTING,
+        ANALYSE,
     ],
     key=len,
     reverse=True,

@@ -53,6 +53,8 @@ class PlayMixin(ServiceBase):
             return await self._decline(user, chat, record)
         if action.code == A.REMATCH:
             return await self._rematch(user, chat, place, record)
+        if action.code == A.ANALYSE:
+            return await self._analyse_press(user, chat, place, record)
         # Saves the board does not show (a reminder, say) leave its buttons valid.
         current = record.settings.get("state_version", record.version) <= action.version
         elsewhere = (  # pressed on an older board message than the game's board

@@ -23,6 +23,7 @@ from bot.storage.base import (
     LIVE_TOURNAMENT_STATUSES,
     OPEN_STATUSES,
     Chat,
+    ChatPrefs,
     Event,
     GameRecord,
     GameStatus,
@@ -532,6 +533,17 @@ class SqlStorage(ABC):
                 platform,
                 str(chat_id),
                 lang,
+                time.time(),
+            )
+
+    async def set_chat_prefs(self, platform: str, chat_id: str, prefs: ChatPrefs) -> None:
+        async with self._writing() as db:
+            await db.execute(
+                "INSERT INTO chats (platform, chat_id, prefs, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (platform, chat_id) DO UPDATE SET prefs = excluded.prefs",
+                platform,
+                str(chat_id),
+                prefs.to_json(),
                 time.time(),
             )
 

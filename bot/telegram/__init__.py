@@ -53,6 +53,7 @@ from telegram.ext import (
 from bot.config import Config
 from bot.i18n import LANGUAGES, Text, normalize_language, t, translate, translate_lines
 from bot.logs import quiet_http_clients
+from bot.service.chat_settings import is_chat_setting
 from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, Actor, Place, View
@@ -106,8 +107,9 @@ COMMANDS: dict[str, Text] = {
 
 ADMIN_COMMANDS = ("resettop",)
 #: Commands where a chat admin may do what only the organiser could (a tournament's start,
-#: cancel and award): the adapter asks Telegram whether the sender is an admin.
-ADMIN_AWARE_COMMANDS = ("tournament",)
+#: cancel and award), or more (a group's /settings): the adapter asks Telegram whether the
+#: sender is an admin.
+ADMIN_AWARE_COMMANDS = ("tournament", "settings")
 
 
 def actor_id(update: Update) -> int:
@@ -232,8 +234,13 @@ class TelegramAdapter:
                 await query.answer()
             return
         chat = query.message.chat
+        actor = actor_of(query.from_user)
+        if chat.type != "private" and is_chat_setting(query.data or ""):
+            # A chat's settings: ask Telegram whether the presser administers the chat.
+            member = await context.bot.get_chat_member(chat.id, query.from_user.id)
+            actor = replace(actor, admin=member.status in ("administrator", "creator"))
         views = await self.service.press(
-            actor_of(query.from_user),
+            actor,
             place_of(chat),
             query.data or "",
             message={"chat_id": chat.id, "message_id": query.message.message_id},

@@ -58,11 +58,18 @@ class Call:
     status: int = 200
 
 
+#: A member's permissions: a plain member's, and with Administrator and Manage Server.
+MEMBER_PERMISSIONS = 2248473465835073
+ADMIN_PERMISSIONS = MEMBER_PERMISSIONS | (1 << 3) | (1 << 5)
+
+
 @dataclass
 class FakeUser:
     id: int
     name: str
     locale: str = "en-US"
+    #: An administrator of the servers it is in (the interaction says so).
+    admin: bool = False
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -82,7 +89,7 @@ class FakeUser:
             "deaf": False,
             "mute": False,
             "flags": 0,
-            "permissions": "2248473465835073",
+            "permissions": str(ADMIN_PERMISSIONS if self.admin else MEMBER_PERMISSIONS),
         }
 
 
@@ -168,8 +175,10 @@ class FakeDiscord:
     def next_id(self) -> int:
         return next(self._ids)
 
-    def user(self, user_id: int, name: str, locale: str = "en-US") -> FakeUser:
-        return FakeUser(user_id, name, locale)
+    def user(
+        self, user_id: int, name: str, locale: str = "en-US", *, admin: bool = False
+    ) -> FakeUser:
+        return FakeUser(user_id, name, locale, admin)
 
     def channel(self, channel_id: int, guild_id: int | None, name: str = "general") -> FakeChannel:
         channel = FakeChannel(channel_id, guild_id, name)
