@@ -35,6 +35,10 @@ class InfoMixin(ServiceBase):
             t("/top, /stats [@name] — leaderboard and statistics"),
             t("/tournament knockout|roundrobin|swiss — a tournament in this group"),
             t("/export — the game for GNU Backgammon; /dice — check the dice"),
+            t(
+                "/analyse [game] — the analysis of your last finished game; a group's admins "
+                "can have every rated match analysed (/settings in the group)"
+            ),
             t("/lang tr|en|ru — language; /rules — the rules"),
             t("/settings — roll and confirm by themselves, board style (in private)"),
         ]
