@@ -603,12 +603,14 @@ class SqlStorage(ABC):
         async with self._writing() as db:
             # The WHERE makes SQLite read ON CONFLICT as the upsert, not as a join clause.
             await db.execute(
-                "INSERT INTO chats (platform, chat_id, title, lang, created) "
-                "SELECT platform, ?, title, lang, created FROM chats "
+                "INSERT INTO chats (platform, chat_id, title, lang, prefs, created) "
+                "SELECT platform, ?, title, lang, prefs, created FROM chats "
                 "WHERE platform = ? AND chat_id = ? "
                 "ON CONFLICT (platform, chat_id) DO UPDATE SET "
                 "title = COALESCE(chats.title, excluded.title), "
-                "lang = COALESCE(chats.lang, excluded.lang), paused = NULL",
+                "lang = COALESCE(chats.lang, excluded.lang), "
+                "prefs = CASE WHEN chats.prefs = '{}' THEN excluded.prefs ELSE chats.prefs END, "
+                "paused = NULL",
                 str(new_chat_id),
                 platform,
                 str(old_chat_id),
