@@ -248,6 +248,25 @@ async def test_a_long_match_shows_its_progress_in_coarse_steps(env, outbox, monk
     assert all(v.message == WORKING_AT for v in outbox if v.edit)
 
 
+async def test_the_analysis_process_reports_its_progress(env):
+    """The real analysis process: its progress reaches the event loop, in order, in steps of
+    about a tenth (not one report per roll)."""
+    service, _ = env
+    game_id, _ = await finished_game(service)
+    record = await service.storage.get_game(game_id)
+    events = [e.data for e in await service.storage.events(game_id) if e.type == "core"]
+    rolls = sum(1 for e in events if e.get("type") == "roll")
+    seen: list[tuple[int, int]] = []
+    files = await analysis_module._run(
+        record, events, analysis_module.labels("en"), "classic", lambda *p: seen.append(p)
+    )
+    assert files.card[:4] == b"\x89PNG"
+    assert seen
+    assert seen == sorted(seen)
+    assert all(0 < done <= total for done, total in seen)
+    assert len(seen) <= 11 < rolls
+
+
 async def test_a_short_analysis_edits_working_only_once(env, outbox):
     service, _ = env
     await finished_game(service)

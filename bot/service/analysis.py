@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import multiprocessing
-import queue
 from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -42,7 +42,7 @@ from .base import ServiceBase, UserFacingError
 from .views import Place, View
 
 if TYPE_CHECKING:
-    from multiprocessing.queues import Queue
+    from multiprocessing.queues import SimpleQueue
 
 log = logging.getLogger(__name__)
 
@@ -118,15 +118,17 @@ POSTED_WITHIN = 10.0
 PROGRESS_POLL = 1.0
 
 _worker: ProcessPoolExecutor | None = None
-#: Progress from the analysis process: (job, done, total).
-_progress: Queue[tuple[int, int, int]] | None = None
+#: Progress from the analysis process: (job, done, total). A simple queue writes each report
+#: before the analysis returns (a Queue's feeder thread could send it after the result).
+_progress: SimpleQueue[tuple[int, int, int]] | None = None
 #: In the analysis process: where to put progress.
-_worker_progress: Queue[tuple[int, int, int]] | None = None
+_worker_progress: SimpleQueue[tuple[int, int, int]] | None = None
+_jobs = itertools.count(1)
 
 Report = Callable[[int, int], None]
 
 
-def _worker_init(progress: Queue[tuple[int, int, int]]) -> None:
+def _worker_init(progress: SimpleQueue[tuple[int, int, int]]) -> None:
     """In the analysis process: remember where progress goes."""
     global _worker_progress
     _worker_progress = progress
@@ -170,11 +172,11 @@ async def _run(
     global _worker, _progress
     if _worker is None:
         context = multiprocessing.get_context("spawn")
-        _progress = context.Queue()
+        _progress = context.SimpleQueue()
         _worker = ProcessPoolExecutor(
             1, mp_context=context, initializer=_worker_init, initargs=(_progress,)
         )
-    job = id(record)
+    job = next(_jobs)
     loop = asyncio.get_running_loop()
     future = loop.run_in_executor(_worker, _in_worker, job, record, core_events, words, theme)
     try:
@@ -190,11 +192,8 @@ async def _run(
 
 def _drain(job: int, progress: Report) -> None:
     """Hand the progress the analysis process reported to ``progress``."""
-    while _progress is not None:
-        try:
-            who, done, total = _progress.get_nowait()
-        except queue.Empty:
-            return
+    while _progress is not None and not _progress.empty():
+        who, done, total = _progress.get()
         if who == job:
             progress(done, total)
 
