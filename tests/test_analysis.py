@@ -29,6 +29,7 @@ from core.analysis import (
     analyse_game,
     analyse_match,
     cube_equities,
+    evaluator_for,
     from_histories,
     parse_mat,
     rating,
@@ -39,6 +40,7 @@ from core.dice import FixedDice, RandomDice
 from core.export import export_games
 from core.game import Game
 from core.gnubg import position_from_id
+from core.movegen import legal_plays
 from core.position import OFF, Position
 from core.variants import Variant, variant_by_name
 from tests.gnubg_anchor import compare, gnubg_analyse, gnubg_binary, seeded_matches
@@ -131,6 +133,23 @@ def test_forced_moves_and_dances_are_not_decisions() -> None:
     assert analysis.players[0].checker_decisions == 0
 
 
+@pytest.mark.parametrize("name", VARIANTS)
+def test_a_forced_move_is_no_decision_in_any_game(name: str) -> None:
+    """A lone checker far from home with every other one on the 1-point (no bearing off yet,
+    rules.md's bear-off rule): each roll has one distinct play. Neither player's forced
+    moves count, in errors or in the number of decisions."""
+    variant = variant_by_name(name)
+    position = Position.from_points({24: 1, 1: 14}, {24: 15} if name == "uzun" else {6: 15})
+    assert [str(p) for p in legal_plays(variant, position, (6, 5), False)] == ["24/13"]
+    start = game_at(variant, position)
+    actions = [Action("roll", 0, (6, 5)), Action("play", 0, play="24/13")]
+    analysis = analyse_actions(variant, [actions], evaluator=network(variant), start=start)
+    assert [d for d in analysis.decisions if d.kind == "play"] == []
+    assert analysis.players[0].checker_decisions == 0
+    # Tavla's cube may still be a decision (whether to double before the roll).
+    assert analysis.players[0].decisions == analysis.players[0].cube_decisions
+
+
 def test_a_pass_where_a_play_was_possible_is_refused() -> None:
     variant = variant_by_name("tavla")
     start = game_at(variant, variant.start_position())
@@ -145,8 +164,22 @@ def test_a_pass_where_a_play_was_possible_is_refused() -> None:
 
 # -- the cube (Tavla) -------------------------------------------------------------------
 
+#: The cube is scored on the chances of each evaluator Tavla may use: the network, and GNU
+#: Backgammon 2-ply where the gnubg extra is installed.
+CUBE_EVALUATORS = [
+    "network",
+    pytest.param(
+        "gnubg", marks=pytest.mark.skipif(load_gnubg() is None, reason="needs the gnubg extra")
+    ),
+]
 
-def test_taking_a_certain_loss_is_a_very_bad_take() -> None:
+
+def cube_evaluator(level: str):
+    return evaluator_for(variant_by_name("tavla"), level)
+
+
+@pytest.mark.parametrize("level", CUBE_EVALUATORS)
+def test_taking_a_certain_loss_is_a_very_bad_take(level: str) -> None:
     """T-8: the doubler bears off both last checkers on any roll, so a take loses twice the
     stake where a pass loses it once: a wrong take of about one point."""
     variant = variant_by_name("tavla")
@@ -158,7 +191,7 @@ def test_taking_a_certain_loss_is_a_very_bad_take() -> None:
         Action("play", 0, play="1/off(2)"),
         Action("end", 0, points=2),
     ]
-    analysis = analyse_actions(variant, [actions], evaluator=network(variant), start=start)
+    analysis = analyse_actions(variant, [actions], evaluator=cube_evaluator(level), start=start)
     take = next(d for d in analysis.decisions if d.played == "take")
     assert take.player == 1
     assert take.best == "pass"
@@ -169,6 +202,44 @@ def test_taking_a_certain_loss_is_a_very_bad_take() -> None:
     assert analysis.players[1].cube_decisions == 1
     assert analysis.players[0].result == 2
     assert analysis.players[1].result == -2
+
+
+@pytest.mark.parametrize("level", CUBE_EVALUATORS)
+def test_doubling_a_certain_gammon_is_a_wrong_double_of_one_point(level: str) -> None:
+    """Too good to double: the doubler bears off both last checkers on any roll while the
+    opponent has borne off none (a gammon, 2 points, no Jacoby rule). Doubling lets the
+    opponent pass for 1 point: a wrong double that gives away exactly one point (per cube),
+    and the pass is right."""
+    variant = variant_by_name("tavla")
+    start = game_at(variant, Position.from_points({1: 2}, {13: 15}))
+    actions = [Action("double", 0), Action("drop", 1), Action("end", 0, points=1)]
+    analysis = analyse_actions(variant, [actions], evaluator=cube_evaluator(level), start=start)
+    double, drop = analysis.decisions
+    assert (double.kind, double.played, double.best) == ("cube", "double", "no double")
+    assert double.loss == pytest.approx(1.0, abs=0.01)
+    assert double.skill.value == "very_bad"
+    assert (drop.played, drop.best, drop.loss) == ("pass", "pass", 0.0)
+
+
+@pytest.mark.parametrize("level", CUBE_EVALUATORS)
+def test_not_doubling_a_last_roll_favourite_is_a_missed_double(level: str) -> None:
+    """A last roll: one checker on the 6-point bears off with 27 of 36 rolls (75%), and the
+    opponent bears off its last checker on any roll. Rolling on without doubling is a
+    missed double (doubling is right: the opponent's take or pass is worth more to the
+    doubler than playing on at the same cube).
+
+    The exact loss with the cube dead after this roll is 0.5 (0.5 for playing on against 1
+    for double/pass); the analysis values the cube with Janowski's live-cube model, which
+    does not know the cube is dead, and finds about 0.1: a bad error, not a very bad one.
+    """
+    variant = variant_by_name("tavla")
+    start = game_at(variant, Position.from_points({6: 1}, {1: 1}))
+    actions = [Action("roll", 0, (2, 1)), Action("play", 0, play="6/3")]
+    analysis = analyse_actions(variant, [actions], evaluator=cube_evaluator(level), start=start)
+    (missed,) = [d for d in analysis.decisions if d.kind == "cube"]
+    assert (missed.player, missed.played, missed.best) == (0, "no double", "double")
+    assert BAD <= missed.loss <= 0.5
+    assert analysis.players[0].cube_decisions == 1
 
 
 def test_doubling_at_the_start_and_passing_are_both_blunders() -> None:

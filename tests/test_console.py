@@ -60,6 +60,24 @@ async def test_a_whole_game_against_the_computer(tmp_path):
     await storage.close()
 
 
+async def test_a_finished_game_is_analysed_off_the_line(tmp_path):
+    """/analyse answers at once ("working…"); the card and the two documents follow."""
+    storage, service, console, out = await make(tmp_path)
+    await console.handle("/bot uzun")
+    await play_to_the_end(console, service)
+    game_id = console.game_id
+    await console.handle("/analyse")
+    assert f"Analysing game {game_id}" in out.getvalue()
+    await service.settle()
+    text = out.getvalue()
+    assert f"The analysis of game {game_id} is ready." in text
+    boards = tmp_path / "boards"
+    assert (boards / "card.png").read_bytes()[:4] == b"\x89PNG"
+    assert (boards / f"analysis-{game_id}.txt").read_text().count("\n") > 3
+    assert (boards / f"tavla-{game_id}-analysed.mat").read_text().startswith('; [Variant "uzun"]')
+    await storage.close()
+
+
 async def test_hot_seat_uzun_and_typed_moves(tmp_path):
     storage, service, console, out = await make(tmp_path)
     await console.handle("/uzun")

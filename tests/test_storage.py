@@ -21,6 +21,7 @@ import pytest
 
 from bot.storage.base import (
     Chat,
+    ChatPrefs,
     ContestSettings,
     GameRecord,
     GameStatus,
@@ -394,6 +395,25 @@ async def test_chats(storage: Storage):
     assert await storage.get_chat("discord", "55") == Chat("discord", "55", "ru", None)
 
 
+async def test_chat_settings_are_kept_per_chat(storage: Storage):
+    assert (await storage.get_chat("telegram", "-100")).prefs == ChatPrefs()  # the defaults
+    await storage.set_chat_prefs("telegram", "-100", ChatPrefs(auto_analysis=True))
+    chat = await storage.get_chat("telegram", "-100", "Kahvehane")
+    assert chat.prefs == ChatPrefs(auto_analysis=True)
+    assert chat.lang is None  # nothing else changed
+    assert (await storage.get_chat("telegram", "-200")).prefs == ChatPrefs()
+    await storage.set_chat_prefs("discord", "55", ChatPrefs(auto_analysis=True))  # unseen
+    assert (await storage.get_chat("discord", "55")).prefs.auto_analysis
+    await storage.set_chat_prefs("telegram", "-100", ChatPrefs())
+    assert (await storage.get_chat("telegram", "-100")).prefs == ChatPrefs()
+
+
+def test_chat_settings_store_only_changes_and_ignore_unknown_keys():
+    assert ChatPrefs().to_json() == "{}"
+    assert ChatPrefs(auto_analysis=True).to_json() == '{"auto_analysis": true}'
+    assert ChatPrefs.from_json('{"auto_analysis": true, "later": 1}') == ChatPrefs(True)
+
+
 # --- games and events --------------------------------------------------------------------
 
 
@@ -487,13 +507,14 @@ async def test_move_chat_carries_language_and_leaderboard(storage: Storage, play
     ali, _ = players
     await storage.set_chat_lang("telegram", "-100", "tr")
     await storage.get_chat("telegram", "-100", "Kahvehane")
+    await storage.set_chat_prefs("telegram", "-100", ChatPrefs(auto_analysis=True))
     async with storage.transaction() as tx:
         row = await tx.get_rating(ali.id, "telegram:-100", "tavla")
         row.rating, row.games = 1530.0, 1
         await tx.put_rating(row, 5.0)
     await storage.move_chat("telegram", "-100", "-100777")
     moved = await storage.get_chat("telegram", "-100777")
-    assert (moved.lang, moved.title) == ("tr", "Kahvehane")
+    assert (moved.lang, moved.title, moved.prefs) == ("tr", "Kahvehane", ChatPrefs(True))
     [(user, rating)] = await storage.top("telegram:-100777", "tavla")
     assert (user.id, rating.rating) == (ali.id, 1530.0)
     assert await storage.top("telegram:-100", "tavla") == []

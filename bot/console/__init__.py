@@ -49,6 +49,7 @@ class ConsoleAdapter:
         self.lang = lang
         self.buttons: list[Button] = []
         self.game_id: int | None = None
+        self._posted: set[asyncio.Future[None]] = set()
         #: Deadline rounds run after every line typed (the console has no clock of its own).
         self.deadlines = DeadlineRunner(service)
         self.deadlines.serve(PLATFORM, self._show_one)
@@ -105,6 +106,8 @@ class ConsoleAdapter:
             self.say(translate_lines(view.lines, lang))
             if view.image and view.game_id is not None:
                 self._write(f"game-{view.game_id}.png", view.image, "picture")
+            elif view.image:  # an analysis card
+                self._write("card" + Path(view.image_name).suffix, view.image, "picture")
             if view.document:
                 self._write(*view.document, "file")
             if view.game_id is not None and not view.notice:
@@ -115,6 +118,10 @@ class ConsoleAdapter:
                     f"[{i}] {translate(b.label, lang)}" for i, b in enumerate(self.buttons, 1)
                 )
                 self.say(options)
+            if view.posted is not None:
+                # Later news of this message ("working…") is printed as new lines.
+                self._posted.add(asyncio.ensure_future(view.posted({"console": True})))
+                self._posted = {task for task in self._posted if not task.done()}
 
     async def _show_one(self, view: View) -> None:
         self.show([view])

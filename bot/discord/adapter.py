@@ -330,7 +330,7 @@ class DiscordAdapter:
     @staticmethod
     async def _posted(view: View, message: discord.Message, chat_id: str) -> None:
         """Tell the service where a view it edits later was posted (a tournament's card or
-        standings)."""
+        standings, an analysis's "working…")."""
         if view.posted is not None:
             await view.posted(
                 {

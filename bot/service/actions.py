@@ -31,6 +31,7 @@ class Code(StrEnum):
     REMATCH = "re"
     CLAIM = "cl"
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
+    ANALYSE = "an"  # under a finished game's board: its analysis (issue 15)
 
 
 # The codes by their short names, as the service and the adapters write them (``A.ROLL``).
@@ -50,6 +51,7 @@ RESIGN_DECLINE = Code.RESIGN_DECLINE
 REMATCH = Code.REMATCH
 CLAIM = Code.CLAIM
 SETTING = Code.SETTING
+ANALYSE = Code.ANALYSE
 
 
 class Action(NamedTuple):

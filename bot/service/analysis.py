@@ -1,21 +1,30 @@
 """``/analyse``: the analysis of a finished contest, answered with the analysis card.
 
 The command takes the chat's last finished contest of the player who asks (or the one given
-by number, or the one whose board is replied to). In a group the card goes to the group,
-with a line pointing to the private chat; asked in private (``/analyse 42``), the answer
-also carries the whole list of decisions as a document and the ``.mat`` export with the
-analysis as comments.
+by number, or the one whose board is replied to); the *Analyse* button under a finished
+board takes that contest. In a group the card goes to the group, with a line pointing to the
+private chat; asked in private (``/analyse 42``), the answer also carries the whole list of
+decisions as a document and the ``.mat`` export with the analysis as comments. A chat whose
+admins switched on automatic analysis (``/settings`` in the group) gets the card of every
+finished rated match.
 
-Analysing takes seconds of CPU (issue 15), so it runs off the event
-loop in a process of its own (see :func:`_run`), and only one at a time per bot process: a
-second request meanwhile is told to try again in a minute rather than queued behind it.
+Analysing takes seconds of CPU (issue 15), so it never holds up play: the request is
+answered at once with a "working…" message, the analysis runs in a process of its own (see
+:func:`_run`), one at a time per bot process, and the "working…" message is edited with the
+progress of a long match (coarse steps, far apart: Telegram allows about 20 edits a minute
+in a group) and when the card is ready; the card and documents follow as new messages,
+delivered through the adapters' outlets (:meth:`ServiceBase.deliver_later`). A request while
+another analysis runs is told to try again in a minute; an automatic analysis waits its turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
+import logging
 import multiprocessing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -29,10 +38,13 @@ from core.match import Match
 from renderers.analysis_card import render_analysis_card
 from renderers.analysis_text import analysis_text, mat_comments
 
-from .views import View
+from .base import ServiceBase, UserFacingError
+from .views import Place, View
 
 if TYPE_CHECKING:
-    from .service import GameService, Place
+    from multiprocessing.queues import SimpleQueue
+
+log = logging.getLogger(__name__)
 
 #: The card's and the document's words (renderers.analysis_card.CARD_LABELS and
 #: renderers.analysis_text.TEXT_LABELS), marked for translation.
@@ -90,32 +102,100 @@ DONE_PRIVATE = t(
     "Analysis of game {id}: every decision in the document, and the game for GNU Backgammon "
     "with the errors as comments."
 )
+WORKING = t("⏳ Analysing game {id}…")
+PROGRESS = t("⏳ Analysing game {id}… {percent}%")
+READY = t("✅ The analysis of game {id} is ready.")
+FAILED = t("Sorry, the analysis of game {id} failed. The game itself is safe.")
 
-#: Analyses running in this process (at most one: each takes a core for seconds).
-_running = 0
+#: The "working…" message is edited at most this often (seconds) and only at these shares
+#: of the work done: a 3-point match takes seconds, a long one a minute or more, and a group
+#: may have a few analyses and games going at once within Telegram's ~20 edits a minute.
+PROGRESS_EVERY = 15.0
+PROGRESS_STEPS = (25, 50, 75)
+#: How long to wait (seconds) for the adapter to say where it posted "working…".
+POSTED_WITHIN = 10.0
+#: How often (seconds) the event loop looks for progress from the analysis process.
+PROGRESS_POLL = 1.0
+
 _worker: ProcessPoolExecutor | None = None
+#: Progress from the analysis process: (job, done, total). A simple queue writes each report
+#: before the analysis returns (a Queue's feeder thread could send it after the result).
+_progress: SimpleQueue[tuple[int, int, int]] | None = None
+#: In the analysis process: where to put progress.
+_worker_progress: SimpleQueue[tuple[int, int, int]] | None = None
+_jobs = itertools.count(1)
+
+Report = Callable[[int, int], None]
+
+
+def _worker_init(progress: SimpleQueue[tuple[int, int, int]]) -> None:
+    """In the analysis process: remember where progress goes."""
+    global _worker_progress
+    _worker_progress = progress
+
+
+def _in_worker(
+    job: int,
+    record: GameRecord,
+    core_events: list[dict[str, Any]],
+    words: Mapping[str, str],
+    theme: str,
+) -> AnalysisFiles:
+    """:func:`analyse_record` in the analysis process, its progress sent to the bot process
+    in steps of a tenth (a put per roll would cost more than it tells)."""
+    sent = -1
+
+    def report(done: int, total: int) -> None:
+        nonlocal sent
+        tenth = 10 * done // max(total, 1)
+        if tenth != sent and _worker_progress is not None:
+            sent = tenth
+            _worker_progress.put((job, done, total))
+
+    return analyse_record(record, core_events, words, theme, progress=report)
 
 
 async def _run(
-    record: GameRecord, core_events: list[dict[str, Any]], words: Mapping[str, str], theme: str
+    record: GameRecord,
+    core_events: list[dict[str, Any]],
+    words: Mapping[str, str],
+    theme: str,
+    progress: Report,
 ) -> AnalysisFiles:
-    """:func:`analyse_record` in the analysis process, started at the first analysis.
+    """:func:`analyse_record` in the analysis process, started at the first analysis;
+    ``progress(done, total)`` is called on the event loop as the work goes on.
 
     A process rather than a thread: the analysis holds the interpreter for seconds (a
     thread would slow every press meanwhile), and GNU Backgammon's module only works in the
     one thread that first used it.
     """
-    global _worker
+    global _worker, _progress
     if _worker is None:
-        _worker = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    loop = asyncio.get_running_loop()
-    try:
-        return await loop.run_in_executor(
-            _worker, analyse_record, record, core_events, words, theme
+        context = multiprocessing.get_context("spawn")
+        _progress = context.SimpleQueue()
+        _worker = ProcessPoolExecutor(
+            1, mp_context=context, initializer=_worker_init, initargs=(_progress,)
         )
+    job = next(_jobs)
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(_worker, _in_worker, job, record, core_events, words, theme)
+    try:
+        while True:
+            done, _ = await asyncio.wait({future}, timeout=PROGRESS_POLL)
+            _drain(job, progress)
+            if done:
+                return future.result()
     except BrokenProcessPool:
         _worker = None  # the process died (killed, out of memory): a new one next time
         raise
+
+
+def _drain(job: int, progress: Report) -> None:
+    """Hand the progress the analysis process reported to ``progress``."""
+    while _progress is not None and not _progress.empty():
+        who, done, total = _progress.get()
+        if who == job:
+            progress(done, total)
 
 
 def labels(lang: str) -> dict[str, str]:
@@ -140,8 +220,9 @@ def analyse_record(
     core_events: list[dict[str, Any]],
     words: Mapping[str, str],
     theme: str = "classic",
+    progress: Report | None = None,
 ) -> AnalysisFiles:
-    """Analyse a stored contest and draw its card (pure and slow: run it in a thread)."""
+    """Analyse a stored contest and draw its card (pure and slow: run it in a process)."""
     match = Match.from_dict(record.match or {})
     names = record.settings.names or ["White", "Black"]
     games = split_games(core_events)
@@ -151,6 +232,7 @@ def analyse_record(
         length=match.length,
         names=(str(names[0]), str(names[1])),
         jacoby=match.jacoby and match.length == 0,
+        progress=progress,
     )
     mat = export_games(
         names,
@@ -167,45 +249,178 @@ def analyse_record(
     )
 
 
-async def analyse_command(
-    service: GameService,
-    *,
-    user: User,
-    chat: Chat,
-    place: Place,
-    args: str,
-    reply_to_game: int | None,
-    **_: Any,
-) -> list[View]:
-    """``/analyse [game number]`` (see the module doc)."""
-    global _running
-    lang = service._lang(user, chat, private=place.private)
-    record = await _finished_game(service, user, chat, args, reply_to_game)
-    if _running:
-        return [View([BUSY], lang=lang, notice=True)]
-    _running += 1
-    try:
-        events = await service.storage.events(record.id)  # type: ignore[arg-type]
-        core_events = [e.data for e in events if e.type == "core"]
-        files = await _run(record, core_events, labels(lang), service.settings.theme)
-    finally:
-        _running -= 1
-    if not place.private:
-        return [View([Text(DONE_GROUP.msgid, {"id": record.id})], lang=lang, image=files.card)]
-    return [
-        View([Text(DONE_PRIVATE.msgid, {"id": record.id})], lang=lang, image=files.card),
-        View([], lang=lang, document=(f"analysis-{record.id}.txt", files.document.encode())),
-        View([], lang=lang, document=(f"tavla-{record.id}-analysed.mat", files.mat.encode())),
-    ]
+class _Job:
+    """One analysis on its way: the "working…" message, its progress, then the results."""
+
+    def __init__(
+        self, service: AnalysisMixin, record: GameRecord, chat: Chat, lang: str, private: bool
+    ) -> None:
+        assert record.id is not None
+        self.service = service
+        self.record = record
+        self.game_id = record.id
+        self.chat = chat
+        self.lang = lang
+        self.private = private
+        # Where the adapter posted "working…" (None: it could not tell, e.g. the console).
+        self.posted: asyncio.Future[dict[str, Any] | None] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self.started = service.clock()
+        self.last_edit = self.started
+        self.step = 0
+
+    @property
+    def address(self) -> tuple[str, str]:
+        return (self.chat.platform, self.chat.chat_id)
+
+    def working_view(self) -> View:
+        """The "working…" message, answered at once."""
+        return View(
+            [Text(WORKING.msgid, {"id": self.game_id})],
+            lang=self.lang,
+            chat=self.address,
+            # Where the game is (Discord needs the board's channel for later messages).
+            message=self.record.message,
+            posted=self._was_posted,
+        )
+
+    async def _was_posted(self, where: dict[str, Any]) -> None:
+        if not self.posted.done():
+            self.posted.set_result(where)
+
+    def progress(self, done: int, total: int) -> None:
+        """Edit "working…" with the share done: only past a new coarse step, and only once
+        :data:`PROGRESS_EVERY` seconds have passed since the start or the last edit (a short
+        match is done before its first edit)."""
+        percent = 100 * done // max(total, 1)
+        step = max((s for s in PROGRESS_STEPS if s <= percent), default=0)
+        now = self.service.clock()
+        if step <= self.step or now - self.last_edit < PROGRESS_EVERY or not self.posted.done():
+            return
+        where = self.posted.result()
+        if where is None:
+            return
+        self.step, self.last_edit = step, now
+        edit = Text(PROGRESS.msgid, {"id": self.game_id, "percent": step})
+        self.service.spawn(self.service.deliver_later(self._edit(edit, where)))
+
+    def _edit(self, line: Text, where: dict[str, Any]) -> View:
+        return View([line], lang=self.lang, chat=self.address, message=where, edit=True)
+
+    async def run(self, lock: asyncio.Lock) -> None:
+        """Analyse (waiting for the analysis before, if any), then deliver the results."""
+        service = self.service
+        try:
+            async with lock:
+                events = await service.storage.events(self.game_id)
+                core_events = [e.data for e in events if e.type == "core"]
+                files = await _run(
+                    self.record,
+                    core_events,
+                    labels(self.lang),
+                    service.settings.theme,
+                    self.progress,
+                )
+        except Exception:
+            log.exception("the analysis of game %s failed", self.game_id)
+            await self._finish([], Text(FAILED.msgid, {"id": self.game_id}))
+            return
+        await self._finish(self.results(files), Text(READY.msgid, {"id": self.game_id}))
+
+    def results(self, files: AnalysisFiles) -> list[View]:
+        """The card (and in private the documents), as new messages where "working…" is."""
+        where = self.record.message
+        if self.posted.done() and self.posted.result() is not None:
+            where = self.posted.result()
+        common: dict[str, Any] = {"lang": self.lang, "chat": self.address, "message": where}
+        if not self.private:
+            return [
+                View([Text(DONE_GROUP.msgid, {"id": self.game_id})], image=files.card, **common)
+            ]
+        return [
+            View([Text(DONE_PRIVATE.msgid, {"id": self.game_id})], image=files.card, **common),
+            View([], document=(f"analysis-{self.game_id}.txt", files.document.encode()), **common),
+            View(
+                [],
+                document=(f"tavla-{self.game_id}-analysed.mat", files.mat.encode()),
+                **common,
+            ),
+        ]
+
+    async def _finish(self, results: list[View], line: Text) -> None:
+        """Say the analysis is over on "working…" (or anew when its place is not known),
+        then deliver ``results``."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.posted), POSTED_WITHIN)
+        where = self.posted.result() if self.posted.done() else None
+        if where is not None:
+            await self.service.deliver_later(self._edit(line, where))
+        elif not results:
+            await self.service.deliver_later(
+                View([line], lang=self.lang, chat=self.address, message=self.record.message)
+            )
+        for view in results:
+            await self.service.deliver_later(view)
+
+
+class AnalysisMixin(ServiceBase):
+    """``/analyse``, the *Analyse* button, and automatic analysis of rated matches."""
+
+    _analysis_lock: asyncio.Lock | None = None
+
+    def _analysis_queue(self) -> asyncio.Lock:
+        if self._analysis_lock is None:
+            self._analysis_lock = asyncio.Lock()
+        return self._analysis_lock
+
+    async def _analyse_command(
+        self,
+        *,
+        user: User,
+        chat: Chat,
+        place: Place,
+        args: str,
+        reply_to_game: int | None,
+        **_: Any,
+    ) -> list[View]:
+        """``/analyse [game number]`` (see the module doc)."""
+        record = await _finished_game(self, user, chat, args, reply_to_game)
+        return self._analyse(record, chat, self._lang(user, chat, private=place.private), place)
+
+    async def _analyse_press(
+        self, user: User, chat: Chat, place: Place, record: GameRecord
+    ) -> list[View]:
+        """The *Analyse* button under a finished board (pressed in the game's own chat)."""
+        if record.status is not GameStatus.FINISHED or record.match is None:
+            raise UserFacingError(NOT_FINISHED)
+        return self._analyse(record, chat, self._lang(user, chat, private=place.private), place)
+
+    def _analyse(self, record: GameRecord, chat: Chat, lang: str, place: Place) -> list[View]:
+        lock = self._analysis_queue()
+        if lock.locked():
+            return [View([BUSY], lang=lang, notice=True)]
+        return [self._start_job(record, chat, lang, private=place.private)]
+
+    def _start_job(self, record: GameRecord, chat: Chat, lang: str, *, private: bool) -> View:
+        job = _Job(self, record, chat, lang, private)
+        self.spawn(job.run(self._analysis_queue()))
+        return job.working_view()
+
+    async def _auto_analysis(self, record: GameRecord, chat: Chat) -> list[View]:
+        """After a finished contest: its analysis, when it was a rated match in a chat that
+        analyses every one (the analysis waits its turn behind any other)."""
+        if not (record.rated and chat.prefs.auto_analysis and record.match is not None):
+            return []
+        lang = await self._game_lang(record, chat)
+        return [self._start_job(record, chat, lang, private=False)]
 
 
 async def _finished_game(
-    service: GameService, user: User, chat: Chat, args: str, reply_to_game: int | None
+    service: ServiceBase, user: User, chat: Chat, args: str, reply_to_game: int | None
 ) -> GameRecord:
     """The contest to analyse: the one named or replied to, else the chat's last finished
     contest the user played in."""
-    from .service import UserFacingError
-
     wanted = args.strip().lstrip("#")
     game_id = int(wanted) if wanted.isdigit() else reply_to_game
     if game_id is not None:

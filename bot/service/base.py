@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -38,12 +38,11 @@ from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_pictu
 from renderers.text import render_text
 from renderers.view import BoardView
 
-from . import actions as A
 from .errors import error_text
 from .keypad import DEFAULT_LIMITS, DISCORD_LIMITS, KeypadLimits
 from .limits import RateLimiter, clean_name
-from .presenter import board_view, caption, game_buttons
-from .views import Actor, Button, Place, View
+from .presenter import board_view, caption, finished_buttons, game_buttons
+from .views import Actor, Place, View
 
 if TYPE_CHECKING:
     from .tournaments import Tournaments
@@ -170,6 +169,11 @@ class ServiceBase(ABC):
             self.settings.idle_actions, self.settings.idle_window, self.clock
         )
         self._pictures = PictureCache(self.settings.picture_cache_bytes)
+        #: How views made outside any request (an analysis done) reach their chat, by
+        #: platform: the adapters' deadline outlets (DeadlineRunner.serve registers them).
+        self.outlets: dict[str, Callable[[View], Awaitable[None]]] = {}
+        #: Work under way in the background (analyses), kept until done.
+        self.background: set[asyncio.Task[None]] = set()
         self._render_pool: DrawingPool | None = None
         if self.settings.render_processes > 0 and DrawingPool.supported:
             self._render_pool = DrawingPool(self.settings.render_processes)
@@ -185,6 +189,34 @@ class ServiceBase(ABC):
                 image = await self._render_pool.draw(view, fmt)
             self._pictures.put(key, image)
         return image
+
+    # -- work in the background ------------------------------------------------------
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background; a failure is logged, never lost."""
+        task = asyncio.get_running_loop().create_task(work)
+        self.background.add(task)
+
+        def done(task: asyncio.Task[None]) -> None:
+            self.background.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                log.error("background work failed", exc_info=task.exception())
+
+        task.add_done_callback(done)
+
+    async def deliver_later(self, view: View) -> None:
+        """Deliver a view made outside any request to its chat (``view.chat``) through the
+        outlet of its platform; dropped (and logged) where no adapter serves it."""
+        outlet = self.outlets.get(view.chat[0]) if view.chat is not None else None
+        if outlet is None:
+            log.warning("no outlet for a view to %s", view.chat)
+            return
+        await outlet(view)
+
+    async def settle(self) -> None:
+        """Wait until the background work is done (tests, shutdown)."""
+        while self.background:
+            await asyncio.gather(*self.background, return_exceptions=True)
 
     # -- who and where ---------------------------------------------------------------
 
@@ -274,6 +306,7 @@ class ServiceBase(ABC):
         if ctx.finished:
             views.append(self._final_view(ctx, chat, user))
             views.extend(await self.tournaments.after_game(saved, chat))
+            views.extend(await self._auto_analysis(saved, chat))
         return views
 
     async def _save(self, tx: Any, ctx: ActionContext) -> GameRecord:
@@ -340,7 +373,7 @@ class ServiceBase(ABC):
             else game_buttons(record.id, record.version, game, ctx.selected, limits)
         )
         if record.status is GameStatus.FINISHED:
-            buttons = [[Button(t("Rematch"), A.encode(record.id, record.version, A.REMATCH))]]
+            buttons = finished_buttons(record.id, record.version)
         # The board is drawn from the side of the seat to act, in that player's own style.
         viewer = (await self._prefs(ctx))[game.turn]
         view = board_view(
@@ -402,6 +435,20 @@ class ServiceBase(ABC):
         self, user: User, chat: Chat, place: Place, arg: str, message: dict[str, Any] | None
     ) -> list[View]:
         """A /settings button (prefs.py)."""
+
+    @abstractmethod
+    async def _group_settings(self, user: User, chat: Chat, actor: Actor) -> list[View]:
+        """``/settings`` in a group (chat_settings.py)."""
+
+    @abstractmethod
+    async def _analyse_press(
+        self, user: User, chat: Chat, place: Place, record: GameRecord
+    ) -> list[View]:
+        """The Analyse button under a finished board (analysis.py)."""
+
+    @abstractmethod
+    async def _auto_analysis(self, record: GameRecord, chat: Chat) -> list[View]:
+        """A finished contest's analysis where the chat asks for every one (analysis.py)."""
 
     @abstractmethod
     async def _accept(self, user: User, chat: Chat, record: GameRecord) -> list[View]:

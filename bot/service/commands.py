@@ -97,7 +97,10 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "analyse",
         t("Analyse your last finished game"),
-        t("/analyse [game] — the analysis of your last finished game"),
+        t(
+            "/analyse [game] — the analysis of your last finished game; a group's admins "
+            "can have every rated match analysed (/settings in the group)"
+        ),
         aliases=("analyze", "analiz"),
     ),
     Command("dice", t("Check the fairness of the dice"), _EXPORT_DICE),
@@ -107,6 +110,8 @@ COMMANDS: tuple[Command, ...] = (
         t("Your own settings (in private)"),
         t("/settings — roll and confirm by themselves, board style (in private)"),
         audience=Audience.PRIVATE,
+        # In a group, its admins get the chat's settings (automatic analysis, issue 15).
+        admin_powers=True,
     ),
     Command("rules", t("The rules"), _LANG_RULES),
     # Telegram opens a private chat with /start (a deep link may add a word): the help.

@@ -54,6 +54,8 @@ class PlayMixin(ServiceBase):
             return await self._decline(user, chat, record)
         if action.code == A.REMATCH:
             return await self._rematch(user, chat, place, record)
+        if action.code == A.ANALYSE:
+            return await self._analyse_press(user, chat, place, record)
         # Saves the board does not show (a reminder, say) leave its buttons valid.
         current = _state_version(record) <= action.version
         elsewhere = (  # pressed on an older board message than the game's board

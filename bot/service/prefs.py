@@ -16,7 +16,7 @@ from renderers.themes import THEMES
 
 from . import actions as A
 from .base import ServiceBase, UserFacingError
-from .views import Button, Place, View
+from .views import Actor, Button, Place, View
 
 THEME_NAMES = {"classic": t("Classic"), "dark": t("Dark"), "contrast": t("High contrast")}
 HOME_NAMES = {"right": t("on the right"), "left": t("on the left")}
@@ -113,14 +113,11 @@ def apply_choice(prefs: PlayerPrefs, arg: str) -> tuple[PlayerPrefs, str | None]
 class PrefsMixin(ServiceBase):
     """``/settings`` and its buttons."""
 
-    async def _settings(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
-        if not place.private:
-            raise UserFacingError(
-                t(
-                    "Your settings are yours alone: send /settings to me in a private chat "
-                    "to change them."
-                )
-            )
+    async def _settings(
+        self, *, user: User, chat: Chat, place: Place, actor: Actor, **_: Any
+    ) -> list[View]:
+        if not place.private:  # the chat's settings, for its administrators
+            return await self._group_settings(user, chat, actor)
         return [self._settings_view(user)]
 
     async def _setting(

@@ -250,6 +250,16 @@ def action_line(game: Game, names: list[str]) -> Text:
     )
 
 
+def finished_buttons(game_id: int, version: int) -> list[list[Button]]:
+    """Under a finished game's board: a rematch and the game's analysis (issue 15)."""
+    return [
+        [
+            Button(t("Rematch"), A.encode(game_id, version, A.REMATCH)),
+            Button(t("🔍 Analyse"), A.encode(game_id, version, A.ANALYSE)),
+        ]
+    ]
+
+
 def game_buttons(
     game_id: int,
     version: int,
@@ -262,7 +272,7 @@ def game_buttons(
     enc = A.encode
     rows: list[list[Button]] = []
     if game.over:
-        return [[Button(t("Rematch"), enc(game_id, version, A.REMATCH))]]
+        return finished_buttons(game_id, version)
     if game.resign_offer:
         return [
             [

@@ -53,8 +53,20 @@ class DeadlineRunner:
         undeliverable: Deliver | None = None,
     ) -> None:
         """Deliver the views of ``platform``'s games with ``deliver``. A view whose delivery
-        raises one of ``errors`` is logged and passed to ``undeliverable``, if given."""
-        self._outlets[platform] = _Outlet(deliver, errors, undeliverable)
+        raises one of ``errors`` is logged and passed to ``undeliverable``, if given.
+
+        The service delivers its views made outside any request (an analysis done) the
+        same way (:meth:`GameService.deliver_later`)."""
+        outlet = _Outlet(deliver, errors, undeliverable)
+        self._outlets[platform] = outlet
+
+        async def later(view: View) -> None:
+            try:
+                await outlet.deliver(view)
+            except outlet.errors:
+                log.warning("could not deliver a message made in the background", exc_info=True)
+
+        self.service.outlets[platform] = later
 
     async def round(self) -> None:
         """One round: the service's due deadlines and lagging boards, delivered."""

@@ -18,7 +18,6 @@ Adapters only translate their platform's updates into the calls below and the re
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from functools import partial
 from typing import Any
 
 from bot.i18n import t
@@ -26,9 +25,10 @@ from bot.storage.base import GameStatus
 from core.match import Match
 
 from . import actions as A
-from .analysis import analyse_command
+from .analysis import AnalysisMixin
 from .base import ServiceBase, ServiceSettings, UserFacingError
 from .challenges import ChallengesMixin
+from .chat_settings import ChatSettingsMixin, is_chat_setting
 from .chats import ChatsMixin
 from .commands import find_command
 from .deadlines import DeadlinesMixin
@@ -43,7 +43,9 @@ SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
 
 
 class GameService(
+    AnalysisMixin,
     ChallengesMixin,
+    ChatSettingsMixin,
     PlayMixin,
     PrefsMixin,
     ResultsMixin,
@@ -116,7 +118,7 @@ class GameService(
             "top": self._top,
             "stats": self._stats,
             "export": self._export,
-            "analyse": partial(analyse_command, self),
+            "analyse": self._analyse_command,
             "dice": self._dice,
             "lang": self._set_lang,
             "board": self._show_board,
@@ -145,6 +147,10 @@ class GameService(
         if action is None:
             self.idle_limiter.allow(user.id)
             return [self._notice(user, chat, t("That button is not one of mine."))]
+        if is_chat_setting(data):  # a chat's settings: its administrators only
+            self.limiter.allow(user.id)
+            work = self._chat_setting(user, chat, place, actor, action.arg, message)
+            return await self._guard(user, chat, work)
         views = await self._guard(user, chat, self._press(user, chat, place, action, message))
         if all(v.notice or v.repair for v in views):
             self.idle_limiter.allow(user.id)

@@ -100,6 +100,31 @@ class User:
     prefs: PlayerPrefs = field(default_factory=PlayerPrefs)
 
 
+@dataclass(frozen=True)
+class ChatPrefs:
+    """A chat's own settings (``/settings`` in a group, admins only); the defaults are what
+    a new chat gets."""
+
+    #: Every finished rated match in the chat is analysed and its card posted (issue 15).
+    auto_analysis: bool = False
+
+    def to_json(self) -> str:
+        """The settings that differ from the defaults, as stored."""
+        changed = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != f.default
+        }
+        return json.dumps(changed, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | None) -> ChatPrefs:
+        """Stored settings; keys this version does not know are ignored."""
+        data = json.loads(text or "{}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
 @dataclass
 class Chat:
     """A chat (Telegram) or channel/server (Discord) where games are played."""
@@ -111,6 +136,7 @@ class Chat:
     #: Since when (epoch seconds) the bot cannot post here (removed, muted, chat gone);
     #: None while it can. Games here wait and resume when the chat is heard from again.
     paused: float | None = None
+    prefs: ChatPrefs = field(default_factory=ChatPrefs)
 
     @property
     def scope(self) -> str:
@@ -402,6 +428,10 @@ class Storage(Protocol):
 
     async def set_chat_lang(self, platform: str, chat_id: str, lang: str | None) -> None: ...
 
+    async def set_chat_prefs(self, platform: str, chat_id: str, prefs: ChatPrefs) -> None:
+        """Keep a chat's own settings."""
+        ...
+
     async def get_game(self, game_id: int) -> GameRecord | None: ...
 
     async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
@@ -485,6 +515,7 @@ __all__ = [
     "LIVE_TOURNAMENT_STATUSES",
     "OPEN_STATUSES",
     "Chat",
+    "ChatPrefs",
     "Event",
     "GameRecord",
     "GameStatus",

@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from bot.storage.base import (
     Chat,
+    ChatPrefs,
     ContestSettings,
     Event,
     GameRecord,
@@ -181,7 +182,7 @@ def user_from_row(row: Row) -> User:
 
 def chat_from_row(row: Row) -> Chat:
     """A chat from a ``chats`` row."""
-    return _from_row(Chat, row)
+    return _from_row(Chat, row, prefs=ChatPrefs.from_json(row["prefs"]))
 
 
 def event_from_row(row: Row) -> Event:

@@ -25,6 +25,7 @@ from bot.storage.base import (
     LIVE_TOURNAMENT_STATUSES,
     OPEN_STATUSES,
     Chat,
+    ChatPrefs,
     Event,
     GameRecord,
     GameStatus,
@@ -283,6 +284,17 @@ class SqlStorage(ABC):
                 time.time(),
             )
 
+    async def set_chat_prefs(self, platform: str, chat_id: str, prefs: ChatPrefs) -> None:
+        async with self._writing() as db:
+            await db.execute(
+                "INSERT INTO chats (platform, chat_id, prefs, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (platform, chat_id) DO UPDATE SET prefs = excluded.prefs",
+                platform,
+                str(chat_id),
+                prefs.to_json(),
+                time.time(),
+            )
+
     # --- games -----------------------------------------------------------------------------
 
     async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
@@ -339,12 +351,14 @@ class SqlStorage(ABC):
         async with self._writing() as db:
             # The WHERE makes SQLite read ON CONFLICT as the upsert, not as a join clause.
             await db.execute(
-                "INSERT INTO chats (platform, chat_id, title, lang, created) "
-                "SELECT platform, ?, title, lang, created FROM chats "
+                "INSERT INTO chats (platform, chat_id, title, lang, prefs, created) "
+                "SELECT platform, ?, title, lang, prefs, created FROM chats "
                 "WHERE platform = ? AND chat_id = ? "
                 "ON CONFLICT (platform, chat_id) DO UPDATE SET "
                 "title = COALESCE(chats.title, excluded.title), "
-                "lang = COALESCE(chats.lang, excluded.lang), paused = NULL",
+                "lang = COALESCE(chats.lang, excluded.lang), "
+                "prefs = CASE WHEN chats.prefs = '{}' THEN excluded.prefs ELSE chats.prefs END, "
+                "paused = NULL",
                 str(new_chat_id),
                 platform,
                 str(old_chat_id),

@@ -21,6 +21,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.i18n import normalize_language, t, translate
+from bot.service.chat_settings import is_chat_setting
 from bot.service.commands import find_command
 
 from .api import _all, with_retries
@@ -84,8 +85,12 @@ class TelegramAdapter(Delivery):
             return
         chat = query.message.chat
         actor = actor_of(query.from_user)
-        if chat.type != "private" and self.service.tournaments.manages(query.data or ""):
-            # A tournament's Start: the organiser's, or a chat admin's (Telegram says who).
+        data = query.data or ""
+        if chat.type != "private" and (
+            self.service.tournaments.manages(data) or is_chat_setting(data)
+        ):
+            # A tournament's Start (the organiser's, or a chat admin's) or a chat's settings
+            # (its admins'): Telegram says who administers the chat.
             member = await context.bot.get_chat_member(chat.id, query.from_user.id)
             actor = replace(actor, admin=member.status in ("administrator", "creator"))
         views = await self.service.press(

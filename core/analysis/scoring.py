@@ -186,12 +186,17 @@ def _live_array(p: np.ndarray, w: np.ndarray, lo: np.ndarray, owner: int) -> np.
     """:func:`_live` on arrays."""
     cash = (lo + 1.0) / (w + lo + 0.5)
     low = (lo - 0.5) / (w + lo + 0.5)
+    # Too good to double: play on for the gammon, from 1 at the cash point up to w at p = 1.
+    good = 1.0 + (w - 1.0) * (p - cash) / np.maximum(1.0 - cash, 1e-9)
+    # The opponent too good: from -1 at its cash point down to -lo at p = 0.
+    bad = -lo + (lo - 1.0) * p / np.maximum(low, 1e-9)
     if owner == 0:
         mid = -1.0 + 2.0 * (p - low) / np.maximum(cash - low, 1e-9)
-        return np.asarray(np.clip(mid, -1.0, 1.0))
+        return np.asarray(np.where(p >= cash, good, np.where(p <= low, bad, mid)))
     if owner > 0:
-        return np.where(p >= cash, 1.0, -lo + (1.0 + lo) * p / np.maximum(cash, 1e-9))
-    return np.where(p <= low, -1.0, -1.0 + (w + 1.0) * (p - low) / np.maximum(1.0 - low, 1e-9))
+        return np.asarray(np.where(p >= cash, good, -lo + (1.0 + lo) * p / np.maximum(cash, 1e-9)))
+    rest = -1.0 + (w + 1.0) * (p - low) / np.maximum(1.0 - low, 1e-9)
+    return np.asarray(np.where(p <= low, bad, rest))
 
 
 # -- cube decisions ---------------------------------------------------------------------
@@ -200,19 +205,22 @@ def _live_array(p: np.ndarray, w: np.ndarray, lo: np.ndarray, owner: int) -> np.
 def _live(p: float, w: float, lo: float, owner: int) -> float:
     """Janowski's fully live-cube equity (per unit cube) at winning chance ``p``.
 
-    ``owner``: 0 centred, 1 I own the cube, -1 the opponent owns it.
+    ``owner``: 0 centred, 1 I own the cube, -1 the opponent owns it. Past a cash point the
+    side that is too good to double plays on for the gammon: the equity goes on linearly
+    from ±1 at the cash point to the average win ``w`` (or loss ``-lo``) at certainty, as in
+    GNU Backgammon's money-game conversion.
     """
     cash = (lo + 1.0) / (w + lo + 0.5)  # my cash point
     low = (lo - 0.5) / (w + lo + 0.5)  # the opponent's cash point, in my chances
+    if p >= cash and owner >= 0:
+        return 1.0 + (w - 1.0) * (p - cash) / max(1.0 - cash, 1e-9)
+    if p <= low and owner <= 0:
+        return -lo + (lo - 1.0) * p / max(low, 1e-9)
     if owner == 0:
-        if p >= cash:
-            return 1.0
-        if p <= low:
-            return -1.0
         return -1.0 + 2.0 * (p - low) / (cash - low)
     if owner > 0:
-        return 1.0 if p >= cash else -lo + (1.0 + lo) * p / cash
-    return -1.0 if p <= low else -1.0 + (w + 1.0) * (p - low) / (1.0 - low)
+        return -lo + (1.0 + lo) * p / cash
+    return -1.0 + (w + 1.0) * (p - low) / (1.0 - low)
 
 
 def _cubeful(p: float, w: float, lo: float, owner: int, live: bool) -> float:

@@ -62,6 +62,10 @@ class Call:
     status: int = 200
 
 
+#: A member's permissions: a plain member's, and with Administrator and Manage Server.
+MEMBER_PERMISSIONS = 2248473465835073
+
+
 @dataclass
 class FakeUser:
     id: int

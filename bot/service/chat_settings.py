@@ -1,0 +1,110 @@
+"""``/settings`` in a group: the chat's own settings, changed by its administrators only.
+
+Today one setting: automatic analysis of every finished rated match (issue 15). The message
+is public (everyone may see how the chat is set up) and edited in place after every press;
+its buttons carry settings action ids (``0:0:og<choice>``) and belong to no game. Whether
+the person is an administrator is the platform's answer, asked by the adapter
+(:attr:`Actor.admin`): for the command and again for every press on these buttons.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from bot.i18n import Text, t
+from bot.storage.base import Chat, ChatPrefs, User
+
+from . import actions as A
+from .base import ServiceBase, UserFacingError
+from .views import Actor, Button, Place, View
+
+ON, OFF = "✅", "⬜"
+#: Settings choices of a chat start with this letter (a player's never do).
+CHAT_CHOICE = "g"
+OWN_SETTINGS_IN_PRIVATE = t(
+    "Your settings are yours alone: send /settings to me in a private chat to change them."
+)
+ADMINS_ONLY = t("Only the chat's administrators can change its settings.")
+
+
+def is_chat_setting(data: str) -> bool:
+    """Whether a button's action id changes a chat's settings (then the adapter asks the
+    platform whether the presser is an administrator of the chat)."""
+    action = A.decode(data)
+    return action is not None and action.code == A.SETTING and action.arg[:1] == CHAT_CHOICE
+
+
+def chat_settings_lines(prefs: ChatPrefs) -> list[Text | str]:
+    """What the chat's settings message says: each setting, what it does, its value."""
+    return [
+        t("⚙️ This chat's settings (its administrators may change them):"),
+        t(
+            "🔍 Analyse every rated match: {state}. With this on, the analysis card of every "
+            "rated match finished here is posted when the match ends.",
+            state=ON if prefs.auto_analysis else OFF,
+        ),
+        t("Your own settings: send /settings to me in a private chat."),
+    ]
+
+
+def chat_settings_buttons(prefs: ChatPrefs) -> list[list[Button]]:
+    """One button per setting, showing its state."""
+    return [
+        [
+            Button(
+                t("🔍 Analyse every rated match {state}", state=ON if prefs.auto_analysis else OFF),
+                A.encode(0, 0, A.SETTING, CHAT_CHOICE + ("a0" if prefs.auto_analysis else "a1")),
+            )
+        ]
+    ]
+
+
+def apply_chat_choice(prefs: ChatPrefs, arg: str) -> ChatPrefs:
+    """The chat's settings after a button's choice; ValueError for one not of ours."""
+    kind, value = arg[1:2], arg[2:]
+    if arg[:1] == CHAT_CHOICE and kind == "a" and value in ("0", "1"):
+        return dataclasses.replace(prefs, auto_analysis=value == "1")
+    raise ValueError(f"unknown chat setting {arg!r}")
+
+
+class ChatSettingsMixin(ServiceBase):
+    """``/settings`` in a group and its buttons."""
+
+    async def _group_settings(self, user: User, chat: Chat, actor: Actor) -> list[View]:
+        """An administrator gets the chat's settings; anyone else the pointer to their own."""
+        if not actor.admin:
+            raise UserFacingError(OWN_SETTINGS_IN_PRIVATE)
+        return [self._chat_settings_view(user, chat)]
+
+    async def _chat_setting(
+        self,
+        user: User,
+        chat: Chat,
+        place: Place,
+        actor: Actor,
+        arg: str,
+        message: dict[str, Any] | None,
+    ) -> list[View]:
+        """A chat settings button: an administrator's choice is kept and the message shown
+        again in place."""
+        if place.private or not actor.admin:
+            raise UserFacingError(ADMINS_ONLY)
+        try:
+            prefs = apply_chat_choice(chat.prefs, arg)
+        except ValueError:
+            raise UserFacingError(t("That button is not one of mine.")) from None
+        if prefs != chat.prefs:
+            await self.storage.set_chat_prefs(chat.platform, chat.chat_id, prefs)
+            chat = dataclasses.replace(chat, prefs=prefs)
+        view = self._chat_settings_view(user, chat)
+        view.edit = message is not None
+        view.message = message
+        return [view]
+
+    def _chat_settings_view(self, user: User, chat: Chat) -> View:
+        return View(
+            chat_settings_lines(chat.prefs),
+            lang=self._lang(user, chat, private=False),
+            buttons=chat_settings_buttons(chat.prefs),
+        )
