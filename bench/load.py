@@ -248,8 +248,13 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
                 neighbour.kill()
                 neighbour.wait()
             bot.terminate()
-            # Wait without blocking the loop: the fake must answer the bot's last calls.
-            await asyncio.to_thread(bot.wait, 30)
+            # Wait without blocking the loop: the fake must answer the bot's last calls. A bot
+            # still working through a backlog is stopped rather than losing the figures.
+            try:
+                await asyncio.to_thread(bot.wait, 30)
+            except subprocess.TimeoutExpired:
+                bot.kill()
+                await asyncio.to_thread(bot.wait)
     done = sorted(r for r in results if r is not None)
     errors = len(results) - len(done)
     if not done:

@@ -7,16 +7,79 @@ play are offered or accepted, so a half-played turn can never get stuck.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
 
 from .errors import AmbiguousPlayError, ErrorCode, IllegalPlayError
 from .movegen import MoveGenerator, Play, Step, legal_plays
 from .notation import Leg, format_steps, parse_legs, point_name
-from .position import BAR, HEAD, OFF, Position
+from .position import BAR, HEAD, OFF, SLOTS, Position
 from .variants import Variant
 
 DoneStep = tuple[Step, int]
+_WalkKey = tuple[str, bytes, int | None]
+#: A board as a short key: each slot's count one byte, the mover's slots then the opponent's;
+#: a state is a board followed by the dice left.
+_BOARD = 2 * SLOTS
+
+
+def _board_key(position: Position) -> bytes:
+    return bytes(position.mover) + bytes(position.opponent)
+
+
+class _Roll:
+    """What one roll allows from one position, shared by every :class:`Turn` of it.
+
+    A chat bot rebuilds the turn of a game for every button press and walks its steps again
+    for every keyboard, so the legal plays and the answers of the step search are kept here,
+    filled in as turns ask (pure memoisation: every answer depends only on the board reached
+    and the dice left, the state that the keys hold).
+    """
+
+    __slots__ = (
+        "best",
+        "final_boards",
+        "finals",
+        "finish",
+        "head_limit",
+        "plays",
+        "steps",
+        "walks",
+    )
+
+    def __init__(
+        self, variant: Variant, position: Position, dice: tuple[int, int], first_turn: bool
+    ) -> None:
+        self.plays: tuple[Play, ...] = tuple(legal_plays(variant, position, dice, first_turn))
+        self.best = len(self.plays[0].steps) if self.plays else 0
+        self.finals: dict[Position, Play] = {play.after: play for play in self.plays}
+        self.final_boards = frozenset(_board_key(board) for board in self.finals)
+        head_limit = 15
+        if variant.head_rule:
+            head_limit = max(
+                (sum(s.source == HEAD for s in p.steps) for p in self.plays), default=1
+            )
+            head_limit = max(head_limit, 1)
+        self.head_limit = head_limit
+        #: state (dice left in rising order) -> can the turn still end in a legal play.
+        self.finish: dict[bytes, bool] = {}
+        #: state -> the legal steps from there (:meth:`Turn.legal_steps`).
+        self.steps: dict[bytes, tuple[DoneStep, ...]] = {}
+        #: (what was walked, state, its argument) -> the walk's answer.
+        self.walks: dict[_WalkKey, Any] = {}
+
+
+_UNKNOWN = object()
+
+#: Rolls kept, the least recently used forgotten first: the turns under way in a thousand
+#: games between two presses on one of them, in about 25 MB (mostly the legal plays).
+ROLLS_KEPT = 1024
+
+
+@lru_cache(maxsize=ROLLS_KEPT)
+def _roll(variant: Variant, position: Position, dice: tuple[int, int], first_turn: bool) -> _Roll:
+    return _Roll(variant, position, dice, first_turn)
 
 
 class Turn:
@@ -33,18 +96,13 @@ class Turn:
         self.start = position
         self.dice = dice
         self.first_turn = first_turn
-        self.plays: list[Play] = legal_plays(variant, position, dice, first_turn)
-        self.best = len(self.plays[0].steps) if self.plays else 0
-        self.finals = {play.after: play for play in self.plays}
-        head_limit = 15
-        if variant.head_rule:
-            head_limit = max(
-                (sum(s.source == HEAD for s in p.steps) for p in self.plays), default=1
-            )
-            head_limit = max(head_limit, 1)
-        self._gen = MoveGenerator(variant, position, head_limit)
+        roll = _roll(variant, position, (dice[0], dice[1]), bool(first_turn))
+        self._roll = roll
+        self.plays: list[Play] = list(roll.plays)
+        self.best = roll.best
+        self.finals = roll.finals
+        self._gen = MoveGenerator(variant, position, roll.head_limit)
         self.done: list[DoneStep] = []
-        self._memo: dict[tuple[Position, tuple[int, ...]], bool] = {}
 
     # -- state ---------------------------------------------------------------------------
 
@@ -56,9 +114,11 @@ class Turn:
     @property
     def remaining_dice(self) -> list[int]:
         """The dice not used yet, largest first."""
-        left = Counter(self.all_dice)
-        left.subtract(die for _, die in self.done)
-        return sorted(left.elements(), reverse=True)
+        left = list(self.all_dice)
+        for _, die in self.done:
+            left.remove(die)
+        left.sort(reverse=True)
+        return left
 
     @property
     def position(self) -> Position:
@@ -96,9 +156,25 @@ class Turn:
 
     def legal_steps(self) -> list[DoneStep]:
         """Every (step, die) that can be made now and still leads to a legal play."""
+        remaining = self.remaining_dice
+        return list(self._steps_at(self._state(remaining), remaining))
+
+    def _state(self, dice: Sequence[int]) -> bytes:
+        """The current board with ``dice`` left, as a key of the kept answers."""
+        gen = self._gen
+        return bytes(gen.own) + bytes(gen.opp) + bytes(dice)
+
+    def _steps_at(self, state: bytes, remaining: list[int]) -> tuple[DoneStep, ...]:
+        """:meth:`legal_steps` in ``state`` (the current one, ``remaining`` dice left)."""
+        known = self._roll.steps.get(state)
+        if known is None:
+            known = tuple(self._legal_steps(remaining))
+            self._roll.steps[state] = known
+        return known
+
+    def _legal_steps(self, remaining: list[int]) -> list[DoneStep]:
         gen = self._gen
         out: list[DoneStep] = []
-        remaining = self.remaining_dice
         seen: set[Step] = set()
         for die in sorted(set(remaining), reverse=True):
             rest = list(remaining)
@@ -154,6 +230,11 @@ class Turn:
 
     # -- shortcuts for buttons -------------------------------------------------------------
 
+    def _walked(self, what: str, arg: int | None) -> tuple[_WalkKey, Any]:
+        """The key of a walk from the turn as it stands, and its answer if known."""
+        key = (what, self._state(self.remaining_dice), arg)
+        return key, self._roll.walks.get(key, _UNKNOWN)
+
     def completions(self, limit: int | None = None) -> list[list[DoneStep]] | None:
         """Every distinct way to finish the turn from here, one per board it ends in, as the
         steps still to make; ``None`` as soon as there are more than ``limit`` of them.
@@ -162,29 +243,41 @@ class Turn:
         :meth:`step` with its (source, dest) pairs in order, since both take the first legal
         die of :meth:`legal_steps`.
         """
-        found: dict[Position, list[DoneStep]] = {}
-        seen: set[tuple[Position, tuple[int, ...]]] = set()
+        key, known = self._walked("completions", limit)
+        if known is _UNKNOWN:
+            found = self._completions(limit)
+            known = None if found is None else tuple(tuple(c) for c in found)
+            self._roll.walks[key] = known
+        return None if known is None else [list(c) for c in known]
+
+    def _completions(self, limit: int | None) -> list[list[DoneStep]] | None:
+        final_boards = self._roll.final_boards
+        found: dict[bytes, list[DoneStep]] = {}
+        seen: set[bytes] = set()
         path: list[DoneStep] = []
 
-        def walk() -> bool:  # False once over the limit
-            if self.complete:
-                found.setdefault(self.position, list(path))
+        def walk(remaining: list[int]) -> bool:  # False once over the limit
+            state = self._state(remaining)
+            board = state[:_BOARD]
+            if len(self.done) == self.best and board in final_boards:  # complete
+                found.setdefault(board, list(path))
                 return limit is None or len(found) <= limit
-            key = (self.position, tuple(self.remaining_dice))
-            if key in seen:
+            if state in seen:
                 return True
-            seen.add(key)
-            for step, die in self.legal_steps():
+            seen.add(state)
+            for step, die in self._steps_at(state, remaining):
                 self._push(step, die)
                 path.append((step, die))
-                ok = walk()
+                left = list(remaining)
+                left.remove(die)
+                ok = walk(left)
                 path.pop()
                 self.undo()
                 if not ok:
                     return False
             return True
 
-        return list(found.values()) if walk() else None
+        return list(found.values()) if walk(self.remaining_dice) else None
 
     def checker_moves(self, source: int) -> list[list[DoneStep]]:
         """The distinct moves of the checker on ``source``: one die, or several dice in a row
@@ -193,22 +286,33 @@ class Turn:
         Moves that leave the same board and the same dice are one move; moves that reach the
         same point differently (hitting on the way, or by another die) stay apart.
         """
-        found: dict[tuple[Position, tuple[int, ...]], list[DoneStep]] = {}
+        key, known = self._walked("checker_moves", source)
+        if known is _UNKNOWN:
+            known = tuple(tuple(m) for m in self._checker_moves(source))
+            self._roll.walks[key] = known
+        return [list(m) for m in known]
+
+    def _checker_moves(self, source: int) -> list[list[DoneStep]]:
+        found: dict[bytes, list[DoneStep]] = {}
         path: list[DoneStep] = []
 
-        def walk(at: int) -> None:
-            for step, die in self.legal_steps():
+        def walk(at: int, state: bytes, remaining: list[int]) -> None:
+            for step, die in self._steps_at(state, remaining):
                 if step.source != at:
                     continue
                 self._push(step, die)
                 path.append((step, die))
-                found.setdefault((self.position, tuple(self.remaining_dice)), list(path))
-                if step.dest != OFF and self.remaining_dice:
-                    walk(step.dest)
+                left = list(remaining)
+                left.remove(die)
+                after = self._state(left)
+                found.setdefault(after, list(path))
+                if step.dest != OFF and left:
+                    walk(step.dest, after, left)
                 path.pop()
                 self.undo()
 
-        walk(source)
+        remaining = self.remaining_dice
+        walk(source, self._state(remaining), remaining)
         return list(found.values())
 
     # -- typed notation ------------------------------------------------------------------
@@ -320,9 +424,10 @@ class Turn:
 
     def _can_finish(self, rest: list[int], made: int) -> bool:
         """Can the current boards, with dice ``rest`` left, still end in a legal play?"""
-        key = (self.position, tuple(sorted(rest)))
-        if key in self._memo:
-            return self._memo[key]
+        key = self._state(sorted(rest))
+        memo = self._roll.finish
+        if key in memo:
+            return memo[key]
         gen = self._gen
         result = False
         moved = False
@@ -339,8 +444,8 @@ class Turn:
             if result:
                 break
         if not moved:
-            result = made == self.best and self.position in self.finals
-        self._memo[key] = result
+            result = made == self.best and key[:_BOARD] in self._roll.final_boards
+        memo[key] = result
         return result
 
     # -- explanations --------------------------------------------------------------------

@@ -344,6 +344,17 @@ async def test_player_settings_are_kept_and_survive_a_rename(storage: Storage, p
     assert (await storage.get_user(ali.id)).prefs == PlayerPrefs()
 
 
+async def test_several_users_in_one_read(storage: Storage, players):
+    """Both players of a game are read at once (issue 18): the same users as one by one."""
+    ali, veli = players
+    await storage.set_user_prefs(veli.id, PlayerPrefs(theme="dark"))
+    veli = await storage.get_user(veli.id)
+    assert await storage.get_users([ali.id, veli.id, ali.id, 9999]) == {ali.id: ali, veli.id: veli}
+    assert await storage.get_users([]) == {}
+    async with storage.transaction():  # also inside a transaction, on its connection
+        assert await storage.get_users({veli.id}) == {veli.id: veli}
+
+
 def test_player_settings_store_only_changes_and_ignore_unknown_keys():
     assert PlayerPrefs().to_json() == "{}"
     assert json.loads(PlayerPrefs(home="left").to_json()) == {"home": "left"}

@@ -117,6 +117,8 @@ class ActionContext:
     finished: bool = False
     #: The seats' own settings, once loaded (:meth:`ServiceBase._prefs`).
     prefs: tuple[PlayerPrefs, PlayerPrefs] | None = None
+    #: The players' and the challenger's users by id, once loaded (:meth:`ServiceBase._players`).
+    users: dict[int, User] | None = None
 
     @property
     def game(self) -> Game:
@@ -333,12 +335,22 @@ class ServiceBase(ABC):
 
     # -- views of a game -------------------------------------------------------------
 
+    async def _players(self, ctx: ActionContext) -> dict[int, User]:
+        """The users of both seats and of the challenger (whose language a group without
+        one of its own speaks), loaded once per action in one query."""
+        if ctx.users is None:
+            record = ctx.record
+            ids = {user_id for user_id in record.seats if user_id is not None}
+            ctx.users = await self.storage.get_users({*ids, record.challenger})
+        return ctx.users
+
     async def _prefs(self, ctx: ActionContext) -> tuple[PlayerPrefs, PlayerPrefs]:
         """The two seats' own settings (the computer's are the defaults), loaded once."""
         if ctx.prefs is None:
+            users = await self._players(ctx)
             found = []
             for user_id in ctx.record.seats:
-                user = await self.storage.get_user(user_id) if user_id is not None else None
+                user = users.get(user_id) if user_id is not None else None
                 found.append(user.prefs if user is not None else PlayerPrefs())
             ctx.prefs = (found[0], found[1])
         return ctx.prefs
@@ -360,10 +372,10 @@ class ServiceBase(ABC):
         assert record.id is not None
         game = match.game
         assert game is not None
-        lang = (
-            self._lang(None, chat, private=False)
-            if chat.lang
-            else await self._game_lang(record, chat)
+        lang = self._lang(
+            None if chat.lang else (await self._players(ctx)).get(record.challenger),
+            chat,
+            private=False,
         )
         lines = caption(match, ctx.names, record.variant) + list(ctx.notes)
         limits = self.settings.keypad.get(chat.platform, DEFAULT_LIMITS)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -411,6 +412,10 @@ class Storage(Protocol):
         ...
 
     async def get_user(self, user_id: int) -> User | None: ...
+
+    async def get_users(self, user_ids: Iterable[int]) -> dict[int, User]:
+        """Several users by id, in one round trip; ids not found are left out."""
+        ...
 
     async def find_user(self, platform: str, name_or_id: str) -> User | None:
         """A user by platform id or by name/username seen before (for ``/tavla @ali``)."""

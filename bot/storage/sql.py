@@ -216,6 +216,17 @@ class SqlStorage(ABC):
             row = await db.fetchrow("SELECT * FROM users WHERE id = ?", user_id)
         return None if row is None else user_from_row(row)
 
+    async def get_users(self, user_ids: Iterable[int]) -> dict[int, User]:
+        """Several users by id in one query (a press needs both players'); ids not found
+        are left out."""
+        ids = sorted(set(user_ids))
+        if not ids:
+            return {}
+        marks = ", ".join("?" for _ in ids)
+        async with self._reading() as db:
+            rows = await db.fetch(f"SELECT * FROM users WHERE id IN ({marks})", *ids)
+        return {user.id: user for user in map(user_from_row, rows)}
+
     async def find_user(self, platform: str, name_or_id: str) -> User | None:
         """By platform id, else by username, else by name (``@`` and case ignored).
 
