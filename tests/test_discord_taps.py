@@ -13,6 +13,8 @@ from bot.discord.buttons import PREFIX
 from bot.service import actions as A
 from bot.service.keypad import KeypadLimits
 from bot.storage.base import GameStatus, PlayerPrefs
+from core.game import Phase
+from core.match import Match
 from tests.test_discord import (  # noqa: F401  (fixtures)
     CHANNEL,
     GUILD,
@@ -123,3 +125,35 @@ async def test_a_confirm_keeps_the_picture_on_discord(fake, bot):
     assert "content" in data
     assert find(board_message(fake), A.ROLL)
     assert board_message(fake)["attachments"]  # the picture is still there
+
+
+async def test_a_move_is_handed_over_with_an_undo_until_the_opponent_presses(fake, bot):
+    """The default "confirm by itself if undoable": with a centred cube the opponent must
+    press Roll or Double anyway, so the mover presses no Confirm; their "↩ Undo my move" works
+    until the opponent presses."""
+    ali, veli, _channel = await open_game(fake, bot, points=3)
+    users = {"11": ali, "22": veli}
+    for _ in range(300):
+        record = await game_record(bot)
+        game = Match.from_dict(record.match).game
+        if game.phase is Phase.ROLL and game.may_take_back(1 - game.turn):
+            break
+        message = board_message(fake)
+        if game.may_double(1 - game.turn) and game.phase is Phase.MOVE:
+            assert find(message, A.CONFIRM) is None  # never asked to confirm
+        code = next(c for c in ORDER if find(message, c))
+        await fake.press(bot.client, await awaiting(bot, users), message, find(message, code))
+    else:
+        raise AssertionError("no move was handed over by itself")
+    message = board_message(fake)
+    assert find(message, A.ROLL)
+    assert find(message, A.DOUBLE)
+    mover_id = record.seats[1 - game.turn]
+    mover_user = await bot.storage.get_user(mover_id)
+    mover = users[mover_user.platform_id]
+    await fake.press(bot.client, mover, message, find(message, A.UNDO))
+    record = await game_record(bot)
+    game = Match.from_dict(record.match).game
+    assert game.phase is Phase.MOVE
+    assert record.seats[game.turn] == mover_id
+    assert find(board_message(fake), A.ROLL) is None  # the mover plays the roll again
