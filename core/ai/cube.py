@@ -5,18 +5,12 @@ play the value of an outcome is its points; for a match it is the match-winning 
 the Kazaross-XG2 match equity table after the score changes. Cube ownership is not modelled
 beyond two simple allowances:
 
-* the taker gets a bonus of :data:`OWNERSHIP` (1%) of the stake's swing for owning the cube
-  (so a money take needs about 24.5% without gammons instead of 25%), unless the cube
-  would be dead for them;
+* the taker gets a bonus of 5% of the stake's swing for owning the cube (so a money take
+  needs about 22.5% without gammons instead of 25%), unless the cube would be dead for them;
 * the doubler doubles only inside the window: when the opponent still has a take but is
   close to a pass (margin below :data:`WINDOW`), or when the opponent should pass and
   cashing is worth at least as much as playing on (otherwise it is "too good": play on
   for the gammon).
-
-Both allowances were tuned by ``bench/cube_gnubg.py --tune`` for the best agreement with
-GNU Backgammon's cube actions on 1,000 positions from played games (stored answers,
-``bench/reference/cube_gnubg_2026.json``), and checked on another 1,000 (``..._2027``):
-the same pair is the best on either set.
 
 The Crawford game never has doubles (M-2); after it the trailer doubles at once; with the
 Jacoby rule (money, M-3) gammons do not count while the cube is centred at 1.
@@ -30,12 +24,10 @@ import numpy as np
 
 from .network import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G
 
-#: How close to the opponent's pass point (as a fraction of the stake's swing) a double is
-#: made (tuned against gnubg, see above; 0.19 before issue 17's tuning).
-WINDOW = 0.05
-#: The taker's allowance for owning the cube, as a fraction of the stake's swing (0.05
-#: before the tuning).
-OWNERSHIP = 0.01
+#: How close to the opponent's pass point (as a fraction of the stake's swing) a double is made.
+WINDOW = 0.19
+#: The taker's allowance for owning the cube, as a fraction of the stake's swing.
+OWNERSHIP = 0.05
 
 # Kazaross-XG2 match equity table by Neil Kazaross (2011), as distributed with GNU
 # Backgammon (met/Kazaross-XG2.xml); copying and distribution are permitted when this notice
