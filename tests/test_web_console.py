@@ -29,7 +29,7 @@ async def test_console_prints_personal_and_watch_links_once_per_game(tmp_path):
         await console.handle("/board")
         text = out.getvalue()
         links = re.findall(r"Web board for (\w+): (\S+)", text)
-        assert [name for name, _ in links] == ["You", "Friend"]
+        assert [name for name, _ in links] == ["Ali", "Veli"]
         assert text.count("Web board to watch: ") == 1
         record = await storage.get_game(console.game_id)
         signer = signer_for(cfg)

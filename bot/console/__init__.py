@@ -24,7 +24,8 @@ from bot.service.views import Actor, Button, Place, View
 log = logging.getLogger(__name__)
 
 PLATFORM = "console"
-PLAYERS = (Actor(PLATFORM, "1", "You"), Actor(PLATFORM, "2", "Friend"))
+# Third-person names: the texts say "{name} wants to play…" (a "You" read "You wants…").
+PLAYERS = (Actor(PLATFORM, "1", "Ali"), Actor(PLATFORM, "2", "Veli"))
 PLACE = Place(PLATFORM, "local", private=True, title="Console")
 
 
