@@ -361,6 +361,9 @@ async def test_a_chat_that_asks_for_it_gets_every_rated_match_analysed(env, outb
     assert f"/analyse {game_id}" in text_of([outbox[-1]])
     # An unrated one (the pair's rated games for the day used up) is not analysed.
     service.settings.max_rated_per_day = 0
-    _, last = await finished_game(service)
+    unrated, last = await finished_game(service)
     assert "this one is not rated" in text_of(last)
     assert "Analysing" not in text_of(last)
+    # The stored game says so too, as its result row does (the flag used to be set after
+    # the game was saved).
+    assert (await service.storage.get_game(unrated)).rated is False

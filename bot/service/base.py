@@ -298,6 +298,8 @@ class ServiceBase(ABC):
         move confirmed, a resignation offered), only the caption and buttons change."""
         await self._after_action_off_loop(ctx)
         async with self.storage.transaction() as tx:
+            if ctx.finished:
+                await self._decide_rated(tx, ctx)
             saved = await self._save(tx, ctx)
             await tx.add_events(saved.stored_id, ctx.events)
             if ctx.finished:
@@ -425,6 +427,10 @@ class ServiceBase(ABC):
     @abstractmethod
     async def _after_action_off_loop(self, ctx: ActionContext) -> None:
         """Let the computer act, move on, log core's events, set deadlines (play.py)."""
+
+    @abstractmethod
+    async def _decide_rated(self, tx: Any, ctx: ActionContext) -> None:
+        """Whether a finished contest is rated, before its record is saved (results.py)."""
 
     @abstractmethod
     async def _finish(self, tx: Any, ctx: ActionContext) -> None:

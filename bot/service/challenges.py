@@ -243,6 +243,8 @@ class ChallengesMixin(ServiceBase):
         ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
         await self._after_action_off_loop(ctx)
         async with self.storage.transaction() as tx:
+            if ctx.finished:
+                await self._decide_rated(tx, ctx)
             if new:
                 record.match = match.to_dict()
                 record.dice = dice.to_dict()

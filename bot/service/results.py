@@ -16,16 +16,16 @@ from .views import View
 class ResultsMixin(ServiceBase):
     """The end of a contest."""
 
-    async def _finish(self, tx: Any, ctx: ActionContext) -> None:
-        """Ratings and statistics of a finished contest (FIBS, rules.md Ratings)."""
+    async def _decide_rated(self, tx: Any, ctx: ActionContext) -> None:
+        """Whether a finished contest counts for the ratings, set on its record before the
+        record is saved (so the stored game says the same as its result row)."""
         record, match = ctx.record, ctx.match
-        now = self.clock()
-        winner = match.winner
         seats = record.seats
         human = not record.settings.computer and seats[0] != seats[1]
-        rated = bool(record.rated and human and winner is not None)
+        rated = bool(record.rated and human and match.winner is not None)
         if rated:
-            recent = await tx.count_rated_between(seats[0], seats[1], record.variant, now - DAY)
+            since = self.clock() - DAY
+            recent = await tx.count_rated_between(seats[0], seats[1], record.variant, since)
             if recent >= self.settings.max_rated_per_day:
                 rated = False
                 ctx.notes.append(
@@ -35,6 +35,15 @@ class ResultsMixin(ServiceBase):
                     )
                 )
         record.rated = rated
+
+    async def _finish(self, tx: Any, ctx: ActionContext) -> None:
+        """Ratings and statistics of a finished contest (FIBS, rules.md Ratings); its
+        ratedness was decided by :meth:`_decide_rated` before the save."""
+        record, match = ctx.record, ctx.match
+        now = self.clock()
+        winner = match.winner
+        seats = record.seats
+        rated = record.rated
         length = max(match.length, 1)
         if rated and winner is not None:
             w, l_ = seats[winner], seats[1 - winner]
