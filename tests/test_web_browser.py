@@ -104,7 +104,10 @@ async def wait_version(page, version: int) -> None:
 
 
 async def centre(page, selector: str) -> tuple[float, float]:
-    box = await page.locator(selector).first.bounding_box()
+    target = page.locator(selector).first
+    # The board is redrawn when a change arrives; wait for the new drawing's element.
+    await target.wait_for(state="visible", timeout=WAIT_MS)
+    box = await target.bounding_box()
     assert box is not None, selector
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
@@ -354,8 +357,14 @@ async def test_inside_telegram_its_script_gives_colours_and_haptics_in_the_playe
         source = max(int(p) for p in legal)
         await tap(page, source, legal[str(source)][0])
         await wait_version(page, fresh.version + 1)
+        # Roll, pick and move: three light touches (the move's may follow the new version,
+        # which can arrive over the live stream before the action's own answer).
+        await page.wait_for_function(
+            "() => window.__telegram.haptics.filter(h => h === 'impact:light').length >= 3",
+            timeout=WAIT_MS,
+        )
         haptics = await page.evaluate("window.__telegram.haptics")
-        assert haptics.count("impact:light") >= 3, haptics  # roll, pick, move
+        assert haptics.count("impact:light") >= 3, haptics
         # Telegram switches to its light theme: the page follows.
         await page.evaluate(
             """() => {

@@ -49,7 +49,7 @@ async def test_python_m_bot_serves_the_web_board_with_the_console(tmp_path):
         while link is None:
             line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
             assert line, "the bot stopped before printing the web board's links"
-            found = re.search(r"Web board for You: (\S+)", line)
+            found = re.search(r"Web board for Ali: (\S+)", line)
             link = found.group(1) if found else None
         game = re.search(r"#game=(\d+)", link).group(1)
         token = unquote(link.split("link=")[1])
