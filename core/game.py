@@ -209,11 +209,15 @@ class Game:
 
     def may_double(self, seat: int) -> bool:
         """T-8 and M-2: may ``seat`` double now?"""
+        return self.phase is Phase.ROLL and seat == self.turn and self.cube_open_to(seat)
+
+    def cube_open_to(self, seat: int) -> bool:
+        """T-8 and M-2: whether ``seat`` may double before its rolls in this game as it
+        stands (a cube in the variant, not the Crawford game, centred or its own and below
+        64, not U-draw's last roll), whoever is on turn now."""
         return (
             self.variant.cube
             and not self.crawford
-            and self.phase is Phase.ROLL
-            and seat == self.turn
             and self.cube.may_double(seat)
             and not self.last_roll
         )

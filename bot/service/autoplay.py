@@ -59,11 +59,8 @@ def confirms_by_itself(
     # The move stays undoable only if the game then waits for the opponent's own press.
     return (
         opponent in humans
-        and not game.last_roll
         and turn.position.mover[OFF] < CHECKERS
-        and game.variant.cube
-        and not game.crawford
-        and game.cube.may_double(opponent)
+        and game.cube_open_to(opponent)
         and not prefs[opponent].auto_roll
     )
 
