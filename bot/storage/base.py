@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 
 class StorageError(RuntimeError):
@@ -45,8 +45,36 @@ HOME_SIDES = ("right", "left")
 CONFIRM_MODES = ("undoable", "always", "never")
 
 
+class StoredSettings:
+    """Settings kept as a JSON object in one column (a player's, a chat's): only what differs
+    from the defaults is stored, so a new default reaches everyone who never chose."""
+
+    def to_json(self) -> str:
+        """The settings that differ from the defaults, as stored."""
+        assert dataclasses.is_dataclass(self)
+        changed = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != f.default
+        }
+        return json.dumps(changed, sort_keys=True)
+
+    @classmethod
+    def _known(cls, text: str | None) -> dict[str, Any]:
+        """The stored values this version knows (keys of other versions are ignored)."""
+        assert dataclasses.is_dataclass(cls)
+        data = json.loads(text or "{}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        return {k: v for k, v in data.items() if k in known}
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Self:
+        """Stored settings; keys this version does not know are ignored."""
+        return cls(**cls._known(text))
+
+
 @dataclass(frozen=True)
-class PlayerPrefs:
+class PlayerPrefs(StoredSettings):
     """A player's own settings (``/settings``); the defaults are what a new player gets."""
 
     #: Roll by itself even when the player could double (FIBS's "autoroll").
@@ -59,21 +87,11 @@ class PlayerPrefs:
     #: The side the player's home board is drawn on: "right" or "left".
     home: str = "right"
 
-    def to_json(self) -> str:
-        """The settings that differ from the defaults, as stored."""
-        changed = {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != f.default
-        }
-        return json.dumps(changed, sort_keys=True)
-
     @classmethod
-    def from_json(cls, text: str | None) -> PlayerPrefs:
-        """Stored settings; keys this version does not know are ignored."""
-        data = json.loads(text or "{}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        data = {k: v for k, v in data.items() if k in known}
+    def from_json(cls, text: str | None) -> Self:
+        """Stored settings; keys this version does not know are ignored, and values it
+        does not accept fall back to the defaults."""
+        data = cls._known(text)
         if data.get("home") not in HOME_SIDES:
             data.pop("home", None)
         if data.get("auto_confirm") is True:  # saved by the old on/off switch: "on"
@@ -102,28 +120,12 @@ class User:
 
 
 @dataclass(frozen=True)
-class ChatPrefs:
+class ChatPrefs(StoredSettings):
     """A chat's own settings (``/settings`` in a group, admins only); the defaults are what
     a new chat gets."""
 
     #: Every finished rated match in the chat is analysed and its card posted (issue 15).
     auto_analysis: bool = False
-
-    def to_json(self) -> str:
-        """The settings that differ from the defaults, as stored."""
-        changed = {
-            f.name: getattr(self, f.name)
-            for f in dataclasses.fields(self)
-            if getattr(self, f.name) != f.default
-        }
-        return json.dumps(changed, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str | None) -> ChatPrefs:
-        """Stored settings; keys this version does not know are ignored."""
-        data = json.loads(text or "{}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass
