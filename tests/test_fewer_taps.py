@@ -309,11 +309,9 @@ async def always_confirm(service: GameService) -> None:
         await service.storage.set_user_prefs(user.id, PlayerPrefs(auto_confirm="never"))
 
 
-async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
-    """Issue 13: a picture only when checkers move, dice are rolled or the cube turns. In
-    Tavla with a cube to turn, Confirm only hands the turn over: text and buttons change."""
-    service, _ = service_env
-    service.settings.render_images = True
+async def board_waiting_for_confirm(service: GameService):
+    """A Tavla board whose move waits for its Confirm (both players confirm every move
+    themselves), and its game's record."""
     await always_confirm(service)
     current = board(await start_game(service, "1"))
     for _ in range(100):
@@ -321,6 +319,15 @@ async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
             break
         current = await press_once(service, current)
     record, _ = await game_of(service, current)
+    return current, record
+
+
+async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
+    """Issue 13: a picture only when checkers move, dice are rolled or the cube turns. In
+    Tavla with a cube to turn, Confirm only hands the turn over: text and buttons change."""
+    service, _ = service_env
+    service.settings.render_images = True
+    current, record = await board_waiting_for_confirm(service)
     await service.board_shown(record.id, record.version)  # as an adapter confirms it
     confirmed = board(
         await service.press(
@@ -344,13 +351,7 @@ async def test_a_board_behind_its_game_gets_a_whole_picture_on_confirm(service_e
     the whole picture: the board never keeps a picture older than the game."""
     service, _ = service_env
     service.settings.render_images = True
-    await always_confirm(service)
-    current = board(await start_game(service, "1"))
-    for _ in range(100):
-        if find(current, A.CONFIRM):
-            break
-        current = await press_once(service, current)
-    record, _ = await game_of(service, current)
+    current, record = await board_waiting_for_confirm(service)
     await service.board_shown(record.id, record.version - 1)  # the last move never showed
     actor = await awaiting_actor(service, current.game_id)
     confirmed = board(await service.press(actor, GROUP, find(current, A.CONFIRM)))

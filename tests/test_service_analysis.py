@@ -163,9 +163,9 @@ async def test_the_analyse_button_under_a_finished_board_posts_the_card(env, out
     assert "not finished yet" in text_of(refused)
 
 
-async def test_one_analysis_at_a_time_the_second_is_asked_to_wait(env, outbox, monkeypatch):
-    service, _ = env
-    await finished_game(service)
+def hold_analyses(monkeypatch) -> tuple[asyncio.Event, asyncio.Event]:
+    """Analyses wait, once started, until the test sets the second event; the first is set
+    when one has started."""
     entered, release = asyncio.Event(), asyncio.Event()
     real = analysis_module._run
 
@@ -175,6 +175,13 @@ async def test_one_analysis_at_a_time_the_second_is_asked_to_wait(env, outbox, m
         return await real(*args)
 
     monkeypatch.setattr(analysis_module, "_run", held)
+    return entered, release
+
+
+async def test_one_analysis_at_a_time_the_second_is_asked_to_wait(env, outbox, monkeypatch):
+    service, _ = env
+    await finished_game(service)
+    entered, release = hold_analyses(monkeypatch)
     first = await service.command(ALI, GROUP, "analyse", "")
     await posted(first)
     await entered.wait()
@@ -197,15 +204,7 @@ async def test_play_goes_on_while_an_analysis_runs(env, outbox, monkeypatch):
     answered with its new board."""
     service, _ = env
     await finished_game(service)
-    entered, release = asyncio.Event(), asyncio.Event()
-    real = analysis_module._run
-
-    async def held(*args):
-        entered.set()
-        await release.wait()
-        return await real(*args)
-
-    monkeypatch.setattr(analysis_module, "_run", held)
+    entered, release = hold_analyses(monkeypatch)
     working = await service.command(ALI, GROUP, "analyse", "")
     await posted(working)
     await entered.wait()

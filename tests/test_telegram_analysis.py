@@ -10,8 +10,8 @@ import asyncio
 import pytest
 
 from bot.service import actions as A
-from bot.service import analysis as analysis_module
 from bot.storage.base import ChatPrefs
+from tests.test_service_analysis import hold_analyses
 from tests.test_telegram import (
     GROUP_ID,
     board_message,
@@ -57,15 +57,7 @@ async def test_the_analyse_button_says_working_then_posts_the_card(fake, bot, mo
     assert analyse is not None
     assert find(finished, A.REMATCH) is not None
     # The analysis is held until the test lets it go, to show play is answered meanwhile.
-    entered, release = asyncio.Event(), asyncio.Event()
-    real = analysis_module._run
-
-    async def held(*args):
-        entered.set()
-        await release.wait()
-        return await real(*args)
-
-    monkeypatch.setattr(analysis_module, "_run", held)
+    entered, release = hold_analyses(monkeypatch)
     await press(fake, veli, group, finished, analyse)
     working = await fake.wait_for(
         lambda: next((m for m in fake.messages(group) if "Analysing" in m.get("text", "")), None),
