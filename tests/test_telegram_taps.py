@@ -156,10 +156,8 @@ async def shown_as_saved(bot) -> None:
     raise AssertionError("the board never caught up with the game")
 
 
-async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_whole(fake, bot):
-    ali, veli, group = await open_game(fake, bot, "3")
-    users = {"11": ali, "22": veli}
-    await never_confirm_by_itself(bot)
+async def waiting_for_confirm(fake, bot, users, group) -> dict:
+    """Play on until the board asks for Confirm and shows the game as saved; that board."""
     for _ in range(200):
         message = board_message(fake, group)
         if find(message, A.CONFIRM):
@@ -168,6 +166,14 @@ async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_wh
         code = next(c for c in ORDER if find(message, c))
         await press(fake, actor, group, message, find(message, code))
     await shown_as_saved(bot)
+    return message
+
+
+async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_whole(fake, bot):
+    ali, veli, group = await open_game(fake, bot, "3")
+    users = {"11": ali, "22": veli}
+    await never_confirm_by_itself(bot)
+    message = await waiting_for_confirm(fake, bot, users, group)
     uploads = len(fake.calls_to("editMessageMedia")) + len(fake.calls_to("sendPhoto"))
     actor = await awaiting(bot, users)
     await press(fake, actor, group, message, find(message, A.CONFIRM))
@@ -179,14 +185,7 @@ async def test_a_confirm_changes_the_caption_only_and_a_lost_board_comes_back_wh
     assert find(board_message(fake, group), A.ROLL)
     # Once more, with the board deleted meanwhile: the caption can't be changed, so the
     # board is posted anew with its picture.
-    for _ in range(200):
-        message = board_message(fake, group)
-        if find(message, A.CONFIRM):
-            break
-        actor = await awaiting(bot, users)
-        code = next(c for c in ORDER if find(message, c))
-        await press(fake, actor, group, message, find(message, code))
-    await shown_as_saved(bot)
+    message = await waiting_for_confirm(fake, bot, users, group)
     fake.fail_next("editMessageCaption", 400, description="Bad Request: message to edit not found")
     actor = await awaiting(bot, users)
     sent = len(fake.calls_to("sendPhoto"))
