@@ -230,7 +230,8 @@ def bracket_image(
         if entrant.withdrawn and not mark:
             mark = labels.withdrawn
         mark_w = name_font.getlength(mark) / s + 8 if mark else 0
-        name_x = x + 12 + seed_font.getlength("88") / s
+        # Room for a two-digit seed and a clear gap before the name (a 16-player bracket).
+        name_x = x + 16 + seed_font.getlength("88") / s
         fnt = bold_font if won else name_font
         name = _fit(_clean(entrant.name), fnt, (x + box_w - name_x - mark_w - 4) * s)
         draw.text((name_x * s, (y + line_h * 0.2) * s), name, font=fnt, fill=colour)
