@@ -10,6 +10,7 @@ import pytest
 
 from bot.service import actions as A
 from bot.service.service import Actor, Place
+from bot.service.views import MessageRef
 from bot.storage.sqlite import SqliteStorage
 from tests.factory import find, make_service, press
 
@@ -57,8 +58,8 @@ async def test_where_the_board_is(service):
     challenge = await service.command(ALI, GROUP, "tavla", "")
     game_id = challenge[-1].game_id
     assert await service.board_message(game_id) is None
-    await service.bind_message(game_id, {"chat_id": "-1", "message_id": 7})
-    assert await service.board_message(game_id) == {"chat_id": "-1", "message_id": 7}
+    await service.bind_message(game_id, MessageRef(7, chat_id="-1"))
+    assert await service.board_message(game_id) == MessageRef(7, chat_id="-1")
     assert await service.board_message(10**6) is None
 
 

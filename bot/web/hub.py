@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from bot.service.views import MessageRef
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "tavla_games"
@@ -135,7 +137,7 @@ class NotifyingStorage:
         if written:
             self._on_commit(sorted(written))
 
-    async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
+    async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
         await self._inner.set_game_message(game_id, message)
 
     def __getattr__(self, name: str) -> Any:
