@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.i18n import t
-from bot.storage.base import GameStatus
+from bot.storage.base import GameRecord, GameStatus, User
 from core.match import Match
 
 from . import actions as A
@@ -207,6 +207,25 @@ class GameService(
         """Where the game's board is, as the adapter bound it (None: not known)."""
         record = await self.storage.get_game(game_id)
         return record.message if record is not None else None
+
+    async def game_record(self, game_id: int) -> GameRecord | None:
+        """The stored game (None: not known), for an adapter that draws the game itself (the
+        web board's page). Read only: every change goes through the entry points above."""
+        return await self.storage.get_game(game_id)
+
+    async def user_record(self, user_id: int) -> User | None:
+        """A stored user by the service's id (the web board's personal links carry it)."""
+        return await self.storage.get_user(user_id)
+
+    async def seated(self, record: GameRecord) -> list[tuple[int, User]]:
+        """Each seat of ``record`` with the person on it, seat by seat (empty seats left
+        out; one person on both seats in a game against themselves)."""
+        seated = []
+        for seat, user_id in enumerate(record.seats):
+            user = await self.storage.get_user(user_id) if user_id is not None else None
+            if user is not None:
+                seated.append((seat, user))
+        return seated
 
     async def player_to_act(self, game_id: int) -> str | None:
         """The platform user id of the player an active game waits for (None: the game is

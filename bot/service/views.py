@@ -1,8 +1,10 @@
 """What the service answers: platform-neutral replies that adapters turn into messages.
 
 Adapters import from here what they exchange with the service: :class:`Actor` and
-:class:`Place` (who and where), :class:`View` and :class:`Button` (the replies), and
-:class:`MessageRef` (a chat message, defined with the records that store it).
+:class:`Place` (who and where), :class:`View` and :class:`Button` (the replies),
+:class:`MessageRef` (a chat message), and the stored records the service's read methods
+return to the web board (``GameRecord``, ``GameStatus``, ``User``, ``PlayerPrefs``). Those
+are defined with the storage that keeps them; adapters never import storage themselves.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.i18n import Text, t
+from bot.storage.base import GameRecord, GameStatus, PlayerPrefs, User
 from bot.storage.refs import MessageRef
 from renderers.picture import image_extension
 
@@ -109,4 +112,15 @@ class View:
         return "board" + image_extension(self.image or b"")
 
 
-__all__ = ["BOARD_HERE", "Actor", "Button", "MessageRef", "Place", "View"]
+__all__ = [
+    "BOARD_HERE",
+    "Actor",
+    "Button",
+    "GameRecord",
+    "GameStatus",
+    "MessageRef",
+    "Place",
+    "PlayerPrefs",
+    "User",
+    "View",
+]
