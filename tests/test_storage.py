@@ -18,6 +18,8 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.storage.base import (
     Chat,
@@ -1304,3 +1306,25 @@ async def test_a_message_column_without_a_message_id_loads_as_none(storage, play
         storage, "UPDATE tournaments SET message = ? WHERE id = ?", ('{"console":true}', tourney.id)
     )
     assert (await storage.get_tournament(tourney.stored_id)).message is None
+
+
+@given(
+    st.builds(
+        MessageRef,
+        message_id=st.integers(1, 2**63 - 1),
+        chat_id=st.none() | st.from_regex(r"-?[0-9]{1,19}", fullmatch=True),
+        channel_id=st.none() | st.from_regex(r"[0-9]{1,19}", fullmatch=True),
+        photo=st.none() | st.booleans(),
+    )
+)
+def test_a_message_reference_survives_its_stored_form(ref: MessageRef):
+    assert MessageRef.from_stored(json.loads(json.dumps(ref.to_stored()))) == ref
+
+
+def test_the_same_message_whatever_one_side_does_not_know():
+    board = MessageRef(9, chat_id="55", channel_id="66", photo=True)
+    assert board.same_message(MessageRef(9, channel_id="66"))  # a Discord press: no chat
+    assert MessageRef(9, chat_id="-1").same_message(MessageRef(9))
+    assert not board.same_message(MessageRef(9, channel_id="67"))
+    assert not board.same_message(MessageRef(10, channel_id="66"))
+    assert not MessageRef(9, chat_id="-1").same_message(MessageRef(9, chat_id="-2"))
