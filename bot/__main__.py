@@ -12,13 +12,17 @@ from bot.config import Config
 from bot.logs import configure
 from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService, ServiceSettings
-from bot.storage.factory import storage_from_url
+from bot.storage.factory import postgres_dsn_from_url, storage_from_url
 
 log = logging.getLogger("bot")
 
 
 async def run(config: Config) -> None:
-    """Open storage, start the adapters, and run until they stop."""
+    """Open storage, start the adapters, and run until they stop.
+
+    This is the one place that builds the application: storage (wrapped for the web board's
+    change hub when it is served), the service over it, and the adapters over the service.
+    Adapters, the web board included, get the service and never see storage."""
     storage = storage_from_url(config.database_url)
     await storage.open()
     hub = None
@@ -34,7 +38,9 @@ async def run(config: Config) -> None:
         if hub is not None:
             from bot.web.run import run_web
 
-            web = asyncio.create_task(run_web(config, service, hub, stop))
+            url = config.database_url or ""
+            dsn = postgres_dsn_from_url(url) if url.startswith(("postgres", "postgresql")) else None
+            web = asyncio.create_task(run_web(config, service, hub, stop, postgres_dsn=dsn))
         # One deadline runner for every adapter: each delivers the views of its platform.
         rounds = DeadlineRunner(service)
         if config.telegram_token:

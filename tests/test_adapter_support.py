@@ -1,22 +1,21 @@
 """What the service tells adapters so that they never read storage: whose turn it is, where
-a game's board is, and which answers replace the message pressed on."""
+a game's board is, which answers replace the message pressed on, and the stored game with
+its players for the web board's page. (That no adapter imports or reads storage is checked
+with every other layer rule in test_layers.py.)"""
 
 from __future__ import annotations
-
-import ast
-from pathlib import Path
 
 import pytest
 
 from bot.service import actions as A
 from bot.service.service import Actor, Place
+from bot.service.views import MessageRef
 from bot.storage.sqlite import SqliteStorage
 from tests.factory import find, make_service, press
 
 ALI = Actor("test", "100", "Ali")
 VELI = Actor("test", "200", "Veli")
 GROUP = Place("test", "-1", private=False)
-ADAPTERS = Path(__file__).resolve().parent.parent / "bot"
 
 
 @pytest.fixture
@@ -57,9 +56,29 @@ async def test_where_the_board_is(service):
     challenge = await service.command(ALI, GROUP, "tavla", "")
     game_id = challenge[-1].game_id
     assert await service.board_message(game_id) is None
-    await service.bind_message(game_id, {"chat_id": "-1", "message_id": 7})
-    assert await service.board_message(game_id) == {"chat_id": "-1", "message_id": 7}
+    await service.bind_message(game_id, MessageRef(7, chat_id="-1"))
+    assert await service.board_message(game_id) == MessageRef(7, chat_id="-1")
     assert await service.board_message(10**6) is None
+
+
+async def test_the_stored_game_and_who_sits_in_it(service):
+    challenge = await service.command(ALI, GROUP, "tavla", "")
+    game_id = challenge[-1].game_id
+    record = await service.game_record(game_id)
+    assert record is not None
+    assert record.id == game_id
+    # An open challenge: only the challenger is seated.
+    assert [(seat, user.name) for seat, user in await service.seated(record)] == [(0, "Ali")]
+    await press(service, VELI, GROUP, challenge[-1], A.ACCEPT)
+    record = await service.game_record(game_id)
+    seated = await service.seated(record)
+    assert sorted(user.platform_id for _, user in seated) == ["100", "200"]
+    assert sorted(seat for seat, _ in seated) == [0, 1]
+    for seat, user in seated:
+        assert record.seats[seat] == user.id
+        assert await service.user_record(user.id) == user
+    assert await service.game_record(10**6) is None
+    assert await service.user_record(10**6) is None
 
 
 async def test_accepted_and_declined_challenges_replace_the_pressed_message(service):
@@ -73,14 +92,3 @@ async def test_accepted_and_declined_challenges_replace_the_pressed_message(serv
     assert [v.replace_pressed for v in declined] == [True]
     against_computer = await service.command(ALI, GROUP, "bot", "")
     assert not any(v.replace_pressed for v in against_computer)
-
-
-def test_no_adapter_imports_storage():
-    for adapter in ("telegram", "discord", "console"):
-        for path in (ADAPTERS / adapter).glob("*.py"):
-            tree = ast.parse(path.read_text())
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module:
-                    assert not node.module.startswith("bot.storage"), path
-                if isinstance(node, ast.Attribute):
-                    assert node.attr != "storage", f"{path}:{node.lineno} reads storage"

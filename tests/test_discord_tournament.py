@@ -75,7 +75,7 @@ async def resign_and_accept(fake: FakeDiscord, bot: Bot, channel, game, loser, w
     """The loser resigns with /resign; the winner presses Accept on the match's board."""
     await fake.slash(bot.client, loser, channel, "resign", game=game.id)
     record = await bot.storage.get_game(game.id)
-    board = fake.messages[int(record.message["message_id"])]
+    board = fake.messages[int(record.message.message_id)]
     accept = next(
         cid
         for cid in custom_ids(board)
@@ -127,7 +127,7 @@ async def test_a_timed_knockout_on_discord_mentions_players_and_edits_its_standi
     assert sent.payload["allowed_mentions"]["parse"] == []  # no @everyone, no roles
     games = await bot.storage.games_in_chat("discord", str(GUILD), (GameStatus.ACTIVE,))
     assert len(games) == 2
-    assert all(g.message and g.message["channel_id"] == str(CHANNEL) for g in games)
+    assert all(g.message and g.message.channel_id == str(CHANNEL) for g in games)
 
     by_id = {str(p.id): p for p in players}
     game = games[0]

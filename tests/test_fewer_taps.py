@@ -12,7 +12,7 @@ from bot.service.autoplay import confirms_by_itself
 from bot.service.keypad import KeypadLimits
 from bot.service.presenter import board_view
 from bot.service.service import GameService
-from bot.service.views import View
+from bot.service.views import MessageRef, View
 from bot.storage.base import GameStatus, PlayerPrefs
 from core.dice import FixedDice
 from core.game import Game, Phase
@@ -225,7 +225,7 @@ async def test_settings_in_private_roll_by_itself(service_env):
     (view,) = views
     assert find(view, A.SETTING)
     toggle = next(b.action for row in view.buttons for b in row if A.decode(b.action).arg == "r1")
-    message = {"chat_id": "100", "message_id": 5}
+    message = MessageRef(5, chat_id="100")
     views = await service.press(ALI, ALI_PRIVATE, toggle, message=message)
     edited = [v for v in views if not v.notice][-1]
     assert edited.edit

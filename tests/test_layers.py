@@ -1,5 +1,9 @@
 """Dependencies point one way (design.md, the README's contributor section): every import of
-every module, also those inside functions, is checked against what its layer may import."""
+every module, also those inside functions, is checked against what its layer may import.
+
+No adapter (Telegram, Discord, the console, the web board) imports storage or reads it
+through the service's ``storage``: they ask the service. Only the module that builds the
+application (``bot/__main__.py``) opens storage and hands it to the service."""
 
 from __future__ import annotations
 
@@ -14,6 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Chat and network libraries, and asyncio: the async world, which core and renderers are not.
 ASYNC_WORLD = ("asyncio", "telegram", "discord", "aiohttp", "aiosqlite", "asyncpg")
 ADAPTERS = ("bot.telegram", "bot.discord", "bot.console")
+#: Everything that talks to people: the chat adapters and the web board.
+FRONTS = (*ADAPTERS, "bot.web")
+#: The one module that builds the application: storage, the service over it, the adapters.
+COMPOSITION_ROOT = "bot.__main__"
 OUTSIDE = ("tests", "bench", "tools")
 
 #: (package, what its modules must not import). A name forbids itself and everything below it.
@@ -25,7 +33,7 @@ RULES: list[tuple[str, tuple[str, ...]]] = [
     ("bot.telegram", ("bot.storage", "bot.discord", "bot.console", *OUTSIDE)),
     ("bot.discord", ("bot.storage", "bot.telegram", "bot.console", *OUTSIDE)),
     ("bot.console", ("bot.storage", "bot.telegram", "bot.discord", *OUTSIDE)),
-    ("bot.web", ("bot.discord", "bot.console", *OUTSIDE)),
+    ("bot.web", ("bot.storage", "bot.discord", "bot.console", *OUTSIDE)),
 ]
 
 
@@ -70,9 +78,39 @@ def violations(package: str, forbidden: tuple[str, ...]) -> list[str]:
     return found
 
 
+def storage_reads(package: str) -> list[str]:
+    """Where modules of ``package`` reach for a ``storage`` attribute (``service.storage``)."""
+    folder = ROOT.joinpath(*package.split("."))
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "storage":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} reads .storage")
+    return found
+
+
 @pytest.mark.parametrize(("package", "forbidden"), RULES, ids=[r[0] for r in RULES])
 def test_layers_import_only_downwards(package: str, forbidden: tuple[str, ...]):
     assert violations(package, forbidden) == []
+
+
+@pytest.mark.parametrize("package", FRONTS)
+def test_no_adapter_reads_storage_through_the_service(package: str):
+    assert storage_reads(package) == []
+
+
+def test_only_the_composition_root_imports_storage():
+    # Outside storage and the service, one module of bot/ opens storage: the one that
+    # builds the application and hands the storage to the service.
+    importers = set()
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        name = module_name(path)
+        if within(name, "bot.storage") or within(name, "bot.service"):
+            continue
+        if any(within(imported, "bot.storage") for imported in imports_of(path)):
+            importers.add(name)
+    assert importers == {COMPOSITION_ROOT}
 
 
 def test_the_checker_sees_a_forbidden_import(tmp_path, monkeypatch):
@@ -88,3 +126,12 @@ def test_the_checker_sees_a_forbidden_import(tmp_path, monkeypatch):
         "core/bad.py imports bot.service",
         "core/bad.py imports bot.service.views",
     ]
+
+
+def test_the_checker_sees_storage_read_through_the_service(tmp_path, monkeypatch):
+    (tmp_path / "bot" / "web").mkdir(parents=True)
+    (tmp_path / "bot" / "web" / "page.py").write_text(
+        "async def f(service):\n    return await service.storage.get_game(1)\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert storage_reads("bot.web") == ["bot/web/page.py:2 reads .storage"]

@@ -144,7 +144,7 @@ async def test_old_board_points_to_the_current_one_or_posts_it_again(fake, bot):
         lambda: board_message(fake, group)["message_id"] > current["message_id"], 10
     )
     newest = board_message(fake, group)["message_id"]
-    await eventually(lambda: game_record(bot), lambda r: r.message["message_id"] == newest)
+    await eventually(lambda: game_record(bot), lambda r: r.message.message_id == newest)
     await play_to_the_end(fake, bot, users, group)
 
 
@@ -257,7 +257,7 @@ async def test_group_becoming_a_supergroup_moves_the_game(fake, bot):
     )
     record = await eventually(
         lambda: game_record_in(bot, supergroup.id),
-        lambda r: (r.message or {}).get("message_id") == board["message_id"],
+        lambda r: r.message is not None and r.message.message_id == board["message_id"],
     )
     assert record.settings.scope == f"telegram:{supergroup.id}"
     assert (await bot.storage.get_chat("telegram", str(supergroup.id))).lang == "tr"

@@ -9,6 +9,7 @@ import pytest
 from bot.service import actions as A
 from bot.service.keypad import KeypadLimits
 from bot.service.service import GameService
+from bot.service.views import MessageRef
 from bot.storage.base import PlayerPrefs
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
@@ -57,7 +58,7 @@ async def change(service: GameService, view):
 
 async def shown(service: GameService, view) -> None:
     """What an adapter does once a board is on screen."""
-    await service.board_shown(view.game_id, view.version, {"message_id": 1})
+    await service.board_shown(view.game_id, view.version, MessageRef(1))
 
 
 async def test_a_doubles_turn_at_human_speed_is_never_slowed_down(make):
@@ -152,20 +153,20 @@ async def test_stale_press_on_the_board_redraws_it_and_on_an_old_message_points(
     service, clock = await make()
     views = await start_game(service)
     first = board(views)
-    await service.board_shown(first.game_id, first.version, {"message_id": 10})
+    await service.board_shown(first.game_id, first.version, MessageRef(10))
     rolled = await change(service, first)
     await service.board_shown(rolled.game_id, rolled.version)
     clock.now += 5
     stale = first.buttons[0][0].action
-    repaired = await service.press(VELI, GROUP, stale, message={"message_id": 10})
+    repaired = await service.press(VELI, GROUP, stale, message=MessageRef(10))
     assert "behind the game" in text_of(repaired[:1])
     assert repaired[1].edit
     assert not repaired[1].point
     assert repaired[1].version == rolled.version
-    pointed = await service.press(VELI, GROUP, stale, message={"message_id": 7})
+    pointed = await service.press(VELI, GROUP, stale, message=MessageRef(7))
     assert "old board" in text_of(pointed[:1])
     assert pointed[1].point
-    assert pointed[1].message == {"message_id": 10}
+    assert pointed[1].message == MessageRef(10)
 
 
 async def test_paused_chat_stops_its_clocks_and_resumes(make):

@@ -16,6 +16,7 @@ from PIL import Image
 from bot.service import actions as A
 from bot.service import analysis as analysis_module
 from bot.service.service import Place
+from bot.service.views import MessageRef
 from bot.storage.base import ChatPrefs
 from core.analysis.records import parse_mat
 from tests.factory import find
@@ -36,7 +37,7 @@ __all__ = ["env"]  # the fixture, imported for the tests below
 
 ALI_PRIVATE = Place("test", ALI.user_id, private=True)
 #: Where the adapter says it posted "working…".
-WORKING_AT = {"chat_id": GROUP.chat_id, "message_id": 4242}
+WORKING_AT = MessageRef(4242, chat_id=GROUP.chat_id)
 
 
 @pytest.fixture
@@ -111,7 +112,7 @@ async def test_analyse_in_private_sends_the_decisions_and_the_commented_mat(env,
     service, _ = env
     game_id, _ = await finished_game(service)
     views = await service.command(ALI, ALI_PRIVATE, "analyse", str(game_id))
-    await posted(views, {"chat_id": ALI.user_id, "message_id": 7})
+    await posted(views, MessageRef(7, chat_id=ALI.user_id))
     await service.settle()
     _, card_view, *files = outbox
     assert card_view.image is not None
@@ -326,7 +327,7 @@ async def test_only_a_groups_admins_get_its_settings_and_may_change_them(env):
     assert not shown.notice
     assert "Analyse every rated match: ⬜" in text_of(views)
     switch = find(shown, A.SETTING)
-    message = {"chat_id": GROUP.chat_id, "message_id": 99}
+    message = MessageRef(99, chat_id=GROUP.chat_id)
     # A member pressing the admins' button changes nothing.
     refused = await service.press(VELI, GROUP, switch, message=message)
     assert refused[0].notice

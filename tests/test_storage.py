@@ -18,6 +18,8 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.storage.base import (
     Chat,
@@ -41,6 +43,7 @@ from bot.storage.factory import (
     storage_from_url,
 )
 from bot.storage.postgres import PostgresStorage, load_pg_migrations
+from bot.storage.refs import MessageRef
 from bot.storage.sqlite import (
     MEMORY,
     Migration,
@@ -137,7 +140,7 @@ def new_game(ali_id: int, veli_id: int | None, **changes) -> GameRecord:
         "dice": {"seed": "ab" * 16, "nonce": 0},
         "commitment": "c0ffee",
         "settings": ContestSettings(length=3, fast=False),
-        "message": {"chat_id": -100, "message_id": 7},
+        "message": MessageRef(7, chat_id="-100"),
         "deadline": 1000.0,
         "created": 10.0,
         "updated": 10.0,
@@ -465,9 +468,9 @@ async def test_insert_get_and_save_game(storage: Storage, players):
 async def test_set_game_message_keeps_the_version(storage: Storage, players):
     ali, veli = players
     game = await insert(storage, new_game(ali.id, veli.id, message=None))
-    await storage.set_game_message(game.id, {"chat_id": -100, "message_id": 42})
+    await storage.set_game_message(game.id, MessageRef(42, chat_id="-100"))
     stored = await storage.get_game(game.id)
-    assert stored.message == {"chat_id": -100, "message_id": 42}
+    assert stored.message == MessageRef(42, chat_id="-100")
     assert stored.version == 1  # the buttons on the board stay valid
     await storage.set_game_message(game.id, None)
     assert (await storage.get_game(game.id)).message is None
@@ -477,17 +480,17 @@ async def test_board_shown_is_never_lowered_and_keeps_the_version(storage: Stora
     ali, veli = players
     game = await insert(storage, new_game(ali.id, veli.id, message=None))
     assert game.shown_version == 0  # a new game's board is not on screen yet
-    await storage.mark_board_shown(game.id, 1, {"chat_id": -100, "message_id": 9})
+    await storage.mark_board_shown(game.id, 1, MessageRef(9, chat_id="-100"))
     stored = await storage.get_game(game.id)
     assert (stored.shown_version, stored.version) == (1, 1)
-    assert stored.message == {"chat_id": -100, "message_id": 9}
+    assert stored.message == MessageRef(9, chat_id="-100")
     async with storage.transaction() as tx:
         await tx.save_game(stored, 1)
     await storage.mark_board_shown(game.id, 2)  # an edit: the message stays
     await storage.mark_board_shown(game.id, 1)  # a late confirmation of an older board
     stored = await storage.get_game(game.id)
     assert (stored.shown_version, stored.version) == (2, 2)
-    assert stored.message == {"chat_id": -100, "message_id": 9}
+    assert stored.message == MessageRef(9, chat_id="-100")
 
 
 async def test_lagging_boards_in_window_and_not_in_paused_chats(storage: Storage, players):
@@ -1068,7 +1071,7 @@ def new_tournament(organiser: int, **changes) -> TournamentRecord:
         "status": TournamentStatus.OPEN,
         "organiser": organiser,
         "state": dict(TOURNAMENT_STATE),
-        "message": {"chat_id": -100, "message_id": 9},
+        "message": MessageRef(9, chat_id="-100"),
         "deadline": 1000.0,
         "created": 10.0,
         "updated": 10.0,
@@ -1246,3 +1249,82 @@ async def test_old_settings_rows_load_and_are_written_back_as_they_were(storage,
     (stored,) = await raw(storage, "SELECT settings FROM games WHERE id = ?", (game.id,))
     written = json.loads(stored[0]) if isinstance(stored[0], str) else stored[0]
     assert written == old
+
+
+#: Message references as the versions before MessageRef wrote them, each with what it names.
+OLD_MESSAGES = [
+    # Telegram: a board (the chat id a number); a row without "photo" (older still).
+    (
+        {"chat_id": -1001234, "message_id": 7, "photo": True},
+        MessageRef(7, chat_id="-1001234", photo=True),
+    ),
+    ({"chat_id": -100, "message_id": 42}, MessageRef(42, chat_id="-100")),
+    # Discord: a board bound with "image", a standings picture posted with "photo".
+    (
+        {"chat_id": "55", "channel_id": "66", "message_id": 1234567890123, "image": False},
+        MessageRef(1234567890123, chat_id="55", channel_id="66", photo=False),
+    ),
+    (
+        {"chat_id": "55", "channel_id": "66", "message_id": 9, "photo": True},
+        MessageRef(9, chat_id="55", channel_id="66", photo=True),
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "ref"), OLD_MESSAGES)
+async def test_old_message_rows_load_as_references(storage, players, old, ref):
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id))
+    await raw(storage, "UPDATE games SET message = ? WHERE id = ?", (json.dumps(old), game.id))
+    tourney = await insert_tournament(storage, new_tournament(ali.id))
+    await raw(
+        storage, "UPDATE tournaments SET message = ? WHERE id = ?", (json.dumps(old), tourney.id)
+    )
+    assert (await storage.get_game(game.stored_id)).message == ref
+    assert (await storage.get_tournament(tourney.stored_id)).message == ref
+
+
+async def test_message_references_are_written_in_the_old_keys(storage, players):
+    # What older versions read: "chat_id", "channel_id", "message_id" (a number), "photo".
+    ali, veli = players
+    game = await insert(storage, new_game(ali.id, veli.id, message=None))
+    await storage.set_game_message(game.stored_id, MessageRef(8, chat_id="5", channel_id="6"))
+    (stored,) = await raw(storage, "SELECT message FROM games WHERE id = ?", (game.id,))
+    written = json.loads(stored[0]) if isinstance(stored[0], str) else stored[0]
+    assert written == {"chat_id": "5", "channel_id": "6", "message_id": 8}
+    await storage.mark_board_shown(game.stored_id, 1, MessageRef(9, chat_id="-100", photo=False))
+    (stored,) = await raw(storage, "SELECT message FROM games WHERE id = ?", (game.id,))
+    written = json.loads(stored[0]) if isinstance(stored[0], str) else stored[0]
+    assert written == {"chat_id": "-100", "message_id": 9, "photo": False}
+
+
+async def test_a_message_column_without_a_message_id_loads_as_none(storage, players):
+    # The console once bound a tournament's card as {"console": true}: no message to edit.
+    ali, _ = players
+    tourney = await insert_tournament(storage, new_tournament(ali.id))
+    await raw(
+        storage, "UPDATE tournaments SET message = ? WHERE id = ?", ('{"console":true}', tourney.id)
+    )
+    assert (await storage.get_tournament(tourney.stored_id)).message is None
+
+
+@given(
+    st.builds(
+        MessageRef,
+        message_id=st.integers(1, 2**63 - 1),
+        chat_id=st.none() | st.from_regex(r"-?[0-9]{1,19}", fullmatch=True),
+        channel_id=st.none() | st.from_regex(r"[0-9]{1,19}", fullmatch=True),
+        photo=st.none() | st.booleans(),
+    )
+)
+def test_a_message_reference_survives_its_stored_form(ref: MessageRef):
+    assert MessageRef.from_stored(json.loads(json.dumps(ref.to_stored()))) == ref
+
+
+def test_the_same_message_whatever_one_side_does_not_know():
+    board = MessageRef(9, chat_id="55", channel_id="66", photo=True)
+    assert board.same_message(MessageRef(9, channel_id="66"))  # a Discord press: no chat
+    assert MessageRef(9, chat_id="-1").same_message(MessageRef(9))
+    assert not board.same_message(MessageRef(9, channel_id="67"))
+    assert not board.same_message(MessageRef(10, channel_id="66"))
+    assert not MessageRef(9, chat_id="-1").same_message(MessageRef(9, chat_id="-2"))

@@ -59,7 +59,7 @@ async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 10.0)
 async def play_out(fake: FakeBotAPI, bot: RunningBot, group, game, winner, loser) -> None:
     """The loser replies /resign to the match's board; the winner presses Accept."""
     record = await bot.storage.get_game(game.id)
-    board_id = record.message["message_id"]
+    board_id = record.message.message_id
     await fake.send_text(loser, group, "/resign", reply_to=board_id)
 
     def accept_button():

@@ -16,7 +16,7 @@ from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.service.tournaments import PREFIX, RETRY_AFTER, Tournaments
-from bot.service.views import View
+from bot.service.views import MessageRef, View
 from bot.storage.base import GameStatus, TournamentStatus
 from bot.storage.postgres import PostgresStorage
 from bot.storage.sqlite import SqliteStorage
@@ -89,7 +89,7 @@ async def open_with_four(service: GameService, args: str) -> list[View]:
     views = await service.command(ALI, GROUP, "tournament", args)
     join = card_button(views, "j")
     for actor in PLAYERS[1:]:
-        views = await service.press(actor, GROUP, join, message={"chat_id": -1, "message_id": 5})
+        views = await service.press(actor, GROUP, join, message=MessageRef(5, chat_id="-1"))
     return views
 
 
@@ -124,7 +124,7 @@ async def test_four_player_knockout_from_card_to_winner(env):
     card = text_of(views)
     assert "Players (4/16): Ali, Veli, Ayşe, Can" in card
     assert views[-1].edit  # the card is edited in place on a press
-    assert views[-1].message == {"chat_id": -1, "message_id": 5}
+    assert views[-1].message == MessageRef(5, chat_id="-1")
     refused = await service.press(VELI, GROUP, card_button(views, "s"))
     assert "Only the organiser" in text_of(refused)
 
@@ -132,7 +132,7 @@ async def test_four_player_knockout_from_card_to_winner(env):
     assert "The tournament begins: 4 players, 2 rounds." in text_of(views)
     (standings,) = [v for v in views if v.posted is not None]
     assert not standings.edit
-    posted_at = {"chat_id": -1, "message_id": 77, "photo": True}
+    posted_at = MessageRef(77, chat_id="-1", photo=True)
     await standings.posted(posted_at)  # what the adapter does once it is on screen
     games = await active_games(service)
     assert len(games) == 2

@@ -15,6 +15,7 @@ from bot.i18n import t
 from bot.service.mentions import Mention, mentions_in, pieces
 from bot.service.service import GameService
 from bot.service.tournaments.base import countdown_step
+from bot.service.views import MessageRef
 from core.match import Match
 from core.tournament import Format, Outcome, Stage
 from tests.test_tournament_chat import (
@@ -35,7 +36,7 @@ from tests.test_tournament_chat import (
 from tests.test_tournament_chat import env as env
 from tests.test_tournament_chat import make_storage as make_storage
 
-CARD_AT = {"chat_id": -1, "message_id": 9, "photo": False}
+CARD_AT = MessageRef(9, chat_id="-1", photo=False)
 
 
 async def test_the_countdown_is_edited_at_coarse_steps_until_the_start(env):

@@ -19,7 +19,7 @@ from typing import TextIO
 from bot.i18n import translate, translate_lines
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
-from bot.service.views import Actor, Button, Place, View
+from bot.service.views import Actor, Button, MessageRef, Place, View
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,7 @@ class ConsoleAdapter:
         self.buttons: list[Button] = []
         self.game_id: int | None = None
         self._posted: set[asyncio.Future[None]] = set()
+        self._shown = 0  # views printed: the console's message numbers
         #: Deadline rounds run after every line typed (the console has no clock of its own).
         self.deadlines = DeadlineRunner(service)
         self.deadlines.serve(PLATFORM, self._show_one)
@@ -100,6 +101,7 @@ class ConsoleAdapter:
 
     def show(self, views: list[View]) -> None:
         for view in views:
+            self._shown += 1
             lang = view.lang or self.lang
             if view.text_board:
                 self.say("")
@@ -121,7 +123,8 @@ class ConsoleAdapter:
                 self.say(options)
             if view.posted is not None:
                 # Later news of this message ("working…") is printed as new lines.
-                self._posted.add(asyncio.ensure_future(view.posted({"console": True})))
+                where = MessageRef(self._shown, chat_id=PLACE.chat_id)
+                self._posted.add(asyncio.ensure_future(view.posted(where)))
                 self._posted = {task for task in self._posted if not task.done()}
 
     async def _show_one(self, view: View) -> None:

@@ -31,7 +31,7 @@ from bot.service.commands import find_command
 from bot.service.mentions import Mention, mentions_in, pieces
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
-from bot.service.views import BOARD_HERE, Actor, Place, View
+from bot.service.views import BOARD_HERE, Actor, MessageRef, Place, View
 
 from .buttons import view_of
 
@@ -73,6 +73,14 @@ def place_of(interaction: discord.Interaction[Any]) -> Place:
         title = guild.name if guild is not None and guild.name else None
         return Place(PLATFORM, str(interaction.guild_id), private=False, title=title)
     return Place(PLATFORM, str(interaction.channel_id), private=True)
+
+
+def message_ref(
+    message: discord.Message, chat_id: str | None = None, *, photo: bool | None = None
+) -> MessageRef:
+    """The service's reference of a message: its channel and id (and the service's chat
+    and whether it carries a picture, where known)."""
+    return MessageRef(message.id, chat_id=chat_id, channel_id=str(message.channel.id), photo=photo)
 
 
 def text_of(view: View) -> str:
@@ -176,11 +184,7 @@ class DiscordAdapter:
                 actor_of(interaction.user, interaction.locale, admin=is_admin(interaction)),
                 place,
                 action,
-                message=(
-                    {"channel_id": str(pressed.channel.id), "message_id": pressed.id}
-                    if pressed is not None
-                    else None
-                ),
+                message=message_ref(pressed) if pressed is not None else None,
             )
             views = await self._in_time(exchange, work)
             await self.deliver(exchange, views)
@@ -270,12 +274,12 @@ class DiscordAdapter:
         """Tell the player privately where the current board is (a jump link); False when
         that message is gone (then the board is posted anew)."""
         assert view.message is not None
-        channel_id, message_id = view.message.get("channel_id"), view.message.get("message_id")
-        if self.client is None or channel_id is None or message_id is None:
+        channel_id, message_id = view.message.channel_id, view.message.message_id
+        if self.client is None or channel_id is None:
             return False
         channel = self.client.get_partial_messageable(int(channel_id))
         try:
-            await channel.fetch_message(int(message_id))
+            await channel.fetch_message(message_id)
         except discord.HTTPException as exc:
             log.info("the board to point to is gone (%s): posting it anew", exc)
             return False
@@ -332,14 +336,7 @@ class DiscordAdapter:
         """Tell the service where a view it edits later was posted (a tournament's card or
         standings, an analysis's "working…")."""
         if view.posted is not None:
-            await view.posted(
-                {
-                    "chat_id": chat_id,
-                    "channel_id": str(message.channel.id),
-                    "message_id": message.id,
-                    "photo": view.image is not None,
-                }
-            )
+            await view.posted(message_ref(message, chat_id, photo=view.image is not None))
 
     async def _edit_board(self, exchange: _Exchange, view: View) -> bool:
         """Edit the board in place; False when it can't be (then a new one is sent)."""
@@ -366,7 +363,7 @@ class DiscordAdapter:
                 await pressed.edit(**changes)
             if view.keyboard_only:
                 return True
-            if view.message is None or view.message.get("message_id") != pressed.id:
+            if view.message is None or view.message.message_id != pressed.id:
                 await self._bind(view, pressed, exchange.place.chat_id, force=True)
             elif view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)
@@ -387,15 +384,14 @@ class DiscordAdapter:
 
     async def _edit_bound(self, board: View, **changes: Any) -> bool:
         """Edit the board message ``board`` names with ``changes`` (discord.py's edit)."""
-        target = board.message or {}
-        channel_id, message_id = target.get("channel_id"), target.get("message_id")
-        if self.client is None or channel_id is None or message_id is None:
+        target = board.message
+        if self.client is None or target is None or target.channel_id is None:
             return False
-        channel = self.client.get_partial_messageable(int(channel_id))
+        channel = self.client.get_partial_messageable(int(target.channel_id))
         try:
-            await channel.get_partial_message(int(message_id)).edit(**changes)
+            await channel.get_partial_message(target.message_id).edit(**changes)
         except discord.HTTPException as exc:
-            log.info("could not edit board message %s: %s", message_id, exc)
+            log.info("could not edit board message %s: %s", target.message_id, exc)
             return False
         return True
 
@@ -409,7 +405,7 @@ class DiscordAdapter:
             or not exchange.is_press
             or interaction.response.is_done()
             or interaction.message is None
-            or str(view.message.get("message_id")) != str(interaction.message.id)
+            or view.message.message_id != interaction.message.id
         ):
             return False
         await interaction.response.edit_message(content=text_of(view), view=view_of(view))
@@ -448,12 +444,7 @@ class DiscordAdapter:
             return
         if not force and view.image is None and not (view.buttons and view.message is None):
             return
-        ref = {
-            "chat_id": chat_id,
-            "channel_id": str(message.channel.id),
-            "message_id": message.id,
-            "image": bool(view.image is not None),
-        }
+        ref = message_ref(message, chat_id, photo=view.image is not None)
         if view.version is not None:
             await self.service.board_shown(view.game_id, view.version, ref)
         else:
@@ -504,7 +495,7 @@ class DiscordAdapter:
             # The service does not put the board reference on every deadline view.
             target = await self.service.board_message(view.game_id)
         target = target or view.channel
-        if not target or target.get("channel_id") is None:
+        if target is None or target.channel_id is None:
             log.info("no channel known for a deadline message of game %s", view.game_id)
             if view.game_id is not None and view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)
@@ -516,7 +507,7 @@ class DiscordAdapter:
             if view.game_id is not None and view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)
             return
-        channel = self.client.get_partial_messageable(int(target["channel_id"]))
+        channel = self.client.get_partial_messageable(int(target.channel_id))
         content, allowed = mentioned(view)
         extra: dict[str, Any] = {"view": ui} if ui is not None else {}
         if files:

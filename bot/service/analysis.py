@@ -39,7 +39,7 @@ from renderers.analysis_card import render_analysis_card
 from renderers.analysis_text import analysis_text, mat_comments
 
 from .base import ServiceBase, UserFacingError
-from .views import Place, View
+from .views import MessageRef, Place, View
 
 if TYPE_CHECKING:
     from multiprocessing.queues import SimpleQueue
@@ -263,9 +263,7 @@ class _Job:
         self.lang = lang
         self.private = private
         # Where the adapter posted "working…" (None: it could not tell, e.g. the console).
-        self.posted: asyncio.Future[dict[str, Any] | None] = (
-            asyncio.get_running_loop().create_future()
-        )
+        self.posted: asyncio.Future[MessageRef | None] = asyncio.get_running_loop().create_future()
         self.started = service.clock()
         self.last_edit = self.started
         self.step = 0
@@ -285,7 +283,7 @@ class _Job:
             posted=self._was_posted,
         )
 
-    async def _was_posted(self, where: dict[str, Any]) -> None:
+    async def _was_posted(self, where: MessageRef) -> None:
         if not self.posted.done():
             self.posted.set_result(where)
 
@@ -305,7 +303,7 @@ class _Job:
         edit = Text(PROGRESS.msgid, {"id": self.game_id, "percent": step})
         self.service.spawn(self.service.deliver_later(self._edit(edit, where)))
 
-    def _edit(self, line: Text, where: dict[str, Any]) -> View:
+    def _edit(self, line: Text, where: MessageRef) -> View:
         return View([line], lang=self.lang, chat=self.address, message=where, edit=True)
 
     async def run(self, lock: asyncio.Lock) -> None:

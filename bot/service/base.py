@@ -42,7 +42,7 @@ from .errors import error_text
 from .keypad import DEFAULT_LIMITS, DISCORD_LIMITS, KeypadLimits
 from .limits import RateLimiter, clean_name
 from .presenter import board_view, caption, finished_buttons, game_buttons
-from .views import Actor, Place, View
+from .views import Actor, MessageRef, Place, View
 
 if TYPE_CHECKING:
     from .tournaments import Tournaments
@@ -450,7 +450,7 @@ class ServiceBase(ABC):
 
     @abstractmethod
     async def _setting(
-        self, user: User, chat: Chat, place: Place, arg: str, message: dict[str, Any] | None
+        self, user: User, chat: Chat, place: Place, arg: str, message: MessageRef | None
     ) -> list[View]:
         """A /settings button (prefs.py)."""
 

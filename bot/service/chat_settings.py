@@ -10,14 +10,13 @@ the person is an administrator is the platform's answer, asked by the adapter
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 from bot.i18n import Text, t
 from bot.storage.base import Chat, ChatPrefs, User
 
 from . import actions as A
 from .base import ServiceBase, UserFacingError
-from .views import Actor, Button, Place, View
+from .views import Actor, Button, MessageRef, Place, View
 
 ON, OFF = "✅", "⬜"
 #: Settings choices of a chat start with this letter (a player's never do).
@@ -84,7 +83,7 @@ class ChatSettingsMixin(ServiceBase):
         place: Place,
         actor: Actor,
         arg: str,
-        message: dict[str, Any] | None,
+        message: MessageRef | None,
     ) -> list[View]:
         """A chat settings button: an administrator's choice is kept and the message shown
         again in place."""

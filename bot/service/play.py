@@ -19,7 +19,7 @@ from . import actions as A
 from . import keypad
 from .autoplay import play_automatic
 from .base import ActionContext, ServiceBase, UserFacingError, picture_state
-from .views import Place, View
+from .views import MessageRef, Place, View
 
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
 BOARD_JUST_CHANGED = t("The board has just changed: look again.")
@@ -37,7 +37,7 @@ class PlayMixin(ServiceBase):
         chat: Chat,
         place: Place,
         action: A.Action,
-        message: dict[str, Any] | None = None,
+        message: MessageRef | None = None,
     ) -> list[View]:
         if action.code == A.SETTING:
             return await self._setting(user, chat, place, action.arg, message)
@@ -62,7 +62,7 @@ class PlayMixin(ServiceBase):
             message is not None
             and record.message is not None
             and action.code != A.CLAIM
-            and not _same_message(record.message, message)
+            and not record.message.same_message(message)
         )
         if (elsewhere or not (current and action.version <= record.version)) and (
             record.status in (GameStatus.ACTIVE, GameStatus.FINISHED)
@@ -87,7 +87,7 @@ class PlayMixin(ServiceBase):
         return await self._commit(ctx, chat, user, shown=shown)
 
     async def _repair_press(
-        self, user: User, chat: Chat, record: GameRecord, pressed: dict[str, Any] | None
+        self, user: User, chat: Chat, record: GameRecord, pressed: MessageRef | None
     ) -> list[View]:
         """A press on a board behind its game never leaves the player stuck (design.md).
 
@@ -98,7 +98,7 @@ class PlayMixin(ServiceBase):
         if record.status is GameStatus.FINISHED:
             notice = t("This game is already over.")
         board_message = record.message
-        on_board = board_message is None or pressed is None or _same_message(board_message, pressed)
+        on_board = board_message is None or pressed is None or board_message.same_message(pressed)
         if (
             on_board
             and record.shown_version < record.version
@@ -391,16 +391,6 @@ _GAME_ACTIONS: dict[str, Callable[[ActionContext, int, str], object]] = {
     A.RESIGN_DECLINE: lambda ctx, seat, _: ctx.game.decline_resign(seat),
     A.MOVE: _steps,
 }
-
-
-def _same_message(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Whether two message references (as adapters bind them) name the same message."""
-    if str(a.get("message_id")) != str(b.get("message_id")):
-        return False
-    for key in ("channel_id", "chat_id"):
-        if a.get(key) is not None and b.get(key) is not None and str(a[key]) != str(b[key]):
-            return False
-    return True
 
 
 def _state_version(record: GameRecord) -> int:

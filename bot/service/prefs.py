@@ -16,7 +16,7 @@ from renderers.themes import THEMES
 
 from . import actions as A
 from .base import ServiceBase, UserFacingError
-from .views import Actor, Button, Place, View
+from .views import Actor, Button, MessageRef, Place, View
 
 THEME_NAMES = {"classic": t("Classic"), "dark": t("Dark"), "contrast": t("High contrast")}
 HOME_NAMES = {"right": t("on the right"), "left": t("on the left")}
@@ -126,7 +126,7 @@ class PrefsMixin(ServiceBase):
         chat: Chat,
         place: Place,
         arg: str,
-        message: dict[str, Any] | None,
+        message: MessageRef | None,
     ) -> list[View]:
         """A settings button: keep the choice and show the settings message again in place."""
         try:

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.i18n import t
-from bot.storage.base import GameStatus
+from bot.storage.base import GameRecord, GameStatus, User
 from core.match import Match
 
 from . import actions as A
@@ -37,7 +37,7 @@ from .play import PlayMixin
 from .prefs import PrefsMixin
 from .results import ResultsMixin
 from .tournaments import Tournaments
-from .views import BOARD_HERE, Actor, Place, View
+from .views import BOARD_HERE, Actor, MessageRef, Place, View
 
 SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
 
@@ -128,7 +128,7 @@ class GameService(
         }
 
     async def press(
-        self, actor: Actor, place: Place, data: str, *, message: dict[str, Any] | None = None
+        self, actor: Actor, place: Place, data: str, *, message: MessageRef | None = None
     ) -> list[View]:
         """A button press with its action id; ``message`` is the message pressed on, in the
         form the adapter binds boards (see :meth:`board_shown`).
@@ -172,22 +172,21 @@ class GameService(
             user, chat, self._move(user, chat, text, reply_to_game, quiet=not place.private)
         )
 
-    async def bind_message(self, game_id: int, message: dict[str, Any]) -> None:
+    async def bind_message(self, game_id: int, message: MessageRef) -> None:
         """Remember where a game's board was posted, so later views can edit it."""
         await self.storage.set_game_message(game_id, message)
 
     async def board_shown(
-        self, game_id: int, version: int, message: dict[str, Any] | None = None
+        self, game_id: int, version: int, message: MessageRef | None = None
     ) -> None:
         """The adapter showed the board of ``version`` (a view's ``version``), in ``message``
         when it was posted anew. Boards never confirmed are redrawn by :meth:`tick`."""
         await self.storage.mark_board_shown(game_id, version, message)
 
-    async def game_of_message(self, platform: str, message: dict[str, Any]) -> int | None:
+    async def game_of_message(self, platform: str, message: MessageRef) -> int | None:
         """The game whose board is ``message`` (for replies to a board)."""
-        chat_id = str(message.get("chat_id", ""))
-        for record in await self.storage.games_in_chat(platform, chat_id):
-            if record.message and record.message.get("message_id") == message.get("message_id"):
+        for record in await self.storage.games_in_chat(platform, message.chat_id or ""):
+            if record.message is not None and record.message.same_message(message):
                 return record.id
         return None
 
@@ -204,10 +203,29 @@ class GameService(
         view.edit = False
         return view
 
-    async def board_message(self, game_id: int) -> dict[str, Any] | None:
+    async def board_message(self, game_id: int) -> MessageRef | None:
         """Where the game's board is, as the adapter bound it (None: not known)."""
         record = await self.storage.get_game(game_id)
         return record.message if record is not None else None
+
+    async def game_record(self, game_id: int) -> GameRecord | None:
+        """The stored game (None: not known), for an adapter that draws the game itself (the
+        web board's page). Read only: every change goes through the entry points above."""
+        return await self.storage.get_game(game_id)
+
+    async def user_record(self, user_id: int) -> User | None:
+        """A stored user by the service's id (the web board's personal links carry it)."""
+        return await self.storage.get_user(user_id)
+
+    async def seated(self, record: GameRecord) -> list[tuple[int, User]]:
+        """Each seat of ``record`` with the person on it, seat by seat (empty seats left
+        out; one person on both seats in a game against themselves)."""
+        seated = []
+        for seat, user_id in enumerate(record.seats):
+            user = await self.storage.get_user(user_id) if user_id is not None else None
+            if user is not None:
+                seated.append((seat, user))
+        return seated
 
     async def player_to_act(self, game_id: int) -> str | None:
         """The platform user id of the player an active game waits for (None: the game is

@@ -1,12 +1,20 @@
-"""What the service answers: platform-neutral replies that adapters turn into messages."""
+"""What the service answers: platform-neutral replies that adapters turn into messages.
+
+Adapters import from here what they exchange with the service: :class:`Actor` and
+:class:`Place` (who and where), :class:`View` and :class:`Button` (the replies),
+:class:`MessageRef` (a chat message), and the stored records the service's read methods
+return to the web board (``GameRecord``, ``GameStatus``, ``User``, ``PlayerPrefs``). Those
+are defined with the storage that keeps them; adapters never import storage themselves.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.i18n import Text, t
+from bot.storage.base import GameRecord, GameStatus, PlayerPrefs, User
+from bot.storage.refs import MessageRef
 from renderers.picture import image_extension
 
 #: Said next to a board posted anew where a press on an old board points the player.
@@ -69,8 +77,9 @@ class View:
     alert: bool = False
     document: tuple[str, bytes] | None = None
     chat: tuple[str, str] | None = None
-    #: The game's board message as the adapter stored it (see GameService.bind_message).
-    message: dict[str, Any] | None = None
+    #: The game's board message as the adapter bound it (see GameService.bind_message), or
+    #: the message this view edits or points to.
+    message: MessageRef | None = None
     #: The text board, for adapters without pictures (the console) and as a fallback.
     text_board: str | None = None
     #: On a board view: the game version it shows. Once the board is on screen the adapter
@@ -89,15 +98,29 @@ class View:
     #: edits its caption and buttons (``image`` is None).
     caption_only: bool = False
     #: Called by the adapter, where it can, with where it posted this view as a new message
-    #: (``{"chat_id", "message_id", "photo"}``), for a view the service later edits in place
-    #: through ``message`` (a tournament's standings picture).
-    posted: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+    #: for a view the service later edits in place through ``message`` (a tournament's
+    #: standings picture).
+    posted: Callable[[MessageRef], Awaitable[None]] | None = None
     #: For a view made without an incoming message (``chat`` set) where a chat has several
     #: channels (a Discord server): a stored message of the channel to post it in, used when
     #: neither ``message`` nor the game's board says where (a tournament's own messages).
-    channel: dict[str, Any] | None = None
+    channel: MessageRef | None = None
 
     @property
     def image_name(self) -> str:
         """A file name for ``image`` whose extension says its format (``board.jpg``)."""
         return "board" + image_extension(self.image or b"")
+
+
+__all__ = [
+    "BOARD_HERE",
+    "Actor",
+    "Button",
+    "GameRecord",
+    "GameStatus",
+    "MessageRef",
+    "Place",
+    "PlayerPrefs",
+    "User",
+    "View",
+]

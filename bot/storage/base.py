@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, Self
 
+from bot.storage.refs import MessageRef
+
 
 class StorageError(RuntimeError):
     """The database failed or is unavailable; the action can be tried again."""
@@ -225,8 +227,8 @@ class GameRecord:
     commitment: str = ""
     #: Challenge and game settings: length, fast, scope, computer level, tournament…
     settings: ContestSettings = field(default_factory=ContestSettings)
-    #: Where the board is shown, platform-specific (e.g. {"chat_id": …, "message_id": …}).
-    message: dict[str, Any] | None = None
+    #: Where the board is shown (the message the adapter posted it as).
+    message: MessageRef | None = None
     deadline: float | None = None  # epoch seconds; the player to act loses the right after
     reminded: bool = False
     rated: bool = False
@@ -272,8 +274,8 @@ class TournamentRecord:
     organiser: int  # user id
     #: core.tournament.Tournament.to_dict()
     state: dict[str, Any] = field(default_factory=dict)
-    #: Where its standings picture is shown (edited after each result), platform-specific.
-    message: dict[str, Any] | None = None
+    #: Where its standings picture is shown (edited after each result).
+    message: MessageRef | None = None
     #: When the deadline rounds must look at it next (its start time while it takes
     #: entries, "now" while a round's matches wait to be started); None: nothing due.
     deadline: float | None = None
@@ -441,13 +443,13 @@ class Storage(Protocol):
 
     async def get_game(self, game_id: int) -> GameRecord | None: ...
 
-    async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
+    async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
         """Remember where the game's board is shown. This is not a change of the game, so
         its version stays (the buttons on the board remain valid)."""
         ...
 
     async def mark_board_shown(
-        self, game_id: int, version: int, message: dict[str, Any] | None = None
+        self, game_id: int, version: int, message: MessageRef | None = None
     ) -> None:
         """The game's board now shows ``version`` (never lowered); ``message``, when given,
         is where the board now is. Not a change of the game: its version stays."""

@@ -26,6 +26,7 @@ from bot.storage.base import (
     TournamentStatus,
     User,
 )
+from bot.storage.refs import MessageRef
 
 #: The computer player's platform id, one such user per platform.
 COMPUTER_PLATFORM_ID = "computer"
@@ -48,6 +49,11 @@ def dumps(value: Any) -> str | None:
 def loads(text: str | None) -> Any:
     """The value of a JSON column (NULL is None)."""
     return None if text is None else json.loads(text)
+
+
+def stored_message(ref: MessageRef | None) -> str | None:
+    """The JSON text of a message column (``MessageRef.to_stored``; None stays NULL)."""
+    return None if ref is None else dumps(ref.to_stored())
 
 
 def name_key(text: str) -> str:
@@ -110,7 +116,7 @@ def game_values(record: GameRecord) -> tuple[Any, ...]:
         dumps(record.dice if record.dice is not None else {}),
         record.commitment,
         dumps(record.settings.to_dict()),
-        dumps(record.message),
+        stored_message(record.message),
         None if record.deadline is None else float(record.deadline),
         bool(record.reminded),
         bool(record.rated),
@@ -127,7 +133,7 @@ def game_from_row(row: Row) -> GameRecord:
         match=loads(row["match"]),
         dice=json.loads(row["dice"]),
         settings=ContestSettings.from_dict(json.loads(row["settings"])),
-        message=loads(row["message"]),
+        message=MessageRef.from_stored(loads(row["message"])),
         reminded=bool(row["reminded"]),
         rated=bool(row["rated"]),
     )
@@ -149,7 +155,7 @@ def tournament_values(record: TournamentRecord) -> tuple[Any, ...]:
         TournamentStatus(record.status).value,
         record.organiser,
         dumps(record.state if record.state is not None else {}),
-        dumps(record.message),
+        stored_message(record.message),
         None if record.deadline is None else float(record.deadline),
     )
 
@@ -161,7 +167,7 @@ def tournament_from_row(row: Row) -> TournamentRecord:
         row,
         status=TournamentStatus(row["status"]),
         state=json.loads(row["state"]),
-        message=loads(row["message"]),
+        message=MessageRef.from_stored(loads(row["message"])),
     )
 
 

@@ -36,11 +36,11 @@ from bot.storage.base import (
     TournamentStatus,
     User,
 )
+from bot.storage.refs import MessageRef
 from bot.storage.rows import (
     COMPUTER_NAME,
     COMPUTER_PLATFORM_ID,
     chat_from_row,
-    dumps,
     event_from_row,
     game_from_row,
     marks,
@@ -48,6 +48,7 @@ from bot.storage.rows import (
     rating_from_row,
     result_from_row,
     status_values,
+    stored_message,
     tournament_from_row,
     tournament_status_values,
     user_from_row,
@@ -308,19 +309,21 @@ class SqlStorage(ABC):
 
     # --- games -----------------------------------------------------------------------------
 
-    async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
+    async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
         """Remember where the game's board is shown; its version stays."""
         async with self._writing() as db:
-            await db.execute("UPDATE games SET message = ? WHERE id = ?", dumps(message), game_id)
+            await db.execute(
+                "UPDATE games SET message = ? WHERE id = ?", stored_message(message), game_id
+            )
 
     async def mark_board_shown(
-        self, game_id: int, version: int, message: dict[str, Any] | None = None
+        self, game_id: int, version: int, message: MessageRef | None = None
     ) -> None:
         """The board now shows ``version`` (never lowered), in ``message`` when given."""
         async with self._writing() as db:
             if message is not None:
                 await db.execute(
-                    "UPDATE games SET message = ? WHERE id = ?", dumps(message), game_id
+                    "UPDATE games SET message = ? WHERE id = ?", stored_message(message), game_id
                 )
             await db.execute(
                 "UPDATE games SET shown_version = ? WHERE id = ? AND shown_version < ?",

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity, Update, User
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    MessageEntity,
+    Update,
+    User,
+)
 
 from bot.i18n import translate, translate_lines
 from bot.service.mentions import Mention, mentions_in, pieces
-from bot.service.views import Actor, Place, View
+from bot.service.views import Actor, MessageRef, Place, View
 
 PLATFORM = "telegram"
 CAPTION_LIMIT = 1024
@@ -56,13 +63,14 @@ def _text(view: View, limit: int = 4096) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _ref(target: dict[str, Any]) -> dict[str, Any]:
-    """A board message reference as it is stored."""
-    return {
-        "chat_id": target["chat_id"],
-        "message_id": target["message_id"],
-        "photo": bool(target.get("photo")),
-    }
+def message_ref(message: Message) -> MessageRef:
+    """The service's reference of a message the bot sent (or one pressed on)."""
+    return MessageRef(message.message_id, chat_id=str(message.chat_id), photo=bool(message.photo))
+
+
+def reference(chat_id: int | str, message_id: int) -> MessageRef:
+    """The service's reference of a message known by its ids alone (its kind not known)."""
+    return MessageRef(message_id, chat_id=str(chat_id))
 
 
 def _entities(view: View, limit: int = 4096) -> list[MessageEntity] | None:

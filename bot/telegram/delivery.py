@@ -17,11 +17,11 @@ from telegram.ext import ContextTypes
 from bot.i18n import translate
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
-from bot.service.views import BOARD_HERE, View
+from bot.service.views import BOARD_HERE, MessageRef, View
 from bot.web.telegram import with_web_board
 
 from .api import _BotContext, _unreachable, with_retries
-from .convert import CAPTION_LIMIT, PLATFORM, _entities, _ref, _text, keyboard
+from .convert import CAPTION_LIMIT, PLATFORM, _entities, _text, keyboard, message_ref
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +36,11 @@ class Delivery:
         # The newest game version each board message was edited to (a bounded memory):
         # an edit that was delayed (retried after a network error, held by the rate
         # limiter) never puts an older board back over a newer one.
-        self._edited: OrderedDict[tuple[Any, Any], int] = OrderedDict()
+        self._edited: OrderedDict[tuple[str, int], int] = OrderedDict()
         # Per board message while edits of it are under way (see _one_edit_at_a_time).
-        self._edit_locks: dict[tuple[str, Any], asyncio.Lock] = {}
-        self._edit_waiters: dict[tuple[str, Any], int] = {}
-        self._wanted: dict[tuple[str, Any], int] = {}
+        self._edit_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._edit_waiters: dict[tuple[str, int], int] = {}
+        self._wanted: dict[tuple[str, int], int] = {}
 
     # -- views to messages -------------------------------------------------------------------
 
@@ -94,7 +94,7 @@ class Delivery:
                 )
             )
             return
-        if view.point and view.message and await self._point(bot, view, chat_id):
+        if view.point and view.message is not None and await self._point(bot, view, chat_id):
             return
         target = self._edit_target(view, pressed)
         if (
@@ -104,11 +104,9 @@ class Delivery:
             and await self._edit(bot, view, target, markup)
         ):
             if view.game_id is not None and view.version is not None and not view.keyboard_only:
-                moved = view.message is None or target["message_id"] != view.message.get(
-                    "message_id"
-                )
+                moved = view.message is None or not target.same_message(view.message)
                 await self.service.board_shown(
-                    view.game_id, view.version, _ref(target) if moved else None
+                    view.game_id, view.version, target if moved else None
                 )
             return
         if (view.caption_only or view.keyboard_only) and view.game_id is not None:
@@ -141,16 +139,10 @@ class Delivery:
                     reply_to_message_id=reply_id,
                 )
             )
+        ref = message_ref(sent)
         if view.posted is not None:  # the service edits this message later (standings)
-            await view.posted(
-                {"chat_id": sent.chat_id, "message_id": sent.message_id, "photo": bool(sent.photo)}
-            )
+            await view.posted(ref)
         if view.game_id is not None and (markup is not None or view.image is not None):
-            ref = {
-                "chat_id": sent.chat_id,
-                "message_id": sent.message_id,
-                "photo": bool(sent.photo),
-            }
             if view.version is not None:
                 await self.service.board_shown(view.game_id, view.version, ref)
             else:
@@ -165,7 +157,7 @@ class Delivery:
                     bot.send_message,
                     chat_id,
                     translate(BOARD_HERE, view.lang),
-                    reply_to_message_id=view.message["message_id"],
+                    reply_to_message_id=view.message.message_id,
                 )
             )
         except BadRequest as exc:
@@ -176,28 +168,26 @@ class Delivery:
         return True
 
     @staticmethod
-    def _edit_target(view: View, pressed: Message | None) -> dict[str, Any] | None:
+    def _edit_target(view: View, pressed: Message | None) -> MessageRef | None:
         if pressed is not None and view.game_id is not None:
-            return {
-                "chat_id": pressed.chat_id,
-                "message_id": pressed.message_id,
-                "photo": bool(pressed.photo),
-            }
-        if view.message:
-            return {**view.message, "photo": view.message.get("photo", True)}
-        return None
+            return message_ref(pressed)
+        return view.message
 
     async def _edit(
-        self, bot: Any, view: View, target: dict[str, Any], markup: InlineKeyboardMarkup | None
+        self, bot: Any, view: View, target: MessageRef, markup: InlineKeyboardMarkup | None
     ) -> bool:
         """Edit the board in place; False when it can't be edited (then a new one is sent)."""
-        chat_id, message_id = target["chat_id"], target["message_id"]
+        chat_id, message_id = target.chat_id, target.message_id
+        if chat_id is None:
+            return False
+        # A board whose kind was not recorded (stored by older versions) is a picture.
+        photo = target.photo is not False
         if view.keyboard_only:
-            async with self._one_edit_at_a_time((str(chat_id), message_id), view.version) as wanted:
+            async with self._one_edit_at_a_time((chat_id, message_id), view.version) as wanted:
                 if wanted:
                     await self._edit_keyboard(bot, chat_id, message_id, markup)
             return True
-        if view.caption_only and target.get("photo"):
+        if view.caption_only and photo:
             # The picture stays: only its caption and buttons change.
             edit = partial(
                 bot.edit_message_caption,
@@ -206,7 +196,7 @@ class Delivery:
                 caption=_text(view, CAPTION_LIMIT),
                 reply_markup=markup,
             )
-        elif view.image is not None and target.get("photo"):
+        elif view.image is not None and photo:
             edit = partial(
                 bot.edit_message_media,
                 InputMediaPhoto(
@@ -226,7 +216,7 @@ class Delivery:
             )
         else:
             return False
-        key = (str(chat_id), message_id)
+        key = (chat_id, message_id)
 
         async def unless_outdated() -> None:
             if view.version is not None and self._edited.get(key, -1) > view.version:
@@ -250,7 +240,7 @@ class Delivery:
 
     @contextlib.asynccontextmanager
     async def _one_edit_at_a_time(
-        self, key: tuple[str, Any], version: int | None
+        self, key: tuple[str, int], version: int | None
     ) -> AsyncIterator[bool]:
         """Edits of one message are made one at a time, newest wins: while an edit waits for
         Telegram's per-group limit, the boards pressed meanwhile queue here, and only the
@@ -271,7 +261,7 @@ class Delivery:
 
     @staticmethod
     async def _edit_keyboard(
-        bot: Any, chat_id: Any, message_id: Any, markup: InlineKeyboardMarkup | None
+        bot: Any, chat_id: str, message_id: int, markup: InlineKeyboardMarkup | None
     ) -> bool:
         """Change the board's buttons alone (a picked checker): no picture is uploaded. A
         failure is not worth a new message: the board still shows the game's state."""

@@ -25,7 +25,7 @@ from bot.service.chat_settings import is_chat_setting
 from bot.service.commands import find_command
 
 from .api import _all, with_retries
-from .convert import PLATFORM, _text, actor_id, actor_of, place_of
+from .convert import PLATFORM, _text, actor_id, actor_of, place_of, reference
 from .delivery import Delivery
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class TelegramAdapter(Delivery):
             actor,
             place_of(chat),
             query.data or "",
-            message={"chat_id": chat.id, "message_id": query.message.message_id},
+            message=reference(chat.id, query.message.message_id),
         )
         notices = [v for v in views if v.notice]
         if notices:
@@ -200,5 +200,5 @@ class TelegramAdapter(Delivery):
         if replied is None or replied.from_user is None or not replied.from_user.is_bot:
             return None
         return await self.service.game_of_message(
-            PLATFORM, {"chat_id": replied.chat_id, "message_id": replied.message_id}
+            PLATFORM, reference(replied.chat_id, replied.message_id)
         )

@@ -13,6 +13,7 @@ import discord
 
 from bot.config import Config
 from bot.i18n import normalize_language, t, translate
+from bot.service.service import GameService
 from bot.service.views import View
 
 from . import relay
@@ -55,16 +56,15 @@ def disable_web_board() -> None:
     relay.unregister(PLATFORM)
 
 
-async def board_link(service: Any, game_id: int, user_id: str, lang: str) -> str | None:
+async def board_link(service: GameService, game_id: int, user_id: str, lang: str) -> str | None:
     """The answer to "Open the board": a seat link for a player, a watch link for others."""
     if _base_url is None or _signer is None:
         return None
-    record = await service.storage.get_game(game_id)
+    record = await service.game_record(game_id)
     if record is None or record.platform != PLATFORM:
         return None
-    for seat, seated in enumerate(record.seats):
-        user = await service.storage.get_user(seated) if seated is not None else None
-        if user is not None and user.platform_id == user_id:
+    for seat, user in await service.seated(record):
+        if user.platform_id == user_id:
             url = seat_url(_base_url, _signer, game_id, seat, user.id)
             return translate(t(YOUR_LINK.msgid, url=url), lang)
     return translate(t(WATCH_LINK.msgid, url=watch_url(_base_url, _signer, game_id)), lang)

@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from bot.service.views import GameRecord, MessageRef
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "tavla_games"
@@ -104,15 +106,15 @@ class _RecordingTransaction:
         self._inner = inner
         self._written = written
 
-    async def insert_game(self, record: Any) -> Any:
+    async def insert_game(self, record: GameRecord) -> GameRecord:
         saved = await self._inner.insert_game(record)
         if saved.id is not None:
             self._written.add(saved.id)
         return saved
 
-    async def save_game(self, record: Any, expected_version: int) -> Any:
+    async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
         saved = await self._inner.save_game(record, expected_version)
-        self._written.add(record.id)
+        self._written.add(record.stored_id)
         return saved
 
     def __getattr__(self, name: str) -> Any:
@@ -135,7 +137,7 @@ class NotifyingStorage:
         if written:
             self._on_commit(sorted(written))
 
-    async def set_game_message(self, game_id: int, message: dict[str, Any] | None) -> None:
+    async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
         await self._inner.set_game_message(game_id, message)
 
     def __getattr__(self, name: str) -> Any:

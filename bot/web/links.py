@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import quote
+
+from bot.service.service import GameService
 
 from .auth import LinkSigner
 
@@ -30,17 +31,16 @@ def watch_url(base_url: str, signer: LinkSigner, game_id: int) -> str:
 
 
 async def player_links(
-    storage: Any, base_url: str, signer: LinkSigner, game_id: int
+    service: GameService, base_url: str, signer: LinkSigner, game_id: int
 ) -> list[tuple[str, str]]:
     """``(name, personal link)`` for each person seated in the game, then ``("", watch link)``
     (the console prints them: its players have no chat to receive them privately)."""
-    record = await storage.get_game(game_id)
+    record = await service.game_record(game_id)
     if record is None:
         return []
     links = []
-    for seat, user_id in enumerate(record.seats):
-        user = await storage.get_user(user_id) if user_id is not None else None
-        if user is not None and not user.is_bot:
+    for seat, user in await service.seated(record):
+        if not user.is_bot:
             links.append((user.name, seat_url(base_url, signer, game_id, seat, user.id)))
     links.append(("", watch_url(base_url, signer, game_id)))
     return links

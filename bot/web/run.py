@@ -11,7 +11,6 @@ from typing import Any
 
 from bot.config import Config
 from bot.service.service import GameService
-from bot.storage.factory import postgres_dsn_from_url
 
 from .auth import LinkSigner, derive_secret
 from .hub import ChangeHub, NotifyingStorage
@@ -52,18 +51,24 @@ def console_links(
     base = config.web_base_url or ""
 
     async def links(game_id: int) -> list[tuple[str, str]]:
-        return await player_links(service.storage, base, signer_for(config), game_id)
+        return await player_links(service, base, signer_for(config), game_id)
 
     return links
 
 
 async def run_web(
-    config: Config, service: GameService, hub: ChangeHub, stop: asyncio.Event
+    config: Config,
+    service: GameService,
+    hub: ChangeHub,
+    stop: asyncio.Event,
+    *,
+    postgres_dsn: str | None = None,
 ) -> None:
-    """Serve the web board until ``stop`` is set; share changes over PostgreSQL if used."""
-    url = config.database_url or ""
-    if url.startswith(("postgres", "postgresql")):
-        await hub.listen_postgres(postgres_dsn_from_url(url))
+    """Serve the web board until ``stop`` is set; with ``postgres_dsn`` (the database the
+    application was built on, when it is PostgreSQL), share changes with the other workers
+    over it."""
+    if postgres_dsn is not None:
+        await hub.listen_postgres(postgres_dsn)
     board = WebBoard(service, hub, signer_for(config), telegram_token=config.telegram_token)
     log.info("web board at %s", config.web_base_url)
     await serve(board, config.web_listen, config.web_port, stop)

@@ -30,8 +30,7 @@ from bot.i18n import LANGUAGES, normalize_language, translate
 from bot.service import actions as A
 from bot.service.limits import RateLimiter
 from bot.service.service import GameService
-from bot.service.views import Actor, Place, View
-from bot.storage.base import GameRecord, GameStatus, PlayerPrefs, User
+from bot.service.views import Actor, GameRecord, GameStatus, Place, PlayerPrefs, User, View
 from core.game import Phase
 from renderers.themes import THEMES
 
@@ -143,7 +142,7 @@ class WebBoard:
 
     async def _record(self, request: web.Request) -> GameRecord:
         game = request.match_info["game"]
-        record = await self.service.storage.get_game(int(game)) if game.isdigit() else None
+        record = await self.service.game_record(int(game)) if game.isdigit() else None
         if record is None:
             raise web.HTTPNotFound(text="no such game")
         return record
@@ -169,7 +168,7 @@ class WebBoard:
                 link = self.signer.check_seat(value, record.id or 0, now=self.clock())
                 if record.seats[link.seat] != link.user_id:
                     raise AuthError("the seat has another player now")
-                user = await self.service.storage.get_user(link.user_id)
+                user = await self.service.user_record(link.user_id)
                 if user is None:
                     raise AuthError("no such user")
                 actor = Actor(user.platform, user.platform_id, user.name, None, user.platform_lang)
@@ -186,11 +185,8 @@ class WebBoard:
         """The seat ``actor`` holds in ``record`` (None: not seated), and their user."""
         seats = []
         found = None
-        for seat, user_id in enumerate(record.seats):
-            if user_id is None:
-                continue
-            user = await self.service.storage.get_user(user_id)
-            if user and (user.platform, user.platform_id) == (actor.platform, actor.user_id):
+        for seat, user in await self.service.seated(record):
+            if (user.platform, user.platform_id) == (actor.platform, actor.user_id):
                 seats.append(seat)
                 found = user
         if not seats:
@@ -297,7 +293,7 @@ class WebBoard:
             views = await self.service.press(who.actor, place, data)
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
-        fresh = await self.service.storage.get_game(record.id)
+        fresh = await self.service.game_record(record.id)
         assert fresh is not None
         if rest and (before is None or turn_mark(fresh, who.seat) != before):
             # The group's picture follows each finished turn, off the page's answer time.
@@ -353,10 +349,10 @@ class WebBoard:
         return response
 
     async def _shared_load(self, game_id: int) -> GameRecord | None:
-        """The game from storage; pages woken together share one read."""
+        """The stored game; pages woken together share one read."""
         pending = self._loading.get(game_id)
         if pending is None:
-            pending = asyncio.ensure_future(self.service.storage.get_game(game_id))
+            pending = asyncio.ensure_future(self.service.game_record(game_id))
             self._loading[game_id] = pending
             pending.add_done_callback(lambda _: self._loading.pop(game_id, None))
         return await asyncio.shield(pending)

@@ -11,7 +11,7 @@ from typing import Any
 from bot.i18n import translate, translate_lines
 from bot.service import actions as A
 from bot.service.presenter import action_line, board_view, caption, game_buttons, seat_color
-from bot.storage.base import GameRecord, GameStatus
+from bot.service.views import GameRecord, GameStatus
 from core.game import Phase
 from core.match import Match
 from core.notation import format_steps

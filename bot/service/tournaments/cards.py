@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
-from typing import Any
 
 from bot.i18n import Text, t, translate
 from bot.storage.base import Chat, StorageError, TournamentRecord, User
@@ -14,7 +13,7 @@ from core.tournament import Format, Pace, Pairing, Stage, Tournament
 from renderers.standings import StandingsLabels, render_standings
 
 from ..mentions import Mention
-from ..views import Button, View
+from ..views import Button, MessageRef, View
 from .base import JOIN, LEAVE, PREFIX, START, TournamentsBase, log
 from .words import FORMAT_NAMES, GAME_NAMES
 
@@ -196,7 +195,7 @@ class CardsMixin(TournamentsBase):
             buchholz=tr(t("Bch")),
         )
 
-    async def bind_message(self, tournament_id: int, message: dict[str, Any]) -> None:
+    async def bind_message(self, tournament_id: int, message: MessageRef) -> None:
         """The adapter posted the tournament's card (before the start) or its standings
         picture (after it) as ``message``: later changes edit that message in place, and
         the deadline rounds post in its channel (a Discord server has several)."""

@@ -8,7 +8,7 @@ from bot.i18n import t
 from bot.storage.base import Chat, TournamentRecord, TournamentStatus, User
 from core.tournament import Pairing, Stage, Tournament, TournamentError
 
-from ..views import View
+from ..views import MessageRef, View
 from .base import JOIN, LEAVE, START
 from .clock import ClockMixin
 from .words import SUBCOMMANDS, USAGE, parse_settings
@@ -58,7 +58,7 @@ class Tournaments(ClockMixin):
         place: Place,
         actor: Actor,
         data: str,
-        message: dict[str, Any] | None,
+        message: MessageRef | None,
     ) -> list[View]:
         """A Join / Leave / Start button of a card."""
         try:
@@ -104,7 +104,7 @@ class Tournaments(ClockMixin):
         user: User,
         chat: Chat,
         actor: Actor,
-        message: dict[str, Any] | None,
+        message: MessageRef | None,
     ) -> list[View]:
         """Join, leave, start or cancel, in one transaction; then the card or the rounds."""
         now = self.clock()
