@@ -17,6 +17,10 @@ search does:
   decision, so the dead-cube equities are exact. Elsewhere Janowski's model values the leaf
   on the evaluator's chances.
 
+In a short bear-off of both sides (at most :data:`DEEP_CHECKERS` checkers left) a leaf with
+exact chances whose game goes on is itself valued by the same look-ahead, from the
+opponent's side: two rolls deep, exact where the game is sure to end within four rolls.
+
 Values are carried as utilities (points in money play, match-winning chances in a match,
 from the Kazaross-XG2 table) and normalized to the cube only at the end, so a taken cube is
 valued at its own stake and score.
@@ -44,6 +48,9 @@ from .scoring import CubeEquities, Scoring, _mwc
 #: Janowski's equities within this much of a cube threshold (double against no double, or
 #: take against pass) send the decision to the look-ahead.
 LOOKAHEAD_WINDOW = 0.16
+#: A bear-off of both sides with at most this many checkers left between them is looked at
+#: two rolls deep (few plays per roll: cheap).
+DEEP_CHECKERS = 6
 
 
 class LeafOutputs(Protocol):
@@ -78,9 +85,9 @@ class _Units:
         return 2.0 * (utility - lose) / (win - lose) - 1.0
 
 
-def _other(state: CubeState, utility: np.ndarray) -> np.ndarray:
+def _other(state: CubeState, utility: np.ndarray | float) -> np.ndarray:
     """The same outcome's utility for the other player."""
-    return -utility if state.money else 1.0 - utility
+    return np.asarray(-utility if state.money else 1.0 - utility)
 
 
 def near_threshold(eq: CubeEquities) -> bool:
@@ -151,9 +158,36 @@ def lookahead_equities(
     backgammons: bool = True,
 ) -> CubeEquities:
     """No double, double/take and double/pass for the side on roll of ``position`` at
-    ``state`` (its own), by the one-roll cubeful look-ahead (see the module doc),
-    normalized to the cube."""
-    branches = [state, taken(state)]
+    ``state`` (its own), by the cubeful look-ahead (see the module doc), normalized to the
+    cube. A short bear-off of both sides is looked at two rolls deep."""
+    deepen = _short_bearoff(position)
+    no_double, double_take = _rollout(
+        evaluator, variant, position, [state, taken(state)], backgammons, deepen
+    )
+    units = _Units(state)
+    return CubeEquities(units.equity(no_double), units.equity(double_take), 1.0)
+
+
+def _short_bearoff(position: Position) -> bool:
+    """Both sides bear off (exact chances) with at most :data:`DEEP_CHECKERS` left between
+    them: few plays per roll, so a second roll of look-ahead is cheap."""
+    arr = positions_array([position])
+    left = 2 * CHECKERS - position.mover[OFF] - position.opponent[OFF]
+    return bool(both_in_bearoff_array(arr, False)[0]) and left <= DEEP_CHECKERS
+
+
+def _rollout(
+    evaluator: LeafOutputs,
+    variant: Variant,
+    position: Position,
+    branches: list[CubeState],
+    backgammons: bool,
+    deepen: bool,
+) -> list[float]:
+    """The utility, for the side on roll, of rolling now under each cube of ``branches``
+    (its own states): each roll's best play, the opponent's cube options at the leaf.
+    With ``deepen`` a leaf whose chances are exact but whose game goes on is valued by the
+    same look-ahead from the opponent's side instead of Janowski's model."""
     first = first_turn(variant, position)
     # Per roll: the boards after each play (opponent on roll), or the game's result.
     rolls: list[list[tuple[Position | None, int]]] = []
@@ -183,10 +217,19 @@ def lookahead_equities(
         rest = [b for b, e in zip(boards, exact, strict=True) if not e]
         if rest:
             outs[~exact] = evaluator.outputs(variant, rest, False)
+    # The opponent's states at the leaves: per branch, its cube and the cube it would take.
+    opponent = [s for branch in branches for s in (branch.swapped(), taken(branch.swapped()))]
+    nested = {
+        i: _rollout(evaluator, variant, boards[i], opponent, backgammons, False)
+        for i in np.flatnonzero(exact & ~dead)
+        if deepen
+    }
     totals = []
-    for branch in branches:
+    for k, branch in enumerate(branches):
         theirs = branch.swapped()
         mine = _other(branch, leaf_utilities(outs, theirs, dead, backgammons))
+        for i, values in nested.items():
+            mine[i] = _other(branch, _with_cube(theirs, values[2 * k], values[2 * k + 1]))
         chosen = _choose(rolls, index, mine, branch, backgammons)
         # The chosen boards get the evaluator's best chances (exact ones stay).
         deeper = [
@@ -195,7 +238,8 @@ def lookahead_equities(
         if deeper:
             refined = outs.copy()
             refined[[index[b] for b in deeper]] = evaluator.outputs(variant, deeper, True)
-            mine = _other(branch, leaf_utilities(refined, theirs, dead, backgammons))
+            better = _other(branch, leaf_utilities(refined, theirs, dead, backgammons))
+            mine[~exact] = better[~exact]
         total = 0.0
         for weight, options, board in zip(ROLL_WEIGHTS, rolls, chosen, strict=True):
             if board is None:
@@ -204,8 +248,16 @@ def lookahead_equities(
                 )
             else:
                 total += weight * float(mine[index[board]])
-        totals.append(_Units(state).equity(total))
-    return CubeEquities(totals[0], totals[1], 1.0)
+        totals.append(total)
+    return totals
+
+
+def _with_cube(state: CubeState, no_double: float, double_take: float) -> float:
+    """The utility of the side on roll that chooses between not doubling and doubling
+    (the opponent taking or passing as is best), where ``state`` lets it double."""
+    if not may_double(state):
+        return no_double
+    return max(no_double, min(double_take, float(_Units(state).utility(1.0))))
 
 
 def _won(state: CubeState, points: int, backgammons: bool) -> float:
