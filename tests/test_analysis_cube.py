@@ -29,7 +29,7 @@ from core.ai.cube import CubeState, match_equity
 from core.ai.gnubg_player import load_gnubg
 from core.ai.lookahead import ROLL_WEIGHTS, ROLLS
 from core.analysis import Action, analyse_actions, evaluator_for
-from core.analysis.cubeful import lookahead_equities
+from core.analysis.cubeful import lookahead_equities, may_double
 from core.dice import FixedDice
 from core.game import Game
 from core.movegen import legal_plays
@@ -247,6 +247,29 @@ def test_last_roll_equities_in_a_match_follow_the_table(away: tuple[int, int]) -
     eq = lookahead_equities(evaluator_for(TAVLA, "network"), TAVLA, position, state)
     assert (eq.no_double, eq.double_take) == pytest.approx(_met_equities(0.75, away), abs=1e-9)
     assert eq.double_pass == 1.0
+
+
+def test_after_the_crawford_game_the_trailer_doubles_a_last_roll() -> None:
+    """M-2: after the Crawford game (a match to 3, the trailer 3-away, the leader 1-away) the
+    trailer's double costs it nothing: winning 2 points gives 1-away 1-away, an even match.
+    At p = 27/36 the table gives no double 27/36 * ME(2-away, 1-away post-Crawford), double/
+    take 27/36 * 1/2, double/pass ME(2-away, 1-away post-Crawford); the leader, whose single
+    win takes the match, has no cube decision at all."""
+    trailer = CubeState(match_length=3, my_score=0, opp_score=2)
+    assert trailer.post_crawford
+    position = Position.from_points({6: 1}, LAST_CHECKER)
+    eq = lookahead_equities(evaluator_for(TAVLA, "network"), TAVLA, position, trailer)
+    win, lose = match_equity(2, 1, True), 0.0
+
+    def emg(mwc: float) -> float:
+        return 2 * (mwc - lose) / (win - lose) - 1
+
+    assert (eq.no_double, eq.double_take) == pytest.approx(
+        (emg(0.75 * win), emg(0.75 * 0.5)), abs=1e-9
+    )
+    assert eq.should_double
+    assert eq.should_take
+    assert not may_double(trailer.swapped())
 
 
 # -- short bear-offs, against an exhaustive search ------------------------------------------
