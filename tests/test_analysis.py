@@ -221,27 +221,6 @@ def test_doubling_a_certain_gammon_is_a_wrong_double_of_one_point(level: str) ->
     assert (drop.played, drop.best, drop.loss) == ("pass", "pass", 0.0)
 
 
-@pytest.mark.parametrize("level", CUBE_EVALUATORS)
-def test_not_doubling_a_last_roll_favourite_is_a_missed_double(level: str) -> None:
-    """A last roll: one checker on the 6-point bears off with 27 of 36 rolls (75%), and the
-    opponent bears off its last checker on any roll. Rolling on without doubling is a
-    missed double (doubling is right: the opponent's take or pass is worth more to the
-    doubler than playing on at the same cube).
-
-    The exact loss with the cube dead after this roll is 0.5 (0.5 for playing on against 1
-    for double/pass); the analysis values the cube with Janowski's live-cube model, which
-    does not know the cube is dead, and finds about 0.1: a bad error, not a very bad one.
-    """
-    variant = variant_by_name("tavla")
-    start = game_at(variant, Position.from_points({6: 1}, {1: 1}))
-    actions = [Action("roll", 0, (2, 1)), Action("play", 0, play="6/3")]
-    analysis = analyse_actions(variant, [actions], evaluator=cube_evaluator(level), start=start)
-    (missed,) = [d for d in analysis.decisions if d.kind == "cube"]
-    assert (missed.player, missed.played, missed.best) == (0, "no double", "double")
-    assert BAD <= missed.loss <= 0.5
-    assert analysis.players[0].cube_decisions == 1
-
-
 def test_doubling_at_the_start_and_passing_are_both_blunders() -> None:
     """At the opening position nobody is near a double: the double is wrong (the opponent
     gets a cheap take and the cube), and passing it gives away a point."""

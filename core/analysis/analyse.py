@@ -17,6 +17,7 @@ import numpy as np
 
 from core.ai.cube import CubeState
 from core.ai.lookahead import ROLL_WEIGHTS, ROLLS
+from core.ai.race import is_race
 from core.dice import FixedDice
 from core.errors import TavlaError
 from core.game import Game, Phase
@@ -26,6 +27,7 @@ from core.notation import format_play
 from core.position import Position
 from core.variants import Variant
 
+from .cubeful import lookahead_equities, near_threshold
 from .evaluators import Evaluator, evaluator_for
 from .records import Action, RecordError, from_histories
 from .results import Decision, MatchAnalysis, PlayerSummary
@@ -287,10 +289,18 @@ class _Analyser:
 
     # -- the cube ---------------------------------------------------------------------------
 
-    def _equities(self, game: Game, seat: int) -> CubeEquities:
+    def _equities(self, game: Game, seat: int, actual: bool) -> CubeEquities:
+        """The cube equities of ``seat`` on roll: the cubeful look-ahead for a double
+        (``actual``), in a race, and where Janowski's model on the evaluator's chances is
+        close to a threshold; that model elsewhere (a no double far from doubling)."""
         position = game.position(seat)
-        out = self.evaluator.chances(self.variant, position)
-        return cube_equities(out, self.cube_state(game, seat), self.variant.backgammons)
+        state = self.cube_state(game, seat)
+        bgs = self.variant.backgammons
+        if not actual and not is_race(position, False):
+            eq = cube_equities(self.evaluator.chances(self.variant, position), state, bgs)
+            if not near_threshold(eq):
+                return eq
+        return lookahead_equities(self.evaluator, self.variant, position, state, bgs)
 
     def _cube_decision(
         self, game: Game, number: int, move: int, seat: int, played: str, best: str, loss: float
@@ -317,7 +327,7 @@ class _Analyser:
     def no_double(self, game: Game, number: int, move: int, seat: int) -> None:
         if not game.may_double(seat) or not self._cube_alive(game, seat):
             return
-        eq = self._equities(game, seat)
+        eq = self._equities(game, seat, actual=False)
         if not eq.close:
             return
         best = "double" if eq.should_double else "no double"
@@ -325,7 +335,7 @@ class _Analyser:
 
     def double(self, game: Game, number: int, move: int, seat: int | None) -> None:
         assert seat is not None
-        eq = self._equities(game, seat)
+        eq = self._equities(game, seat, actual=True)
         best = "double" if eq.should_double else "no double"
         self._cube_decision(game, number, move, seat, "double", best, eq.best - eq.double)
         self._pending = eq

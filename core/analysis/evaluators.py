@@ -7,7 +7,9 @@ An evaluator answers two questions, always from one player's side:
   candidates and to measure luck) or with look-ahead (``deep=True``: used to rank the
   candidates left, as gnubg does with its move filters);
 * :meth:`~Evaluator.chances`: the five cubeless probabilities of the side on roll before it
-  rolls, for cube decisions.
+  rolls, for cube decisions;
+* :meth:`~Evaluator.outputs`: the same for many boards, for the leaves of the cubeful
+  look-ahead (:mod:`core.analysis.cubeful`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ class Evaluator(Protocol):
 
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         """Cubeless outputs (5,) of the side on roll of ``position``, before rolling."""
+        ...
+
+    def outputs(self, variant: Variant, positions: list[Position], deep: bool) -> np.ndarray:
+        """Cubeless outputs (N, 5) of the side on roll of each board: quickly (0-ply) or,
+        with ``deep``, as well as a leaf of the cube look-ahead can afford."""
         ...
 
 
@@ -110,6 +117,10 @@ class NetworkEvaluator:
             total += weight * outs[int(np.argmax(equity(outs, True, bgs)))]
         return total
 
+    def outputs(self, variant: Variant, positions: list[Position], deep: bool) -> np.ndarray:
+        """The network at 0-ply (``deep`` too: a look-ahead per leaf would cost a second)."""
+        return np.asarray(self.net.evaluate_array(positions_array(positions)))
+
 
 class GnubgEvaluator:
     """GNU Backgammon's evaluator (Tavla only): 0-ply to filter, ``plies`` to rank.
@@ -127,6 +138,8 @@ class GnubgEvaluator:
         # (cubeful, plies, deterministic, prune, noise): cubeless, gnubg's pruning nets on.
         self._quick = gnubg.evalcontext(0, 0, 1, 1, 0)
         self._deep = gnubg.evalcontext(0, plies, 1, 1, 0)
+        # The cube look-ahead's leaves, one roll down: one ply less, so the whole is as deep.
+        self._leaf = gnubg.evalcontext(0, max(0, plies - 1), 1, 1, 0)
         self._cubeful = [gnubg.evalcontext(1, n, 1, 1, 0) for n in range(plies + 1)]
         # gnubg's move filters with every play kept at every depth.
         self._wide_filters = [
@@ -147,6 +160,12 @@ class GnubgEvaluator:
 
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         return self._outputs(position, True)
+
+    def outputs(self, variant: Variant, positions: list[Position], deep: bool) -> np.ndarray:
+        context = self._leaf if deep else self._quick
+        return np.array(
+            [self.gnubg.evaluate(gnubg_board(p), self._cube, context)[:5] for p in positions]
+        )
 
     def cubeinfo(self, state: CubeState) -> dict[str, Any]:
         """gnubg's cube information for the side on roll (gnubg's player 0)."""
