@@ -488,6 +488,10 @@ async def test_board_shown_is_never_lowered_and_keeps_the_version(storage: Stora
     stored = await storage.get_game(game.id)
     assert (stored.shown_version, stored.version) == (2, 2)
     assert stored.message == {"chat_id": -100, "message_id": 9}
+    # An older board posted anew elsewhere: the message moves, the version stays.
+    await storage.mark_board_shown(game.id, 1, {"chat_id": -100, "message_id": 10})
+    stored = await storage.get_game(game.id)
+    assert (stored.shown_version, stored.message) == (2, {"chat_id": -100, "message_id": 10})
 
 
 async def test_lagging_boards_in_window_and_not_in_paused_chats(storage: Storage, players):
