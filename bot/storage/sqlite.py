@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 import aiosqlite
 
 from bot.storage.base import StorageError
-from bot.storage.rows import COMPUTER_NAME, COMPUTER_PLATFORM_ID
+from bot.storage.rows import COMPUTER_NAME, COMPUTER_PLATFORM_ID, dumps
 from bot.storage.schema import SQLITE_FOLDER, Migration, load_migrations, split_statements
 from bot.storage.sql import Db, SqlStorage, SqlTransaction
 
@@ -134,6 +134,27 @@ class SqliteTransaction(SqlTransaction):
         if not self._open:
             raise RuntimeError("this transaction is over")
         return self._db
+
+    async def add_events(
+        self,
+        game_id: int,
+        events: list[tuple[str, dict[str, Any]]],
+        *,
+        ts: float | None = None,
+    ) -> None:
+        """Append events with the next sequence numbers (``ts`` defaults to now).
+
+        One statement run once per event, each numbering its event one past the game's last
+        (the write lock is ours): one round trip through aiosqlite's thread, not two.
+        """
+        if not events:
+            return
+        stamp = float(time.time() if ts is None else ts)
+        await self.db.executemany(
+            "INSERT INTO events (game_id, seq, ts, type, data) "
+            "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE game_id = ?",
+            [(game_id, stamp, kind, dumps(data), game_id) for kind, data in events],
+        )
 
 
 class _TransactionScope(AbstractAsyncContextManager[SqliteTransaction]):
