@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 import bot.service.views as views_module
 from bot.service.views import View
 from core.variants import variant_by_name
@@ -37,6 +39,13 @@ def test_a_text_given_wins_and_a_view_without_a_board_has_none() -> None:
     view = View(["x"], board=opening())
     view.text_board = "set later"
     assert view.text_board == "set later"
+
+
+def test_whether_a_view_shows_a_board_is_told_without_writing_its_text(monkeypatch) -> None:
+    monkeypatch.setattr(views_module, "render_text", lambda drawn: pytest.fail("written"))
+    assert View(["x"], board=opening()).shows_board
+    assert View(["x"], text_board=".").shows_board
+    assert not View(["x"]).shows_board
 
 
 async def test_the_service_writes_the_text_board_only_when_it_is_read(tmp_path, monkeypatch):

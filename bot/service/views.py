@@ -105,6 +105,12 @@ class View:
     board: BoardView | None = field(default=None, repr=False)
 
     @property
+    def shows_board(self) -> bool:
+        """Whether this view carries a game's board (drawn, or given as a text board), told
+        without writing the text board."""
+        return self.board is not None or self.__dict__.get("_text_board") is not None
+
+    @property
     def image_name(self) -> str:
         """A file name for ``image`` whose extension says its format (``board.jpg``)."""
         return "board" + image_extension(self.image or b"")
