@@ -117,22 +117,23 @@ class _AloneDb:
 
     Reads go to the storage's reading connection, run on the event loop itself: a query by
     key takes tens of microseconds, less than a round trip through aiosqlite's thread, and
-    in WAL mode a reader never waits for a writer (it sees what was committed last, as a
-    read outside a transaction does on PostgreSQL). Writes, each atomic by itself, go to the
-    shared connection under the storage's lock, as before. Without a reading connection (an
-    in-memory database, no WAL) reads go there too.
+    in WAL mode a reader never waits for another process's writer. They still take the
+    storage's lock, as every statement did: a read waits for this process's transaction
+    under way and sees what it committed (a press right after its board was bound to a
+    message sees the binding). Writes, each atomic by itself, go to the shared connection.
+    Without a reading connection (an in-memory database, no WAL) reads go there too.
     """
 
     def __init__(self, storage: SqliteStorage) -> None:
         self._storage = storage
 
     async def fetch(self, sql: str, *args: Any) -> list[sqlite3.Row]:
-        reader = self._storage._reader
-        if reader is None:
-            async with self._storage._lock:
+        async with self._storage._lock:
+            reader = self._storage._reader
+            if reader is None:
                 return await SqliteDb(self._storage._connection()).fetch(sql, *args)
-        with _translated():
-            return reader.execute(sql, args).fetchall()
+            with _translated():
+                return reader.execute(sql, args).fetchall()
 
     async def fetchrow(self, sql: str, *args: Any) -> sqlite3.Row | None:
         rows = await self.fetch(sql, *args)
@@ -422,7 +423,7 @@ class SqliteStorage(SqlStorage):
 
     @asynccontextmanager
     async def _connection_alone(self) -> AsyncIterator[Db]:
-        # No lock here: _AloneDb takes it for each write (reads need none).
+        # No lock held for the block: _AloneDb takes it for each statement.
         self._connection()  # refuse at once when the storage is not open
         yield _AloneDb(self)
 
