@@ -242,7 +242,9 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
             )
             # Presses start until ``until``; the last replies may come a little later.
             elapsed = max(seconds, time.perf_counter() - began)
-            cpu = cpu_used(cpu_before, cpu_seconds(bot.pid))
+            cpu_after = cpu_seconds(bot.pid)
+            cpu = cpu_used(cpu_before, cpu_after)
+            cpu_bot = cpu_after.get(bot.pid, 0.0) - cpu_before.get(bot.pid, 0.0)
         finally:
             if neighbour is not None:
                 neighbour.kill()
@@ -269,7 +271,9 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
         f"{kind}: {games} games, offered {rate:.0f}/s for {seconds:.0f} s"
         f"{' beside a busy neighbour' if busy else ''}: "
         f"{len(done)} presses handled, p95 {p95:.0f} ms, {errors} errors; "
-        f"bot and drawing processes used {cpu:.1f} CPU s ({cpu / elapsed:.2f} of a core)"
+        f"bot and drawing processes used {cpu:.1f} CPU s ({cpu / elapsed:.2f} of a core; "
+        f"the bot process {cpu_bot * 1000 / len(done):.2f} ms a press, its drawing processes "
+        f"{(cpu - cpu_bot) * 1000 / len(done):.2f})"
     )
     print(
         f"updates_per_s={len(done) / elapsed:.1f} p50_ms={p50:.1f} p99_ms={p99:.1f}"

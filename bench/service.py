@@ -11,7 +11,10 @@ is ``moves_per_s=… p50_ms=… p99_ms=… cpu_ms_per_action=…``.
 By default the players together offer 80 actions per second (open loop, as in real chats);
 ``--rate 0`` drives the service flat out to find its ceiling.
 
-Run: ``python bench/service.py [--games N] [--actions M] [--rate R] [--no-images]``.
+Pictures are PNG, as Discord and the console get them; ``--jpeg`` draws them as JPEG, as
+Telegram gets them (the drawing a bot on Telegram pays for).
+
+Run: ``python bench/service.py [--games N] [--actions M] [--rate R] [--no-images] [--jpeg]``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
+from renderers.picture import JPEG
 
 PREFERENCE = (A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
 
@@ -111,14 +115,18 @@ def _choose_accept(views: list[View]) -> str:
     raise RuntimeError("no challenge to accept")
 
 
-async def run(games: int, actions: int, images: bool, rate: float) -> None:
+async def run(games: int, actions: int, images: bool, rate: float, jpeg: bool = False) -> None:
     with tempfile.TemporaryDirectory() as folder:
         storage = SqliteStorage(str(Path(folder) / "bench.db"))
         await storage.open()
         seeds = iter(range(10**9))
         service = GameService(
             storage,
-            ServiceSettings(burst_actions=10**6, render_images=images),
+            ServiceSettings(
+                burst_actions=10**6,
+                render_images=images,
+                picture_formats={"bench": JPEG} if jpeg else {},
+            ),
             dice_factory=lambda: SeededDice((next(seeds) % 2**32).to_bytes(4, "big") * 8),
         )
         latencies: list[float] = []
@@ -143,7 +151,7 @@ async def run(games: int, actions: int, images: bool, rate: float) -> None:
     p99 = ordered[int(0.99 * (len(ordered) - 1))] * 1000
     print(
         f"{games} concurrent games, {total} actions in {elapsed:.1f} s "
-        f"(pictures {'on' if images else 'off'}, offered rate "
+        f"(pictures {('JPEG' if jpeg else 'PNG') if images else 'off'}, offered rate "
         f"{f'{rate:.0f}/s' if rate else 'unlimited'})"
     )
     print(
@@ -157,11 +165,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--actions", type=int, default=60, help="actions per game")
     parser.add_argument("--no-images", action="store_true")
+    parser.add_argument("--jpeg", action="store_true", help="draw pictures as JPEG (Telegram)")
     parser.add_argument(
         "--rate", type=float, default=80.0, help="offered actions per second; 0 = flat out"
     )
     args = parser.parse_args()
-    asyncio.run(run(args.games, args.actions, not args.no_images, args.rate))
+    asyncio.run(run(args.games, args.actions, not args.no_images, args.rate, args.jpeg))
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ Speed comes from drawing little per picture. The static board (frame, field, poi
 numbers) is drawn once per theme, width, kind of game and home side, supersampled for smooth
 edges, and cached; so are the sprites (a checker of each colour, with each stack count, dice,
 cube, markers), drawn supersampled once and then only pasted. A picture is a copy of the cached
-board, a few dozen pastes and a handful of text lines, then a fast PNG encode (see
-:func:`encode_png`).
+board, a few dozen pastes and a handful of text lines (their FreeType masks kept, see
+:class:`TextMasks`), then a fast PNG encode (see :func:`encode_png`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import io
 import math
 import random
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
@@ -100,6 +100,84 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
         loaded = ImageFont.truetype(path, key[0], layout_engine=ImageFont.Layout.BASIC)
         cache[key] = loaded
     return loaded
+
+
+class TextMasks:
+    """FreeType's masks of the texts drawn, kept by text, font, anchor and sub-pixel start.
+
+    Every picture writes the same few texts again (the names, "pips", "to move", pip counts
+    seen before): rendering them with FreeType is about a quarter of drawing a board, and a
+    kept mask is only blended in. :meth:`draw` does what ``ImageDraw.text`` does for one
+    line (the same mask, offset and ink, through the same blend), so a picture is the same
+    to the last pixel either way. Least recently used dropped first, within ``max_bytes``
+    (a mask is one byte a pixel: a name at 25 px is about 6 KB). Thread-safe: pictures may
+    be drawn in worker threads (each with its own fonts, see :func:`font`).
+    """
+
+    def __init__(self, max_bytes: int = 4 << 20) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self.hits = 0
+        self.misses = 0
+        self._items: OrderedDict[tuple[object, ...], tuple[Any, tuple[int, int], int]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        """Forget every mask."""
+        with self._lock:
+            self._items.clear()
+            self.size = 0
+
+    def mask(
+        self, fnt: ImageFont.FreeTypeFont, text: str, anchor: str, start: tuple[float, float]
+    ) -> tuple[Any, tuple[int, int]]:
+        """The mask of ``text`` (an ``Image.core`` image, "L") and its offset, as FreeType
+        renders it with its origin ``start`` pixels into the first pixel."""
+        key = (fnt, text, anchor, start)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+                return found[0], found[1]
+            self.misses += 1
+        # Rendered outside the lock: the font belongs to this thread.
+        mask, offset = fnt.getmask2(text, "L", anchor=anchor, start=start)
+        width, height = mask.size
+        cost = width * height + 200  # the pixels, and the entry itself
+        with self._lock:
+            if key not in self._items and cost <= self.max_bytes:
+                self._items[key] = (mask, offset, cost)
+                self.size += cost
+                while self.size > self.max_bytes:
+                    _, (_, _, dropped) = self._items.popitem(last=False)
+                    self.size -= dropped
+        return mask, offset
+
+    def draw(
+        self,
+        draw: ImageDraw.ImageDraw,
+        xy: tuple[float, float],
+        text: str,
+        fnt: ImageFont.FreeTypeFont,
+        fill: RGB,
+        anchor: str,
+    ) -> None:
+        """``draw.text(xy, text, font=fnt, fill=fill, anchor=anchor)`` for one line of text,
+        with the mask kept."""
+        x, y = xy
+        # As ImageDraw.text: whole pixels by truncation, the fraction given to FreeType.
+        mask, (dx, dy) = self.mask(fnt, text, anchor, (math.modf(x)[0], math.modf(y)[0]))
+        draw.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, draw.draw.draw_ink(fill))
+
+
+#: The masks of the texts on the boards drawn by this process.
+TEXT_MASKS = TextMasks()
 
 
 def _clean(text: str) -> str:
@@ -542,6 +620,18 @@ class _Painter:
         r = size / 2
         self.placed.append(Placed(kind, color, where, Rect(cx - r, cy - r, cx + r, cy + r)))
 
+    def text(
+        self,
+        xy: tuple[float, float],
+        text: str,
+        *,
+        font: ImageFont.FreeTypeFont,
+        fill: RGB,
+        anchor: str,
+    ) -> None:
+        """One line of text, its mask kept for the next picture (:data:`TEXT_MASKS`)."""
+        TEXT_MASKS.draw(self.draw, xy, text, font, fill, anchor)
+
     def outline(self, kind: str, rect: Rect, radius: float, rgb: RGB, where: int) -> None:
         """Draw a rounded frame round ``rect`` (a tray, a borne-off checker) and record it."""
         self.draw.rounded_rectangle(
@@ -595,7 +685,7 @@ class _Painter:
                 self.placed.append(Placed("tray", color, OFF, slot))
             if off:
                 x, y = geo.tray_label_centre(top)
-                self.draw.text(
+                self.text(
                     (x, y),
                     str(off),
                     font=font(round(20 * self.u), True),
@@ -783,8 +873,8 @@ class _Painter:
         right = rect.x1 - 22 * u
         pips = str(view.pips()[color])
         pip_font = font(round(25 * u), bold=True)
-        draw.text((right, y_mid - 9 * u), pips, font=pip_font, fill=theme.text, anchor="rm")
-        draw.text(
+        self.text((right, y_mid - 9 * u), pips, font=pip_font, fill=theme.text, anchor="rm")
+        self.text(
             (right, y_mid + 16 * u),
             view.label("pips"),
             font=small,
@@ -803,7 +893,7 @@ class _Painter:
                 outline=theme.frame_dark,
                 width=max(1, round(2 * u)),
             )
-            draw.text((right - sw / 2, y_mid), score, font=pip_font, fill=theme.text, anchor="mm")
+            self.text((right - sw / 2, y_mid), score, font=pip_font, fill=theme.text, anchor="mm")
             right -= sw + 18 * u
 
         # Middle: the match (top strip only).
@@ -816,14 +906,14 @@ class _Painter:
         played = view.last_play_text() if view.last_play_color == color else ""
         two_lines = moving or bool(played)
         name_y = y_mid - 9 * u if two_lines else y_mid
-        draw.text((x, name_y), name, font=name_font, fill=theme.text, anchor="lm")
+        self.text((x, name_y), name, font=name_font, fill=theme.text, anchor="lm")
         if moving:
             arrow = "▶ " + view.label("to_move")
-            draw.text((x, y_mid + 16 * u), arrow, font=small_bold, fill=theme.accent, anchor="lm")
+            self.text((x, y_mid + 16 * u), arrow, font=small_bold, fill=theme.accent, anchor="lm")
             x += small_bold.getlength(arrow) + 14 * u
         if played:
             text = _fit(played, small_bold, name_w - (x - x0))
-            draw.text((x, y_mid + 16 * u), text, font=small_bold, fill=theme.text, anchor="lm")
+            self.text((x, y_mid + 16 * u), text, font=small_bold, fill=theme.text, anchor="lm")
 
     def _match_info(self, rect: Rect, right_limit: float) -> None:
         view, theme, u, draw = self.view, self.theme, self.u, self.draw
@@ -838,12 +928,12 @@ class _Painter:
         total = tw + (bw + 10 * u if badge else 0)
         x = min(cx - total / 2, right_limit - total)
         if text:
-            draw.text((x, y_mid), text, font=f, fill=theme.text_dim, anchor="lm")
+            self.text((x, y_mid), text, font=f, fill=theme.text_dim, anchor="lm")
             x += tw + 10 * u
         if badge:
             box = (round(x), round(y_mid - 12 * u), round(x + bw), round(y_mid + 12 * u))
             draw.rounded_rectangle(box, radius=12 * u, fill=theme.accent)
-            draw.text((x + bw / 2, y_mid), badge, font=bf, fill=theme.accent_text, anchor="mm")
+            self.text((x + bw / 2, y_mid), badge, font=bf, fill=theme.accent_text, anchor="mm")
 
     def caption(self) -> None:
         band = self.geo.caption_band
@@ -852,7 +942,7 @@ class _Painter:
         f = font(round(19 * self.u))
         text = _fit(_clean(self.view.caption), f, band.width - 40 * self.u)
         cx, cy = band.centre
-        self.draw.text((cx, cy - 4 * self.u), text, font=f, fill=self.theme.text_dim, anchor="mm")
+        self.text((cx, cy - 4 * self.u), text, font=f, fill=self.theme.text_dim, anchor="mm")
 
 
 __all__ = [

@@ -491,6 +491,10 @@ async def test_board_shown_is_never_lowered_and_keeps_the_version(storage: Stora
     stored = await storage.get_game(game.id)
     assert (stored.shown_version, stored.version) == (2, 2)
     assert stored.message == MessageRef(9, chat_id="-100")
+    # An older board posted anew elsewhere: the message moves, the version stays.
+    await storage.mark_board_shown(game.id, 1, MessageRef(10, chat_id="-100"))
+    stored = await storage.get_game(game.id)
+    assert (stored.shown_version, stored.message) == (2, MessageRef(10, chat_id="-100"))
 
 
 async def test_lagging_boards_in_window_and_not_in_paused_chats(storage: Storage, players):
@@ -607,6 +611,22 @@ async def test_events_in_order_and_survive_reopen(target: Target):
     assert events[0].data == {"dice": [6, 6]}
     assert events[0].game_id == game.id
     assert events[2].ts == 123.0
+
+
+async def test_each_games_events_are_numbered_from_one(storage: Storage, players):
+    ali, veli = players
+    first = await insert(storage, new_game(ali.id, veli.id))
+    second = await insert(storage, new_game(veli.id, ali.id))
+    async with storage.transaction() as tx:
+        await tx.add_events(first.id, [("roll", {"dice": [3, 1]}), ("play", {"play": "8/5"})])
+        await tx.add_events(second.id, [("roll", {"dice": [6, 6]})])
+        await tx.add_events(first.id, [("roll", {"dice": [2, 2]})])
+    assert [(e.seq, e.type) for e in await storage.events(first.id)] == [
+        (1, "roll"),
+        (2, "play"),
+        (3, "roll"),
+    ]
+    assert [(e.seq, e.data) for e in await storage.events(second.id)] == [(1, {"dice": [6, 6]})]
 
 
 async def test_event_log_is_append_only(target: Target, storage: Storage, players):

@@ -35,7 +35,6 @@ from core.errors import ErrorCode, NotYourTurnError, TavlaError
 from core.game import Game, Phase
 from core.match import Match
 from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
-from renderers.text import render_text
 from renderers.view import BoardView
 
 from .errors import error_text
@@ -409,7 +408,7 @@ class ServiceBase(ABC):
             game_id=record.id,
             edit=edit,
             message=record.message,
-            text_board=render_text(view),
+            board=view,
             version=record.version,
             keyboard_only=keyboard_only,
             caption_only=caption_only,

@@ -16,6 +16,8 @@ from bot.i18n import Text, t
 from bot.storage.base import GameRecord, GameStatus, PlayerPrefs, User
 from bot.storage.refs import MessageRef
 from renderers.picture import image_extension
+from renderers.text import render_text
+from renderers.view import BoardView
 
 #: Said next to a board posted anew where a press on an old board points the player.
 BOARD_HERE = t("⬆️ Your game's current board is here.")
@@ -80,7 +82,8 @@ class View:
     #: The game's board message as the adapter bound it (see GameService.bind_message), or
     #: the message this view edits or points to.
     message: MessageRef | None = None
-    #: The text board, for adapters without pictures (the console) and as a fallback.
+    #: The text board, for adapters without pictures (the console) and as a fallback. Given
+    #: as text, or worked out from ``board`` when first read (see :attr:`board`).
     text_board: str | None = None
     #: On a board view: the game version it shows. Once the board is on screen the adapter
     #: confirms it with ``GameService.board_shown`` (boards never confirmed get redrawn).
@@ -105,11 +108,37 @@ class View:
     #: channels (a Discord server): a stored message of the channel to post it in, used when
     #: neither ``message`` nor the game's board says where (a tournament's own messages).
     channel: MessageRef | None = None
+    #: On a board view: the board as the service drew it. Its text board (``text_board``)
+    #: is written only when an adapter reads it: most presses are answered on Telegram,
+    #: which never shows it, and writing it costs about as much as a database query.
+    board: BoardView | None = field(default=None, repr=False)
+
+    @property
+    def shows_board(self) -> bool:
+        """Whether this view carries a game's board (drawn, or given as a text board), told
+        without writing the text board."""
+        return self.board is not None or self.__dict__.get("_text_board") is not None
 
     @property
     def image_name(self) -> str:
         """A file name for ``image`` whose extension says its format (``board.jpg``)."""
         return "board" + image_extension(self.image or b"")
+
+
+def _text_board(view: View) -> str | None:
+    text: str | None = view.__dict__.get("_text_board")
+    if text is None and view.board is not None:
+        text = view.__dict__["_text_board"] = render_text(view.board)
+    return text
+
+
+def _set_text_board(view: View, text: str | None) -> None:
+    view.__dict__["_text_board"] = text
+
+
+# ``text_board`` stays a dataclass field (``View(..., text_board=...)``, ``replace``,
+# equality) whose value is read through this property: given, or written from ``board``.
+View.text_board = property(_text_board, _set_text_board)  # type: ignore[assignment]
 
 
 __all__ = [

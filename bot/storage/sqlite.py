@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 import aiosqlite
 
 from bot.storage.base import StorageError
-from bot.storage.rows import COMPUTER_NAME, COMPUTER_PLATFORM_ID
+from bot.storage.rows import COMPUTER_NAME, COMPUTER_PLATFORM_ID, dumps
 from bot.storage.schema import SQLITE_FOLDER, Migration, load_migrations, split_statements
 from bot.storage.sql import Db, SqlStorage, SqlTransaction
 
@@ -112,6 +112,50 @@ class SqliteDb:
         return cursor.lastrowid
 
 
+class _AloneDb:
+    """Statements outside any transaction (:meth:`SqliteStorage._connection_alone`).
+
+    Reads go to the storage's reading connection, run on the event loop itself: a query by
+    key takes tens of microseconds, less than a round trip through aiosqlite's thread, and
+    in WAL mode a reader never waits for another process's writer. They still take the
+    storage's lock, as every statement did: a read waits for this process's transaction
+    under way and sees what it committed (a press right after its board was bound to a
+    message sees the binding). Writes, each atomic by itself, go to the shared connection.
+    Without a reading connection (an in-memory database, no WAL) reads go there too.
+    """
+
+    def __init__(self, storage: SqliteStorage) -> None:
+        self._storage = storage
+
+    async def fetch(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        async with self._storage._lock:
+            reader = self._storage._reader
+            if reader is None:
+                return await SqliteDb(self._storage._connection()).fetch(sql, *args)
+            with _translated():
+                return reader.execute(sql, args).fetchall()
+
+    async def fetchrow(self, sql: str, *args: Any) -> sqlite3.Row | None:
+        rows = await self.fetch(sql, *args)
+        return rows[0] if rows else None
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        row = await self.fetchrow(sql, *args)
+        return None if row is None else row[0]
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        async with self._storage._lock:
+            return await SqliteDb(self._storage._connection()).execute(sql, *args)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        async with self._storage._lock:
+            await SqliteDb(self._storage._connection()).executemany(sql, rows)
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        async with self._storage._lock:
+            return await SqliteDb(self._storage._connection()).insert(sql, *args)
+
+
 class SqliteTransaction(SqlTransaction):
     """The operations of one ``BEGIN IMMEDIATE`` transaction (see ``base.Transaction``).
 
@@ -134,6 +178,27 @@ class SqliteTransaction(SqlTransaction):
         if not self._open:
             raise RuntimeError("this transaction is over")
         return self._db
+
+    async def add_events(
+        self,
+        game_id: int,
+        events: list[tuple[str, dict[str, Any]]],
+        *,
+        ts: float | None = None,
+    ) -> None:
+        """Append events with the next sequence numbers (``ts`` defaults to now).
+
+        One statement run once per event, each numbering its event one past the game's last
+        (the write lock is ours): one round trip through aiosqlite's thread, not two.
+        """
+        if not events:
+            return
+        stamp = float(time.time() if ts is None else ts)
+        await self.db.executemany(
+            "INSERT INTO events (game_id, seq, ts, type, data) "
+            "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE game_id = ?",
+            [(game_id, stamp, kind, dumps(data), game_id) for kind, data in events],
+        )
 
 
 class _TransactionScope(AbstractAsyncContextManager[SqliteTransaction]):
@@ -222,6 +287,9 @@ class SqliteStorage(SqlStorage):
         self.path = os.fspath(path)
         self.busy_timeout = busy_timeout
         self._conn: aiosqlite.Connection | None = None
+        #: Reads outside transactions, on the event loop (see _AloneDb); None: none.
+        self._reader: sqlite3.Connection | None = None
+        self._journal_mode = ""
         self._lock = asyncio.Lock()
 
     def __repr__(self) -> str:
@@ -235,6 +303,12 @@ class SqliteStorage(SqlStorage):
             if self._conn is None:
                 with _translated():
                     self._conn = await self._connect()
+                    try:
+                        self._reader = self._open_reader(self._journal_mode)
+                    except BaseException:
+                        conn, self._conn = self._conn, None
+                        await conn.close()
+                        raise
 
     async def _connect(self) -> aiosqlite.Connection:
         uri = self.path.startswith("file:")
@@ -258,6 +332,7 @@ class SqliteStorage(SqlStorage):
             await conn.execute(f"PRAGMA busy_timeout = {max(0, int(self.busy_timeout * 1000))}")
             await conn.execute("PRAGMA foreign_keys = ON")
             row = await self._wal(conn)
+            self._journal_mode = "" if row is None else str(row[0]).lower()
             if self.path != MEMORY and (row is None or str(row[0]).lower() != "wal"):
                 log.warning("%s: WAL journal mode not available, using %s", self.path, row)
             await conn.execute("PRAGMA synchronous = NORMAL")
@@ -290,6 +365,9 @@ class SqliteStorage(SqlStorage):
             raise RuntimeError("cannot close the storage from inside one of its transactions")
         async with self._lock:
             conn, self._conn = self._conn, None
+            reader, self._reader = self._reader, None
+            if reader is not None:
+                reader.close()
             if conn is not None:
                 await conn.close()
 
@@ -345,8 +423,23 @@ class SqliteStorage(SqlStorage):
 
     @asynccontextmanager
     async def _connection_alone(self) -> AsyncIterator[Db]:
-        async with self._lock:
-            yield SqliteDb(self._connection())
+        # No lock held for the block: _AloneDb takes it for each statement.
+        self._connection()  # refuse at once when the storage is not open
+        yield _AloneDb(self)
+
+    def _open_reader(self, journal_mode: str) -> sqlite3.Connection | None:
+        """The reading connection (see :class:`_AloneDb`): for a database file in WAL mode
+        only (a second connection to ``:memory:`` would be another, empty database; without
+        WAL a reader may wait for a writer, and must not wait on the event loop)."""
+        if self.path in (MEMORY, "") or self.path.startswith("file:") or journal_mode != "wal":
+            return None
+        # Made here, used only on the event loop; check_same_thread off all the same, so a
+        # storage used from another thread (a test's) still works (SQLite serializes).
+        reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        reader.row_factory = sqlite3.Row
+        reader.execute(f"PRAGMA busy_timeout = {max(0, int(self.busy_timeout * 1000))}")
+        reader.execute("PRAGMA query_only = ON")  # a write sent here is a bug: refused
+        return reader
 
 
 __all__ = [

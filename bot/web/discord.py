@@ -109,7 +109,7 @@ class OpenBoardButton(
 def with_web_board(ui: discord.ui.View | None, view: View) -> discord.ui.View | None:
     """``ui`` with "Open the board" and "Watch" on board messages, when the board is served
     and Discord's five rows leave room."""
-    if _base_url is None or _signer is None or view.game_id is None or view.text_board is None:
+    if _base_url is None or _signer is None or view.game_id is None or not view.shows_board:
         return ui
     ui = ui or discord.ui.View(timeout=None)
     rows = {getattr(item, "row", None) for item in ui.children}

@@ -61,7 +61,7 @@ def with_web_board(
     where Telegram allows no ``web_app`` button, the direct Mini App link (when BotFather's
     app name is configured) beside the page's watch link (for a browser, or to pass on).
     """
-    if _settings is None or view.game_id is None or view.text_board is None:
+    if _settings is None or view.game_id is None or not view.shows_board:
         return markup
     if not _settings.base_url.startswith("https://"):
         return markup  # Telegram refuses a message whose buttons open plain http pages
