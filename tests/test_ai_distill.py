@@ -1,0 +1,54 @@
+"""Distillation of GNU Backgammon into the network (core/ai/distill.py, tools/distill_gnubg.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.ai.distill import SupervisedTrainer, cross_entropy, gnubg_targets
+from core.ai.network import WIN, WIN_G, Network, flip, positions_array
+from core.position import Position, side_from_points
+from core.variants import variant_by_name
+
+
+def _racing_leader() -> Position:
+    """The side on roll has two checkers left on its 1-point; the other has all fifteen
+    far from home: the side on roll wins at once, the other is gammoned."""
+    return Position(side_from_points({1: 2}), side_from_points({19: 8, 20: 7}))
+
+
+def test_gnubg_labels_are_for_the_side_on_roll() -> None:
+    """The labels follow the network's convention: the five chances of the side on roll,
+    the same numbers gnubg gives for that board, and their flip for the swapped board."""
+    gnubg = pytest.importorskip("gnubg")
+    from core.ai.gnubg_player import gnubg_board
+
+    start = variant_by_name("tavla").start_position()
+    leader = _racing_leader()
+    labels = gnubg_targets(gnubg, [start, leader, leader.swapped()])
+    direct = gnubg.evaluate(gnubg_board(start), gnubg.cubeinfo(), gnubg.evalcontext(0, 0, 0, 0, 0))
+    assert labels[0] == pytest.approx(direct[:5], abs=1e-6)
+    assert 0.5 < labels[0][WIN] < 0.56  # the side on roll at the start is a little ahead
+    assert labels[1][WIN] > 0.999
+    assert labels[1][WIN_G] > 0.999
+    assert flip(labels[2]) == pytest.approx(labels[1], abs=1e-3)
+    # Position arrays (as the labelled chunks store them) give the same labels.
+    assert gnubg_targets(gnubg, positions_array([leader]).astype(np.uint8)) == pytest.approx(
+        labels[1:2]
+    )
+
+
+def test_supervised_training_fits_the_targets() -> None:
+    """Adam on the cross-entropy brings a fresh network close to a teacher network's outputs."""
+    rng = np.random.default_rng(7)
+    teacher = Network.fresh("tavla", 16, seed=3)
+    teacher.w1 *= 20.0  # a teacher with outputs spread away from 0.5
+    x = rng.random((512, teacher.w1.shape[1]))
+    targets = teacher.forward_x(x)
+    student = Network.fresh("tavla", 16, seed=4)
+    trainer = SupervisedTrainer(student, lr=3e-3)
+    before = cross_entropy(student.forward_x(x), targets) - cross_entropy(targets, targets)
+    for _ in range(60):
+        trainer.epoch(x, targets, 64, rng)
+    after = cross_entropy(student.forward_x(x), targets) - cross_entropy(targets, targets)
+    assert after < 0.2 * before
