@@ -52,3 +52,25 @@ def test_supervised_training_fits_the_targets() -> None:
         trainer.epoch(x, targets, 64, rng)
     after = cross_entropy(student.forward_x(x), targets) - cross_entropy(targets, targets)
     assert after < 0.2 * before
+
+
+def test_tavla2_inputs_count_the_rolls_that_hit() -> None:
+    """The extra inputs of the ``tavla2`` encoding: the share of the 36 rolls that hit a
+    blot (blocks ignored) for each side, and each side's longest prime."""
+    from core.ai.network import ENCODERS, encode_tavla
+
+    # The side on roll has 15 checkers on its 13-point; the other side a blot on its
+    # 18-point (the mover's 7-point, 6 pips away: 11 rolls with a six, 5-1, 1-5, 4-2,
+    # 2-4, 3-3 and 2-2) and 14 checkers on its 1-point, behind the mover's checkers.
+    position = Position(side_from_points({13: 15}), side_from_points({18: 1, 1: 14}))
+    primed = Position(side_from_points({4: 3, 5: 3, 6: 3, 7: 3, 8: 3}), side_from_points({24: 15}))
+    arr = positions_array([position, primed, variant_by_name("tavla").start_position()])
+    x = ENCODERS["tavla2"](arr)
+    assert x.shape == (3, encode_tavla(arr).shape[1] + 4)
+    assert x[0, -4:] * [36, 36, 6, 6] == pytest.approx([17, 0, 1, 1])
+    assert x[1, -2] == pytest.approx(5 / 6)  # five points in a row
+    assert x[2, -4:-2] == pytest.approx([0, 0])  # no blots at the start
+    # The swapped board sees the same shots from the other side.
+    assert ENCODERS["tavla2"](positions_array([position.swapped()]))[0, -4:-2] == pytest.approx(
+        x[0, -3:-5:-1]
+    )

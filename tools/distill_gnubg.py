@@ -14,6 +14,10 @@ only one time in ten. Chunk ``k`` of ``--chunk`` positions uses the seed ``seed 
 + k`` and is written to ``DIR/chunk_<plies>_<seed>_<k>.npz`` (positions uint8, labels
 float32); a rerun skips chunks already written, so the command resumes.
 
+With ``--policy NET.npz`` the games follow that network's 0-ply choices instead (still
+labelled by gnubg; the chunk names then carry the file's stem): a second round on the
+positions a first distilled net actually meets, as in DAgger.
+
 ``train`` fits a network (fresh, or ``--init`` weights of the same shape) to every chunk in
 ``--dir`` (duplicates merged, labels averaged; a seeded 5% held out) by minibatch Adam on
 the cross-entropy of the five outputs, keeps the weights that score best on the held-out
@@ -62,8 +66,13 @@ class Logger:
             self.file.flush()
 
 
-def label_chunk(gnubg, plies: int, seed: int, size: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """``size`` labelled positions from seeded games (see the module doc); also the games."""
+def label_chunk(
+    gnubg, plies: int, seed: int, size: int, policy: Network | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``size`` labelled positions from seeded games (see the module doc); also the games.
+
+    With a ``policy`` network the games follow its 0-ply choices (with the same exploration)
+    instead of gnubg's, so the positions are those that network meets."""
     variant = variant_by_name("tavla")
     rng = np.random.default_rng(seed)
     cubeinfo = gnubg.cubeinfo()
@@ -97,14 +106,18 @@ def label_chunk(gnubg, plies: int, seed: int, size: int) -> tuple[np.ndarray, np
                 if len(live) == 1:
                     choice = 0
                     outs = None
-                else:
+                elif policy is None:
                     outs = np.array([rate(a) for a in arrs])
                     choice = int(np.argmin(equity(outs)))  # the opponent's lowest
+                else:
+                    outs = None
+                    choice = int(np.argmin(equity(policy.evaluate_array(arrs.astype(float)))))
+                if len(live) > 1:
                     if rng.random() < eps:
                         choice = int(rng.integers(len(live)))
                     others = [i for i in range(len(live)) if i != choice]
                     for i in rng.permutation(others)[:OTHERS]:
-                        keep(arrs[i], outs[i])
+                        keep(arrs[i], outs[i] if outs is not None else rate(arrs[i]))
                 label = outs[choice] if outs is not None else rate(arrs[choice])
                 keep(arrs[choice], label)
                 side = live[choice].after.swapped()
@@ -118,6 +131,7 @@ def cmd_label(args: argparse.Namespace) -> int:
     import gnubg
 
     args.dir.mkdir(parents=True, exist_ok=True)
+    policy = Network.load(args.policy) if args.policy else None
     log = Logger(args.log)
     start = time.time()
     k = 0
@@ -125,13 +139,16 @@ def cmd_label(args: argparse.Namespace) -> int:
     while not args.minutes or time.time() - start < args.minutes * 60:
         if args.chunks and k >= args.chunks:
             break
-        path = args.dir / f"chunk_{args.plies}_{args.seed}_{k:05d}.npz"
+        tag = f"{args.policy.stem}_" if args.policy else ""
+        path = args.dir / f"chunk_{args.plies}_{tag}{args.seed}_{k:05d}.npz"
         if path.exists():
             k += 1
             continue
         t0 = time.time()
         cpu0 = time.process_time()
-        pos, lab, games = label_chunk(gnubg, args.plies, args.seed * 1_000_003 + k, args.chunk)
+        pos, lab, games = label_chunk(
+            gnubg, args.plies, args.seed * 1_000_003 + k, args.chunk, policy
+        )
         tmp = path.with_name(path.stem + ".tmp.npz")
         np.savez_compressed(tmp, positions=pos, labels=lab, plies=args.plies)
         tmp.replace(path)
@@ -172,7 +189,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.init:
         net = Network.load(args.init)
     else:
-        net = Network.fresh("tavla", args.hidden, seed=args.seed)
+        net = Network.fresh(args.kind, args.hidden, seed=args.seed)
     x = np.concatenate(
         [net.encode(arr[i : i + 50_000]) for i in range(0, len(arr), 50_000)]
     ).astype(np.float64)
@@ -221,6 +238,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         "lr_decay": bool(args.decay),
         "seed": args.seed,
         "hidden": int(net.w1.shape[0]),
+        "inputs": net.kind,
         "init": str(args.init) if args.init else None,
         "held_ce": round(best[0], 5),
         "held_equity_rmse": round(best[1], 4),
@@ -239,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--chunks", type=int, default=0, help="stop after chunk k (0: no limit)")
     tr = sub.add_parser("train", help="fit a network to the labelled chunks")
     tr.add_argument("--hidden", type=int, default=128)
+    tr.add_argument("--kind", choices=["tavla", "tavla2"], default="tavla2", help="inputs")
     tr.add_argument("--init", type=Path, default=None)
     tr.add_argument("--epochs", type=int, default=10_000)
     tr.add_argument("--batch", type=int, default=128)
@@ -251,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--seed", type=int, default=1)
         p.add_argument("--log", type=Path, default=None)
     lab.add_argument("--plies", type=int, default=0)
+    lab.add_argument("--policy", type=Path, default=None, help="games follow this net (.npz)")
     lab.add_argument("--chunk", type=int, default=20_000)
     tr.add_argument("--plies", type=int, default=None, help="only chunks labelled at this depth")
     args = parser.parse_args(argv)

@@ -134,7 +134,63 @@ def encode_uzun(arr: np.ndarray) -> np.ndarray:
     return np.concatenate([*parts, extra], axis=1)
 
 
-ENCODERS = {"tavla": encode_tavla, "uzun": encode_uzun}
+def _hit_rolls() -> np.ndarray:
+    """(25, 36): which of the 36 rolls move a checker exactly d pips (d = 0..24), blocks
+    ignored: one die, both dice, or three or four steps of a double."""
+    table = np.zeros((25, 36))
+    for i in range(36):
+        a, b = i // 6 + 1, i % 6 + 1
+        reach = {a, b, a + b} if a != b else {a * k for k in range(1, 5)}
+        for d in reach:
+            if d <= 24:
+                table[d, i] = 1.0
+    return table
+
+
+_HIT_ROLLS = _hit_rolls()
+
+
+def _pair_rolls() -> np.ndarray:
+    """(24 * 25, 36): for a blot on the hitter's point r (1..24) and a hitter's checker on
+    point p (1..24, 25 = the bar), which rolls move it the p - r pips onto the blot."""
+    table = np.zeros((24, 25, 36))
+    for r in range(1, 25):
+        for p in range(r + 1, 26):
+            table[r - 1, p - 1] = _HIT_ROLLS[p - r]
+    return table.reshape(24 * 25, 36)
+
+
+_PAIR_ROLLS = _pair_rolls().astype(np.float32)
+
+
+def _shots(hitter: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Share of the 36 rolls with which ``hitter`` (in its own numbering, moving down to 1)
+    could hit a blot of ``target`` (in the other numbering), blocks ignored; (N,)."""
+    # The target's point q is the hitter's point 25 - q.
+    blots = (target[:, 24:0:-1] == 1).astype(np.float32)  # on the hitter's points 1..24
+    have = (hitter[:, 1:26] > 0).astype(np.float32)  # the hitter's points 1..24 and bar
+    pairs = (blots[:, :, None] * have[:, None, :]).reshape(len(hitter), -1)
+    return ((pairs @ _PAIR_ROLLS) > 0).mean(axis=1)
+
+
+def _prime(side: np.ndarray) -> np.ndarray:
+    """Longest run of made points (two or more) of a side on its points 1..24, over 6."""
+    return np.minimum(_longest_run(side[:, 1:25] >= 2), 6.0) / 6.0
+
+
+def encode_tavla2(arr: np.ndarray) -> np.ndarray:
+    """:func:`encode_tavla` plus shots both ways (rolls that hit a blot, blocks ignored)
+    and each side's longest prime: 206 inputs."""
+    me, opp = arr[:, 0, :], arr[:, 1, :]
+    n = len(arr)
+    # Both directions in one product: the side on roll's shots, then the other side's.
+    shots = _shots(np.concatenate([me, opp]), np.concatenate([opp, me]))
+    primes = _prime(np.concatenate([me, opp]))
+    extra = np.stack([shots[:n], shots[n:], primes[:n], primes[n:]], axis=1)
+    return np.concatenate([encode_tavla(arr), extra], axis=1)
+
+
+ENCODERS = {"tavla": encode_tavla, "tavla2": encode_tavla2, "uzun": encode_uzun}
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
