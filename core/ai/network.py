@@ -66,35 +66,41 @@ def _longest_run(occupied: np.ndarray) -> np.ndarray:
     return (counts - at_gaps).max(axis=1).astype(np.float64)
 
 
+_TAVLA_COLUMNS = 2 * (4 * 24 + 2) + 6
+
+
 def encode_tavla(arr: np.ndarray) -> np.ndarray:
     """TD-Gammon-like inputs (4 units a point a side, bar, off) plus race features: 202."""
+    # Filled into one preallocated array (a decision encodes every candidate play).
+    n = len(arr)
+    out = np.empty((n, _TAVLA_COLUMNS))
+    for k, side in enumerate((arr[:, 0, :], arr[:, 1, :])):
+        base = k * 98
+        pts = side[:, 1:25]
+        units = out[:, base : base + 96].reshape(n, 4, 24)
+        np.greater_equal(pts, 1, out=units[:, 0])
+        np.greater_equal(pts, 2, out=units[:, 1])
+        np.greater_equal(pts, 3, out=units[:, 2])
+        np.maximum(pts - 3.0, 0.0, out=units[:, 3])
+        units[:, 3] /= 2.0
+        out[:, base + 96] = side[:, 25] / 2.0
+        out[:, base + 97] = side[:, 0] / 15.0
     me, opp = arr[:, 0, :], arr[:, 1, :]
-    parts: list[np.ndarray] = []
-    for side in (me, opp):
-        parts.extend(_point_units(side[:, 1:25], 2.0))
-        parts.append(side[:, 25:26] / 2.0)
-        parts.append(side[:, 0:1] / 15.0)
     pip_me = me @ _PIP_WEIGHTS
     pip_opp = opp @ _PIP_WEIGHTS
     # Contact: my rearmost checker (bar = 25) against the opponent's rearmost, which
     # stands on my point 25 - q.
-    idx = np.arange(26)
-    back_me = ((me[:, 1:] > 0) * idx[1:]).max(axis=1)
-    back_opp = ((opp[:, 1:] > 0) * idx[1:]).max(axis=1)
+    idx = _PIP_WEIGHTS[1:]
+    back_me = ((me[:, 1:] > 0) * idx).max(axis=1)
+    back_opp = ((opp[:, 1:] > 0) * idx).max(axis=1)
     contact = (back_me + back_opp > 25).astype(np.float64)
-    extra = np.stack(
-        [
-            pip_me / 100.0,
-            pip_opp / 100.0,
-            np.clip((pip_opp - pip_me) / 40.0, -2.0, 2.0),
-            contact,
-            (1.0 - contact) * np.clip((pip_opp - pip_me) / 20.0, -2.0, 2.0),
-            (me[:, 1:7] >= 2).sum(axis=1) / 6.0,
-        ],
-        axis=1,
-    )
-    blocks = [p if p.ndim == 2 else p[:, None] for p in parts]
-    return np.concatenate([*blocks, extra], axis=1)
+    out[:, 196] = pip_me / 100.0
+    out[:, 197] = pip_opp / 100.0
+    out[:, 198] = np.clip((pip_opp - pip_me) / 40.0, -2.0, 2.0)
+    out[:, 199] = contact
+    out[:, 200] = (1.0 - contact) * np.clip((pip_opp - pip_me) / 20.0, -2.0, 2.0)
+    out[:, 201] = (me[:, 1:7] >= 2).sum(axis=1) / 6.0
+    return out
 
 
 def encode_uzun(arr: np.ndarray) -> np.ndarray:
