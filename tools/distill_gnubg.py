@@ -227,6 +227,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             f"load={os.getloadavg()[0]:.2f}"
         )
     net.w1, net.b1, net.w2, net.b2 = best_params
+    net.weights_changed()
     net.meta = {
         "trained_by": "tools/distill_gnubg.py",
         "teacher": f"gnubg {args.plies}-ply cubeless" if args.plies is not None else "gnubg",

@@ -90,6 +90,7 @@ class SupervisedTrainer:
             v *= self.beta2
             v += (1.0 - self.beta2) * g * g
             p -= self.lr * (m / b1t) / (np.sqrt(v / b2t) + self.eps)
+        net.weights_changed()
         return float(cross_entropy(y, t))
 
     def epoch(self, x: np.ndarray, t: np.ndarray, batch: int, rng: np.random.Generator) -> float:
