@@ -74,3 +74,20 @@ def test_tavla2_inputs_count_the_rolls_that_hit() -> None:
     assert ENCODERS["tavla2"](positions_array([position.swapped()]))[0, -4:-2] == pytest.approx(
         x[0, -3:-5:-1]
     )
+
+
+def test_play_in_float32_follows_the_trained_weights() -> None:
+    """evaluate_array (float32, for play) matches the float64 forward pass used in
+    training, and sees new weights once a trainer reports the change."""
+    from core.ai.network import tidy
+
+    net = Network.fresh("tavla", 16, seed=5)
+    net.w1 *= 10.0
+    arr = positions_array([_racing_leader(), variant_by_name("tavla").start_position()])
+    exact = tidy(net.forward_x(net.encode(arr)))
+    assert net.evaluate_array(arr) == pytest.approx(exact, abs=1e-5)
+    trainer = SupervisedTrainer(net, lr=0.05)
+    trainer.step(net.encode(arr), np.ones((2, 5)) * 0.9)
+    moved = tidy(net.forward_x(net.encode(arr)))
+    assert not np.allclose(moved, exact, atol=1e-3)
+    assert net.evaluate_array(arr) == pytest.approx(moved, abs=1e-5)
