@@ -91,3 +91,25 @@ def test_play_in_float32_follows_the_trained_weights() -> None:
     moved = tidy(net.forward_x(net.encode(arr)))
     assert not np.allclose(moved, exact, atol=1e-3)
     assert net.evaluate_array(arr) == pytest.approx(moved, abs=1e-5)
+
+
+def test_distilled_weights_load_and_say_how_they_were_made() -> None:
+    """The distilled Tavla net plays through the usual interface and its metadata records
+    its teacher and data."""
+    from core.ai import player_for
+    from core.ai.network import WEIGHTS_DIR
+    from core.movegen import legal_plays
+
+    net = Network.load(WEIGHTS_DIR / "tavla-distilled.npz")
+    assert net.kind == "tavla"
+    assert net.meta["teacher"] == "gnubg 0-ply cubeless"
+    assert net.meta["trained_by"] == "tools/distill_gnubg.py"
+    variant = variant_by_name("tavla")
+    start = variant.start_position()
+    out = net.evaluate([start, _racing_leader()])
+    assert 0.45 < out[0][WIN] < 0.6
+    assert out[1][WIN] > 0.95
+    # It makes the points every modern opening book makes with these rolls.
+    club = player_for("tavla", "club", net=net)
+    for dice, best in (((3, 1), "8/5 6/5"), ((4, 2), "8/4 6/4"), ((6, 1), "13/7 8/7")):
+        assert str(club.choose_play(variant, start, legal_plays(variant, start, dice))) == best
