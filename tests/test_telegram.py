@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from core.match import Match
 from tests.drivers import press_order
 from tests.factory import find_action, make_service
 from tests.fakes.telegram import FakeBotAPI, image_size
+from tests.fakes.telegram.records import QUERY_TOO_OLD
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -329,6 +331,33 @@ async def test_a_429_answer_is_retried(fake, bot):
     statuses = [c.status for c in fake.calls_to("editMessageMedia")]
     assert 429 in statuses
     assert statuses[-1] == 200
+
+
+async def test_a_press_answered_too_late_still_moves_the_game_on(fake, bot, caplog):
+    """Telegram refuses an answer to a press that is already answered (a retry whose first
+    attempt got through) or too old (a bot far behind): the board is edited all the same and
+    nothing is logged as a failed update."""
+    ali, veli, group = await open_game(fake, bot, "1")
+    users = {"11": ali, "22": veli}
+    record = await game_record(bot)
+    message = await current_board(fake, group, record.settings.state_version or record.version)
+    actor = await awaiting(bot, users)
+    data = next(d for code in press_order() if (d := find(message, code)))
+    fake.fail_next("answerCallbackQuery", 400, description=QUERY_TOO_OLD, times=1)
+    with caplog.at_level(logging.INFO):
+        await fake.press(actor, group, message["message_id"], data)
+        edited = await fake.wait_for(
+            lambda: board_version(board_message(fake, group)) > board_version(message) or None,
+            10,
+        )
+        assert edited
+        # The refusal is read by the bot after the edit went out (both run together).
+        await fake.wait_for(
+            lambda: any("too late for Telegram" in r.getMessage() for r in caplog.records), 10
+        )
+    assert (await game_record(bot)).version > record.version
+    assert [c.status for c in fake.calls_to("answerCallbackQuery")][-1] == 400
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 async def test_help_in_private_chat_and_unknown_command(fake, bot):

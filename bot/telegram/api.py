@@ -52,6 +52,22 @@ class _BotContext:
         self.bot = bot
 
 
+async def answer_press(call: Callable[[], Awaitable[Any]]) -> None:
+    """Answer a button press (stop its spinner), retried like any call.
+
+    Telegram refuses an answer to a query that is already answered or older than its
+    timeout ("query is too old"): after a retry whose first attempt did reach Telegram, or
+    when the bot is far behind. Nothing is lost then (the board is edited all the same), so
+    it is no failure of the press.
+    """
+    try:
+        await with_retries(call)
+    except BadRequest as exc:
+        if "query is too old" not in str(exc).lower():
+            raise
+        log.info("a press was answered too late for Telegram: %s", exc)
+
+
 def _unreachable(exc: BadRequest) -> bool:
     """Whether a refusal means the bot cannot post in the chat at all."""
     text = str(exc).lower()

@@ -24,7 +24,7 @@ from bot.i18n import normalize_language, t, translate
 from bot.service.chat_settings import is_chat_setting
 from bot.service.commands import find_command
 
-from .api import _all, with_retries
+from .api import _all, answer_press
 from .convert import PLATFORM, _text, actor_id, actor_of, place_of, reference
 from .delivery import Delivery
 
@@ -102,11 +102,11 @@ class TelegramAdapter(Delivery):
         notices = [v for v in views if v.notice]
         if notices:
             notice = notices[0]
-            answer = with_retries(
+            answer = answer_press(
                 partial(query.answer, _text(notice, 200), show_alert=notice.alert)
             )
         else:
-            answer = with_retries(query.answer)
+            answer = answer_press(query.answer)
         rest = [v for v in views if not v.notice]
         # The answer (which stops the button's spinner) and the new board do not depend on
         # each other: sent together, the board arrives one Bot API round trip sooner.
