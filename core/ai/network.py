@@ -66,35 +66,41 @@ def _longest_run(occupied: np.ndarray) -> np.ndarray:
     return (counts - at_gaps).max(axis=1).astype(np.float64)
 
 
+_TAVLA_COLUMNS = 2 * (4 * 24 + 2) + 6
+
+
 def encode_tavla(arr: np.ndarray) -> np.ndarray:
     """TD-Gammon-like inputs (4 units a point a side, bar, off) plus race features: 202."""
+    # Filled into one preallocated array (a decision encodes every candidate play).
+    n = len(arr)
+    out = np.empty((n, _TAVLA_COLUMNS))
+    for k, side in enumerate((arr[:, 0, :], arr[:, 1, :])):
+        base = k * 98
+        pts = side[:, 1:25]
+        units = out[:, base : base + 96].reshape(n, 4, 24)
+        np.greater_equal(pts, 1, out=units[:, 0])
+        np.greater_equal(pts, 2, out=units[:, 1])
+        np.greater_equal(pts, 3, out=units[:, 2])
+        np.maximum(pts - 3.0, 0.0, out=units[:, 3])
+        units[:, 3] /= 2.0
+        out[:, base + 96] = side[:, 25] / 2.0
+        out[:, base + 97] = side[:, 0] / 15.0
     me, opp = arr[:, 0, :], arr[:, 1, :]
-    parts: list[np.ndarray] = []
-    for side in (me, opp):
-        parts.extend(_point_units(side[:, 1:25], 2.0))
-        parts.append(side[:, 25:26] / 2.0)
-        parts.append(side[:, 0:1] / 15.0)
     pip_me = me @ _PIP_WEIGHTS
     pip_opp = opp @ _PIP_WEIGHTS
     # Contact: my rearmost checker (bar = 25) against the opponent's rearmost, which
     # stands on my point 25 - q.
-    idx = np.arange(26)
-    back_me = ((me[:, 1:] > 0) * idx[1:]).max(axis=1)
-    back_opp = ((opp[:, 1:] > 0) * idx[1:]).max(axis=1)
+    idx = _PIP_WEIGHTS[1:]
+    back_me = ((me[:, 1:] > 0) * idx).max(axis=1)
+    back_opp = ((opp[:, 1:] > 0) * idx).max(axis=1)
     contact = (back_me + back_opp > 25).astype(np.float64)
-    extra = np.stack(
-        [
-            pip_me / 100.0,
-            pip_opp / 100.0,
-            np.clip((pip_opp - pip_me) / 40.0, -2.0, 2.0),
-            contact,
-            (1.0 - contact) * np.clip((pip_opp - pip_me) / 20.0, -2.0, 2.0),
-            (me[:, 1:7] >= 2).sum(axis=1) / 6.0,
-        ],
-        axis=1,
-    )
-    blocks = [p if p.ndim == 2 else p[:, None] for p in parts]
-    return np.concatenate([*blocks, extra], axis=1)
+    out[:, 196] = pip_me / 100.0
+    out[:, 197] = pip_opp / 100.0
+    out[:, 198] = np.clip((pip_opp - pip_me) / 40.0, -2.0, 2.0)
+    out[:, 199] = contact
+    out[:, 200] = (1.0 - contact) * np.clip((pip_opp - pip_me) / 20.0, -2.0, 2.0)
+    out[:, 201] = (me[:, 1:7] >= 2).sum(axis=1) / 6.0
+    return out
 
 
 def encode_uzun(arr: np.ndarray) -> np.ndarray:
@@ -134,11 +140,71 @@ def encode_uzun(arr: np.ndarray) -> np.ndarray:
     return np.concatenate([*parts, extra], axis=1)
 
 
-ENCODERS = {"tavla": encode_tavla, "uzun": encode_uzun}
+def _hit_rolls() -> np.ndarray:
+    """(25, 36): which of the 36 rolls move a checker exactly d pips (d = 0..24), blocks
+    ignored: one die, both dice, or three or four steps of a double."""
+    table = np.zeros((25, 36))
+    for i in range(36):
+        a, b = i // 6 + 1, i % 6 + 1
+        reach = {a, b, a + b} if a != b else {a * k for k in range(1, 5)}
+        for d in reach:
+            if d <= 24:
+                table[d, i] = 1.0
+    return table
+
+
+_HIT_ROLLS = _hit_rolls()
+
+
+def _pair_rolls() -> np.ndarray:
+    """(24 * 25, 36): for a blot on the hitter's point r (1..24) and a hitter's checker on
+    point p (1..24, 25 = the bar), which rolls move it the p - r pips onto the blot."""
+    table = np.zeros((24, 25, 36))
+    for r in range(1, 25):
+        for p in range(r + 1, 26):
+            table[r - 1, p - 1] = _HIT_ROLLS[p - r]
+    return table.reshape(24 * 25, 36)
+
+
+_PAIR_ROLLS = _pair_rolls().astype(np.float32)
+
+
+def _shots(hitter: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Share of the 36 rolls with which ``hitter`` (in its own numbering, moving down to 1)
+    could hit a blot of ``target`` (in the other numbering), blocks ignored; (N,)."""
+    # The target's point q is the hitter's point 25 - q.
+    blots = (target[:, 24:0:-1] == 1).astype(np.float32)  # on the hitter's points 1..24
+    have = (hitter[:, 1:26] > 0).astype(np.float32)  # the hitter's points 1..24 and bar
+    pairs = (blots[:, :, None] * have[:, None, :]).reshape(len(hitter), -1)
+    return ((pairs @ _PAIR_ROLLS) > 0).mean(axis=1)
+
+
+def _prime(side: np.ndarray) -> np.ndarray:
+    """Longest run of made points (two or more) of a side on its points 1..24, over 6."""
+    return np.minimum(_longest_run(side[:, 1:25] >= 2), 6.0) / 6.0
+
+
+def encode_tavla2(arr: np.ndarray) -> np.ndarray:
+    """:func:`encode_tavla` plus shots both ways (rolls that hit a blot, blocks ignored)
+    and each side's longest prime: 206 inputs."""
+    me, opp = arr[:, 0, :], arr[:, 1, :]
+    n = len(arr)
+    # Both directions in one product: the side on roll's shots, then the other side's.
+    shots = _shots(np.concatenate([me, opp]), np.concatenate([opp, me]))
+    primes = _prime(np.concatenate([me, opp]))
+    extra = np.stack([shots[:n], shots[n:], primes[:n], primes[n:]], axis=1)
+    return np.concatenate([encode_tavla(arr), extra], axis=1)
+
+
+ENCODERS = {"tavla": encode_tavla, "tavla2": encode_tavla2, "uzun": encode_uzun}
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0)))
+
+
+def _sigmoid32(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40.0, 40.0, out=z), out=z))
 
 
 class Network:
@@ -160,6 +226,7 @@ class Network:
         self.w2 = rng.uniform(-0.1, 0.1, (N_OUT, n_hidden))
         self.b2 = np.zeros(N_OUT)
         self.meta: dict = dict(meta or {})
+        self._fast: tuple[np.ndarray, ...] | None = None
 
     @classmethod
     def fresh(cls, kind: str, n_hidden: int, seed: int = 0) -> Network:
@@ -169,12 +236,30 @@ class Network:
     # -- evaluation --------------------------------------------------------------------
 
     def forward_x(self, x: np.ndarray) -> np.ndarray:
+        """Outputs for encoded inputs, in float64 from the live weights (for training)."""
         h = _sigmoid(x @ self.w1.T + self.b1)
         return _sigmoid(h @ self.w2.T + self.b2)
 
+    def weights_changed(self) -> None:
+        """Drop the float32 copy :meth:`evaluate_array` plays with (after training steps)."""
+        self._fast = None
+
     def evaluate_array(self, arr: np.ndarray) -> np.ndarray:
-        """(N, 5) outputs for an (N, 2, 26) array of positions (side on roll first)."""
-        return tidy(self.forward_x(self.encode(arr)))
+        """(N, 5) outputs for an (N, 2, 26) array of positions (side on roll first).
+
+        Plays in float32 (about twice as fast as float64; outputs within 1e-6) from a copy
+        of the weights made at the first call: trainers that change the weights call
+        :meth:`weights_changed`."""
+        if self._fast is None:
+            self._fast = (
+                np.ascontiguousarray(self.w1.T, dtype=np.float32),
+                self.b1.astype(np.float32),
+                np.ascontiguousarray(self.w2.T, dtype=np.float32),
+                self.b2.astype(np.float32),
+            )
+        w1t, b1, w2t, b2 = self._fast
+        h = _sigmoid32(self.encode(arr).astype(np.float32) @ w1t + b1)
+        return tidy(_sigmoid32(h @ w2t + b2).astype(np.float64))
 
     def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
         """(N, 5) outputs, each from the side on roll of that position."""

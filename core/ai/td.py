@@ -87,6 +87,7 @@ class TDTrainer:
             net.b1 += delta @ traces[1]
             net.w2 += np.tensordot(delta, traces[2], axes=1)
             net.b2 += delta @ traces[3]
+            net.weights_changed()
             if done:
                 return seat, points
             seat = 1 - seat

@@ -1,0 +1,284 @@
+"""Distil GNU Backgammon's evaluator into the Tavla network: label positions, then train.
+
+    .venv/bin/python tools/distill_gnubg.py label --minutes 20 --dir /work/ai-data/tavla
+    .venv/bin/python tools/distill_gnubg.py train --minutes 30 --dir /work/ai-data/tavla \\
+        --hidden 128 --out /work/ai-data/tavla-128.npz
+
+``label`` plays seeded Tavla games in which each side makes gnubg's best 0-ply play, or with
+a per-game probability (0, 3, 10 or 25%) a random legal play, and stores the positions
+met (side on roll, before rolling) together with the positions after up to two other
+candidate plays of each roll (what the network must rank at decision time), each labelled
+with gnubg's five cubeless chances for the side on roll at ``--plies``. Positions where
+both sides bear off with contact gone (the bear-off database is exact there) are kept
+only one time in ten. Chunk ``k`` of ``--chunk`` positions uses the seed ``seed * 1000003
++ k`` and is written to ``DIR/chunk_<plies>_<seed>_<k>.npz`` (positions uint8, labels
+float32); a rerun skips chunks already written, so the command resumes.
+
+With ``--policy NET.npz`` the games follow that network's 0-ply choices instead (still
+labelled by gnubg; the chunk names then carry the file's stem): a second round on the
+positions a first distilled net actually meets, as in DAgger.
+
+``train`` fits a network (fresh, or ``--init`` weights of the same shape) to every chunk in
+``--dir`` (duplicates merged, labels averaged; a seeded 5% held out) by minibatch Adam on
+the cross-entropy of the five outputs, keeps the weights that score best on the held-out
+positions, and writes them with metadata saying how they were made. The gnubg extra is
+needed for ``label`` only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from core.ai.distill import SupervisedTrainer, cross_entropy, gnubg_board_array  # noqa: E402
+from core.ai.network import Network, equity, positions_array  # noqa: E402
+from core.ai.race import both_in_bearoff_array  # noqa: E402
+from core.ai.sim import opening  # noqa: E402
+from core.dice import RandomDice  # noqa: E402
+from core.movegen import legal_plays  # noqa: E402
+from core.position import CHECKERS, OFF  # noqa: E402
+from core.variants import variant_by_name  # noqa: E402
+
+EPSILONS = (0.0, 0.03, 0.10, 0.25)
+OTHERS = 2  # other candidate plays stored per roll
+BEAROFF_KEEP = 0.1
+
+
+class Logger:
+    def __init__(self, path: Path | None) -> None:
+        self.file = path.open("a") if path else None
+
+    def __call__(self, message: str) -> None:
+        line = f"{time.strftime('%H:%M:%S')} {message}"
+        print(line, flush=True)
+        if self.file:
+            self.file.write(line + "\n")
+            self.file.flush()
+
+
+def label_chunk(
+    gnubg, plies: int, seed: int, size: int, policy: Network | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """``size`` labelled positions from seeded games (see the module doc); also the games.
+
+    With a ``policy`` network the games follow its 0-ply choices (with the same exploration)
+    instead of gnubg's, so the positions are those that network meets."""
+    variant = variant_by_name("tavla")
+    rng = np.random.default_rng(seed)
+    cubeinfo = gnubg.cubeinfo()
+    context = gnubg.evalcontext(0, plies, 0, 0, 0)
+    positions: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+
+    def rate(arr: np.ndarray) -> np.ndarray:
+        return np.array(gnubg.evaluate(gnubg_board_array(arr), cubeinfo, context)[:5])
+
+    def keep(arr: np.ndarray, label: np.ndarray) -> None:
+        if both_in_bearoff_array(arr[None], False)[0] and rng.random() > BEAROFF_KEEP:
+            return
+        positions.append(arr.astype(np.uint8))
+        labels.append(label.astype(np.float32))
+
+    games = 0
+    while len(positions) < size:
+        games += 1
+        dice = RandomDice(int(rng.integers(1 << 62)))
+        eps = EPSILONS[games % len(EPSILONS)]
+        _seat, roll = opening(variant, dice)
+        side = variant.start_position()
+        for _ in range(2000):
+            plays = legal_plays(variant, side, roll)
+            if plays:
+                live = [p for p in plays if p.after.mover[OFF] < CHECKERS]
+                if len(live) < len(plays):
+                    break  # a play bears off the last checker: gnubg would take it
+                arrs = positions_array([p.after.swapped() for p in live]).astype(np.int64)
+                if len(live) == 1:
+                    choice = 0
+                    outs = None
+                elif policy is None:
+                    outs = np.array([rate(a) for a in arrs])
+                    choice = int(np.argmin(equity(outs)))  # the opponent's lowest
+                else:
+                    outs = None
+                    choice = int(np.argmin(equity(policy.evaluate_array(arrs.astype(float)))))
+                if len(live) > 1:
+                    if rng.random() < eps:
+                        choice = int(rng.integers(len(live)))
+                    others = [i for i in range(len(live)) if i != choice]
+                    for i in rng.permutation(others)[:OTHERS]:
+                        keep(arrs[i], outs[i] if outs is not None else rate(arrs[i]))
+                label = outs[choice] if outs is not None else rate(arrs[choice])
+                keep(arrs[choice], label)
+                side = live[choice].after.swapped()
+            else:
+                side = side.swapped()
+            roll = dice.roll()
+    return np.stack(positions), np.stack(labels), games
+
+
+def cmd_label(args: argparse.Namespace) -> int:
+    import gnubg
+
+    args.dir.mkdir(parents=True, exist_ok=True)
+    policy = Network.load(args.policy) if args.policy else None
+    log = Logger(args.log)
+    start = time.time()
+    k = 0
+    made = 0
+    while not args.minutes or time.time() - start < args.minutes * 60:
+        if args.chunks and k >= args.chunks:
+            break
+        tag = f"{args.policy.stem}_" if args.policy else ""
+        path = args.dir / f"chunk_{args.plies}_{tag}{args.seed}_{k:05d}.npz"
+        if path.exists():
+            k += 1
+            continue
+        t0 = time.time()
+        cpu0 = time.process_time()
+        pos, lab, games = label_chunk(
+            gnubg, args.plies, args.seed * 1_000_003 + k, args.chunk, policy
+        )
+        tmp = path.with_name(path.stem + ".tmp.npz")
+        np.savez_compressed(tmp, positions=pos, labels=lab, plies=args.plies)
+        tmp.replace(path)
+        made += len(pos)
+        log(
+            f"label chunk={k} positions={len(pos)} games={games} "
+            f"wall_s={time.time() - t0:.1f} cpu_s={time.process_time() - cpu0:.1f} "
+            f"total_new={made} load={os.getloadavg()[0]:.2f}"
+        )
+        k += 1
+    return 0
+
+
+def load_chunks(directory: Path, plies: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Every chunk's positions (N, 52) and labels, duplicates merged (labels averaged)."""
+    pos, lab = [], []
+    for path in sorted(directory.glob("chunk_*.npz")):
+        with np.load(path) as data:
+            if plies is not None and int(data["plies"]) != plies:
+                continue
+            pos.append(data["positions"].reshape(-1, 52))
+            lab.append(data["labels"].astype(np.float64))
+    allpos = np.concatenate(pos)
+    alllab = np.concatenate(lab)
+    uniq, inverse = np.unique(allpos, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    sums = np.zeros((len(uniq), 5))
+    np.add.at(sums, inverse, alllab)
+    counts = np.bincount(inverse, minlength=len(uniq))[:, None]
+    return uniq, sums / counts
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    log = Logger(args.log)
+    rng = np.random.default_rng(args.seed)
+    pos, lab = load_chunks(args.dir, args.plies)
+    arr = pos.reshape(-1, 2, 26).astype(np.float64)
+    if args.init:
+        net = Network.load(args.init)
+    else:
+        net = Network.fresh(args.kind, args.hidden, seed=args.seed)
+    x = np.concatenate(
+        [net.encode(arr[i : i + 50_000]) for i in range(0, len(arr), 50_000)]
+    ).astype(np.float64)
+    held = rng.random(len(x)) < 0.05
+    xt, tt, xv, tv = x[~held], lab[~held], x[held], lab[held]
+    log(f"train positions={len(xt)} held_out={len(xv)} hidden={net.w1.shape[0]} in={x.shape[1]}")
+    trainer = SupervisedTrainer(net, lr=args.lr)
+
+    def held_out() -> tuple[float, float]:
+        y = net.forward_x(xv)
+        rmse = float(np.sqrt(np.mean((equity(y) - equity(tv)) ** 2)))
+        return cross_entropy(y, tv), rmse
+
+    best = (np.inf, 0.0)
+    best_params = [p.copy() for p in trainer.params]
+    start = time.time()
+    epoch = 0
+    while epoch < args.epochs and time.time() - start < args.minutes * 60:
+        # Step the learning rate down over the run (by epochs when given, else by time).
+        frac = (
+            epoch / args.epochs
+            if args.epochs < 10_000
+            else (time.time() - start) / (args.minutes * 60)
+        )
+        trainer.lr = args.lr * (0.1 ** min(1.0, frac)) if args.decay else args.lr
+        loss = trainer.epoch(xt, tt, args.batch, rng)
+        epoch += 1
+        ce, rmse = held_out()
+        if ce < best[0]:
+            best = (ce, rmse)
+            best_params = [p.copy() for p in trainer.params]
+        log(
+            f"epoch={epoch} lr={trainer.lr:.2e} train_ce={loss:.5f} held_ce={ce:.5f} "
+            f"held_equity_rmse={rmse:.4f} s={time.time() - start:.0f} "
+            f"load={os.getloadavg()[0]:.2f}"
+        )
+    net.w1, net.b1, net.w2, net.b2 = best_params
+    net.weights_changed()
+    net.meta = {
+        "trained_by": "tools/distill_gnubg.py",
+        "teacher": f"gnubg {args.plies}-ply cubeless" if args.plies is not None else "gnubg",
+        "positions": len(xt),
+        "held_out": len(xv),
+        "epochs": epoch,
+        "batch": args.batch,
+        "lr": args.lr,
+        "lr_decay": bool(args.decay),
+        "seed": args.seed,
+        "hidden": int(net.w1.shape[0]),
+        "inputs": net.kind,
+        "init": str(args.init) if args.init else None,
+        "held_ce": round(best[0], 5),
+        "held_equity_rmse": round(best[1], 4),
+        "seconds": round(time.time() - start, 1),
+        "data": sorted({p.name.rsplit("_", 1)[0] for p in args.dir.glob("chunk_*.npz")}),
+    }
+    net.save(args.out)
+    log(f"saved {args.out} {json.dumps(net.meta)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    lab = sub.add_parser("label", help="label positions from seeded games with gnubg")
+    lab.add_argument("--chunks", type=int, default=0, help="stop after chunk k (0: no limit)")
+    tr = sub.add_parser("train", help="fit a network to the labelled chunks")
+    tr.add_argument("--hidden", type=int, default=128)
+    tr.add_argument("--kind", choices=["tavla", "tavla2"], default="tavla2", help="inputs")
+    tr.add_argument("--init", type=Path, default=None)
+    tr.add_argument("--epochs", type=int, default=10_000)
+    tr.add_argument("--batch", type=int, default=128)
+    tr.add_argument("--lr", type=float, default=1e-3)
+    tr.add_argument("--decay", action="store_true", help="lr down to a tenth over the run")
+    tr.add_argument("--out", type=Path, required=True)
+    for p in (lab, tr):
+        p.add_argument("--dir", type=Path, default=Path("/work/ai-data/tavla"))
+        p.add_argument("--minutes", type=float, default=0.0)
+        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--log", type=Path, default=None)
+    lab.add_argument("--plies", type=int, default=0)
+    lab.add_argument("--policy", type=Path, default=None, help="games follow this net (.npz)")
+    lab.add_argument("--chunk", type=int, default=20_000)
+    tr.add_argument("--plies", type=int, default=None, help="only chunks labelled at this depth")
+    args = parser.parse_args(argv)
+    if args.cmd == "train" and not args.minutes:
+        args.minutes = 1e9
+    return cmd_label(args) if args.cmd == "label" else cmd_train(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
