@@ -1,6 +1,9 @@
 """The analysis (issue 15): its speed, and how it compares with GNU Backgammon's.
 
-    .venv/bin/python bench/analysis.py [--games 5] [--matches 6] [--length 3]
+    .venv/bin/python bench/analysis.py [--games 5] [--matches 6] [--length 3] [--only 5,9]
+
+(``--only 5,9 --games 0``: just those anchor matches, numbered as in the full run, to look
+at one disagreement without the other matches' gnubg runs.)
 
 1. Speed: seeded single games of Tavla (beginner against club) analysed with the project's
    network (1-ply look-ahead for the candidates, 0-ply luck); CPU seconds of one core per
@@ -63,11 +66,13 @@ def speed(games: int, seed: int) -> float:
     return statistics.median(per_60)
 
 
-def anchor(matches: int, length: int, seed: int) -> dict[str, float]:
+def anchor(matches: int, length: int, seed: int, only: set[int]) -> dict[str, float]:
     variant = variant_by_name("tavla")
     levels = ["network"] + (["best"] if load_gnubg() is not None else [])
     pairs: dict[str, list] = {level: [] for level in levels}
     for index, (names, histories, text) in enumerate(seeded_matches(matches, length, seed)):
+        if only and index + 1 not in only:
+            continue
         start = time.perf_counter()
         theirs = gnubg_analyse(text)
         gnubg_s = time.perf_counter() - start
@@ -109,12 +114,16 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=6, help="matches compared with gnubg")
     parser.add_argument("--length", type=int, default=3, help="length of those matches")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--only", default="", help="compare only these matches (e.g. 5,9)")
     args = parser.parse_args()
-    figures: dict[str, float] = {"tavla_60_moves_s": round(speed(args.games, args.seed), 2)}
+    only = {int(n) for n in args.only.split(",") if n.strip()}
+    figures: dict[str, float] = {}
+    if args.games:
+        figures["tavla_60_moves_s"] = round(speed(args.games, args.seed), 2)
     if gnubg_binary() is None:
         print("gnubg is not installed: no comparison (apt-get install gnubg)")
     elif args.matches:
-        figures.update(anchor(args.matches, args.length, args.seed))
+        figures.update(anchor(args.matches, args.length, args.seed, only))
     print(" ".join(f"{k}={v}" for k, v in figures.items()))
 
 

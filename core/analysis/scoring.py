@@ -14,7 +14,7 @@ linear in the winning chance between the two sides' cash points.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import numpy as np
@@ -84,6 +84,15 @@ class Scoring:
     outcomes: dict[int, float]
     cubeful: bool = False
     owner: int = 0
+    #: 1 if I own a cube whose redouble is free (see :func:`free_redouble`), -1 if the
+    #: opponent does; positions are then valued at ``redoubled``, the outcomes at twice
+    #: the cube, capped at the cash (the opponent's pass).
+    free: int = 0
+    redoubled: dict[int, float] | None = None
+    #: In a match, the cash points of the live cube come from the cube's next level
+    #: (:func:`_match_points`): the outcomes at twice and four times the cube, and how the
+    #: cube stands after each side's double ("dead", "free" or "live").
+    ladder: tuple[dict[int, float], dict[int, float], str, str] | None = None
 
     @classmethod
     def money(cls, *, backgammons: bool = True, gammons: bool = True) -> Scoring:
@@ -112,14 +121,24 @@ class Scoring:
             gammons = not (state.jacoby and stake == 1)
             base = cls.money(backgammons=backgammons, gammons=gammons)
             return cls({k: x * stake / v for k, x in base.outcomes.items()}, cubeful, state.owner)
-        lose, win = _mwc(state, -v), _mwc(state, v)
-        values = {}
-        for k in (1, 2, 3):
-            level = k if backgammons or k < 3 else 2
-            for sign in (1, -1):
-                mwc = _mwc(state, sign * level * stake)
-                values[sign * k] = 2.0 * (mwc - lose) / (win - lose) - 1.0
-        return cls(values, cubeful, state.owner)
+        values = _match_outcomes(state, stake, backgammons)
+        free = free_redouble(state) if stake == v else 0
+        if free:
+            return cls(values, False, state.owner, free, _match_outcomes(state, 2 * v, backgammons))
+        ladder = None
+        if cubeful:
+            a, b = state.away
+            # After my double the opponent holds 2v: dead if its win then wins the match,
+            # free if mine would and its wouldn't; the same for me after its double.
+            theirs = "dead" if 2 * v >= b else ("free" if a <= 2 * v else "live")
+            mine = "dead" if 2 * v >= a else ("free" if b <= 2 * v else "live")
+            ladder = (
+                _match_outcomes(state, 2 * v, backgammons),
+                _match_outcomes(state, 4 * v, backgammons),
+                theirs,
+                mine,
+            )
+        return cls(values, cubeful, state.owner, ladder=ladder)
 
     def value(self, out: np.ndarray) -> np.ndarray:
         """Equity of network outputs ``(5,)`` or ``(N, 5)`` for the side they belong to."""
@@ -129,10 +148,16 @@ class Scoring:
         won = u[1] * (w - wg) + u[2] * (wg - wbg) + u[3] * wbg
         lost = u[-1] * (1.0 - w - lg) + u[-2] * (lg - lbg) + u[-3] * lbg
         dead = won + lost
+        if self.free and self.redoubled is not None:
+            # The holder redoubles when it pays and the opponent takes or passes: the value
+            # at twice the cube, at most the cash (one cube for the holder).
+            again = replace(self, free=0, redoubled=None, outcomes=self.redoubled).value(out)
+            return np.asarray(np.minimum(again, 1.0) if self.free > 0 else np.maximum(again, -1.0))
         if not self.cubeful:
             return np.asarray(dead)
         p = np.clip(w, 1e-6, 1.0 - 1e-6)
-        live = _live_array(p, won / p, -lost / (1.0 - p), self.owner)
+        points = _match_points(self.ladder, out, p) if self.ladder is not None else None
+        live = _live_array(p, won / p, -lost / (1.0 - p), self.owner, points)
         return np.asarray(CUBE_EFFICIENCY * live + (1.0 - CUBE_EFFICIENCY) * dead)
 
     def points(self, points: int) -> float:
@@ -154,6 +179,38 @@ class Scoring:
         w = float(won) / p if p > 1e-9 else u[1]
         lo = -float(lost) / (1.0 - p) if p < 1.0 - 1e-9 else -u[-1]
         return p, w, lo
+
+
+def _match_outcomes(state: CubeState, stake: int, backgammons: bool) -> dict[int, float]:
+    """The EMG (normalized to ``state``'s cube) of winning or losing 1, 2, 3 times ``stake``."""
+    lose, win = _mwc(state, -state.value), _mwc(state, state.value)
+    values = {}
+    for k in (1, 2, 3):
+        level = k if backgammons or k < 3 else 2
+        for sign in (1, -1):
+            mwc = _mwc(state, sign * level * stake)
+            values[sign * k] = 2.0 * (mwc - lose) / (win - lose) - 1.0
+    return values
+
+
+def free_redouble(state: CubeState) -> int:
+    """1 if the player of ``state`` owns a cube whose redouble costs nothing, -1 if the
+    opponent does, else 0.
+
+    In a match, when the cube's owner is ``a`` away and its opponent ``b`` away with
+    ``b <= value < a``, the opponent's win at this cube already wins the match, so a redouble
+    can't cost the owner anything (the opponent's cube would be dead) and it doubles the
+    owner's win: the owner redoubles at its leisure, by the opponent's pass point at the
+    latest, and its cube is fully efficient. GNU Backgammon values such positions at the
+    redoubled stake (no double equals double/take); Janowski's 0.68 efficiency would not.
+    """
+    if state.money or state.crawford or state.post_crawford or state.owner == 0:
+        return 0
+    a, b = state.away
+    v = state.value
+    if state.owner > 0:
+        return 1 if b <= v < a else 0
+    return -1 if a <= v < b else 0
 
 
 def _mwc(state: CubeState, points: int) -> float:
@@ -182,10 +239,51 @@ def _cube_alive(state: CubeState) -> bool:
     return mine and theirs
 
 
-def _live_array(p: np.ndarray, w: np.ndarray, lo: np.ndarray, owner: int) -> np.ndarray:
-    """:func:`_live` on arrays."""
+def _win_loss_at(
+    outcomes: dict[int, float], out: np.ndarray, p: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The average win and loss (positive) of outputs ``out`` at ``outcomes``."""
+    u = outcomes
+    won = u[1] * (out[..., WIN] - out[..., WIN_G]) + u[2] * (out[..., WIN_G] - out[..., WIN_BG])
+    won = won + u[3] * out[..., WIN_BG]
+    lg, lbg = out[..., LOSE_G], out[..., LOSE_BG]
+    lost = u[-1] * (1.0 - out[..., WIN] - lg) + u[-2] * (lg - lbg) + u[-3] * lbg
+    return won / p, -lost / (1.0 - p)
+
+
+def _match_points(
+    ladder: tuple[dict[int, float], dict[int, float], str, str], out: np.ndarray, p: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """My cash point and the opponent's (in my winning chances) where the cube's next level
+    is dead or a free redouble: there the taker's equity is the dead line at twice (or, free,
+    four times) the cube, so the take point is where that line crosses -1 or +1 (in units
+    of the present cube). None where the next level's cube is live (Janowski's own)."""
+    two, four, theirs, mine = ladder
+    lines = {"dead": _win_loss_at(two, out, p), "free": _win_loss_at(four, out, p)}
+    cash = low = None
+    if theirs in lines:
+        w, lo = lines[theirs]
+        cash = np.clip((1.0 + lo) / (w + lo), 0.0, 1.0)
+    if mine in lines:
+        w, lo = lines[mine]
+        low = np.clip((lo - 1.0) / (w + lo), 0.0, 1.0)
+    return cash, low
+
+
+def _live_array(
+    p: np.ndarray,
+    w: np.ndarray,
+    lo: np.ndarray,
+    owner: int,
+    points: tuple[np.ndarray | None, np.ndarray | None] | None = None,
+) -> np.ndarray:
+    """:func:`_live` on arrays; ``points`` may replace the cash points (a match)."""
     cash = (lo + 1.0) / (w + lo + 0.5)
     low = (lo - 0.5) / (w + lo + 0.5)
+    if points is not None:
+        cash = cash if points[0] is None else points[0]
+        low = low if points[1] is None else points[1]
+        low = np.minimum(low, cash - 1e-6)
     # Too good to double: play on for the gammon, from 1 at the cash point up to w at p = 1.
     good = 1.0 + (w - 1.0) * (p - cash) / np.maximum(1.0 - cash, 1e-9)
     # The opponent too good: from -1 at its cash point down to -lo at p = 0.
@@ -267,12 +365,18 @@ def cube_equities(out: np.ndarray, state: CubeState, backgammons: bool = True) -
     now = Scoring.for_cube(state, backgammons=backgammons)
     p, w, lo = now.win_loss(out)
     a, b = state.away if not state.money else (99, 99)
-    # A cube is live for its holder only if a redouble could still change the outcome.
-    mine_live = state.money or v < a
-    nd = _cubeful(p, w, lo, state.owner, mine_live or state.owner < 0)
     taken = Scoring.for_cube(state, stake=2 * v, backgammons=backgammons)
     _, w2, lo2 = taken.win_loss(out)
     # Per unit of the new cube (twice the old), the opponent owning it.
     theirs_live = state.money or 2 * v < b
     dt = 2.0 * _cubeful(p, w2 / 2.0, lo2 / 2.0, -1, theirs_live)
+    if now.free > 0:
+        # A free redouble: holding it is worth redoubling later (see free_redouble).
+        return CubeEquities(min(float(dt), 1.0), float(dt), 1.0)
+    # A cube is live for its holder only if a redouble could still change the outcome.
+    mine_live = state.money or v < a
+    if now.ladder is not None:
+        nd = float(now.value(out))  # a live cube in a match: the match's cash points
+    else:
+        nd = _cubeful(p, w, lo, state.owner, mine_live or state.owner < 0)
     return CubeEquities(float(nd), float(dt), 1.0)
