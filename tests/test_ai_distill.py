@@ -94,13 +94,13 @@ def test_play_in_float32_follows_the_trained_weights() -> None:
 
 
 def test_distilled_weights_load_and_say_how_they_were_made() -> None:
-    """The distilled Tavla net plays through the usual interface and its metadata records
-    its teacher and data."""
+    """The shipped Tavla net is the one distilled from GNU Backgammon: it plays through the
+    usual interface and its metadata records its teacher and data."""
     from core.ai import player_for
     from core.ai.network import WEIGHTS_DIR
     from core.movegen import legal_plays
 
-    net = Network.load(WEIGHTS_DIR / "tavla-distilled.npz")
+    net = Network.load(WEIGHTS_DIR / "tavla.npz")
     assert net.kind == "tavla"
     assert net.meta["teacher"] == "gnubg 0-ply cubeless"
     assert net.meta["trained_by"] == "tools/distill_gnubg.py"

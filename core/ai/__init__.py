@@ -17,9 +17,10 @@ Above beginner, bear-offs in a race are played (and doubled) by the one-sided be
 database (:mod:`core.ai.bearoff`, :mod:`core.ai.race`).
 
 The networks (:mod:`core.ai.network`) are small NumPy nets trained by TD(lambda) self-play
-(``tools/train_td.py``); Turkish tavla uses the Tavla net. ``weights/tavla-distilled.npz``
-is a Tavla net fitted to GNU Backgammon's 0-ply evaluations instead (``tools/distill_gnubg.py``,
-:mod:`core.ai.distill`), stronger but not the default yet (see the README). Cube decisions (Tavla only) take
+(``tools/train_td.py``), except the Tavla net (``weights/tavla.npz``), which is fitted to
+GNU Backgammon's 0-ply evaluations (``tools/distill_gnubg.py``, :mod:`core.ai.distill`);
+the self-play Tavla net it replaced is kept as ``weights/tavla-selfplay.npz`` for
+comparison. Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take
 an optional :class:`~core.ai.cube.CubeState` with the cube and the match score.
 """
 
