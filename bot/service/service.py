@@ -220,12 +220,12 @@ class GameService(
     async def seated(self, record: GameRecord) -> list[tuple[int, User]]:
         """Each seat of ``record`` with the person on it, seat by seat (empty seats left
         out; one person on both seats in a game against themselves)."""
-        seated = []
-        for seat, user_id in enumerate(record.seats):
-            user = await self.storage.get_user(user_id) if user_id is not None else None
-            if user is not None:
-                seated.append((seat, user))
-        return seated
+        users = await self.storage.get_users(u for u in record.seats if u is not None)
+        return [
+            (seat, users[user_id])
+            for seat, user_id in enumerate(record.seats)
+            if user_id is not None and user_id in users
+        ]
 
     async def player_to_act(self, game_id: int) -> str | None:
         """The platform user id of the player an active game waits for (None: the game is

@@ -223,9 +223,8 @@ class SqlStorage(ABC):
         ids = sorted(set(user_ids))
         if not ids:
             return {}
-        marks = ", ".join("?" for _ in ids)
         async with self._reading() as db:
-            rows = await db.fetch(f"SELECT * FROM users WHERE id IN ({marks})", *ids)
+            rows = await db.fetch(f"SELECT * FROM users WHERE id IN ({marks(ids)})", *ids)
         return {user.id: user for user in map(user_from_row, rows)}
 
     async def find_user(self, platform: str, name_or_id: str) -> User | None:
