@@ -27,6 +27,7 @@ import logging
 import os
 import sqlite3
 import time
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from contextvars import ContextVar, Token
@@ -78,15 +79,11 @@ async def _quiet_rollback(conn: aiosqlite.Connection) -> None:
 # --- the dialect -------------------------------------------------------------------------
 
 
-class SqliteDb:
-    """The shared queries (:class:`bot.storage.sql.Db`) on an aiosqlite connection."""
+class _RowsOfFetch(ABC):
+    """``fetchrow`` and ``fetchval`` of :class:`bot.storage.sql.Db`, from one ``fetch``."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self.conn = conn
-
-    async def fetch(self, sql: str, *args: Any) -> list[sqlite3.Row]:
-        with _translated():
-            return list(await self.conn.execute_fetchall(sql, args))
+    @abstractmethod
+    async def fetch(self, sql: str, *args: Any) -> list[sqlite3.Row]: ...
 
     async def fetchrow(self, sql: str, *args: Any) -> sqlite3.Row | None:
         rows = await self.fetch(sql, *args)
@@ -95,6 +92,17 @@ class SqliteDb:
     async def fetchval(self, sql: str, *args: Any) -> Any:
         row = await self.fetchrow(sql, *args)
         return None if row is None else row[0]
+
+
+class SqliteDb(_RowsOfFetch):
+    """The shared queries (:class:`bot.storage.sql.Db`) on an aiosqlite connection."""
+
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+
+    async def fetch(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        with _translated():
+            return list(await self.conn.execute_fetchall(sql, args))
 
     async def execute(self, sql: str, *args: Any) -> int:
         with _translated():
@@ -112,7 +120,7 @@ class SqliteDb:
         return cursor.lastrowid
 
 
-class _AloneDb:
+class _AloneDb(_RowsOfFetch):
     """Statements outside any transaction (:meth:`SqliteStorage._connection_alone`).
 
     Reads go to the storage's reading connection, run on the event loop itself: a query by
@@ -134,14 +142,6 @@ class _AloneDb:
                 return await SqliteDb(self._storage._connection()).fetch(sql, *args)
             with _translated():
                 return reader.execute(sql, args).fetchall()
-
-    async def fetchrow(self, sql: str, *args: Any) -> sqlite3.Row | None:
-        rows = await self.fetch(sql, *args)
-        return rows[0] if rows else None
-
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        row = await self.fetchrow(sql, *args)
-        return None if row is None else row[0]
 
     async def execute(self, sql: str, *args: Any) -> int:
         async with self._storage._lock:
