@@ -200,15 +200,22 @@ def take_decision(out: np.ndarray, state: CubeState, backgammons: bool = True) -
     return take + bonus >= drop
 
 
+def may_double(state: CubeState) -> bool:
+    """Whether the side ``state`` belongs to may double (or redouble) usefully now (T-8,
+    M-2): it holds or faces a centred cube below 64, not in the Crawford game, and in a
+    match winning the cube's value would not already win the match."""
+    if state.crawford or state.owner < 0 or state.value >= 64:
+        return False
+    return state.money or state.away[0] > state.value
+
+
 def double_decision(out: np.ndarray, state: CubeState, backgammons: bool = True) -> bool:
     """Whether to double: ``out`` from the doubler's side (on roll), ``state`` likewise."""
     v = state.value
-    if state.crawford or state.owner < 0 or v >= 64:
+    if not may_double(state):
         return False
     if not state.money:
         a, b = state.away
-        if a <= v:
-            return False  # winning at the current stake already wins the match
         if state.post_crawford and b == 1 and a > 1 and v == 1:
             return True  # the trailer doubles at once after the Crawford game
         if a == 1:

@@ -34,7 +34,7 @@ from typing import Protocol
 import numpy as np
 
 from core.ai.bearoff import bearoff_database
-from core.ai.cube import CubeState
+from core.ai.cube import CubeState, may_double
 from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn
 from core.ai.network import positions_array
 from core.ai.race import POINTS, both_in_bearoff_array, race_outputs_array
@@ -97,15 +97,6 @@ def near_threshold(eq: CubeEquities) -> bool:
         abs(eq.double - eq.no_double) <= LOOKAHEAD_WINDOW
         or abs(eq.double_take - eq.double_pass) <= LOOKAHEAD_WINDOW
     )
-
-
-def may_double(state: CubeState) -> bool:
-    """Whether the side ``state`` belongs to may double (or redouble) usefully now (T-8,
-    M-2): it holds or faces a centred cube below 64, not in the Crawford game, and in a
-    match winning the cube's value would not already win the match."""
-    if state.crawford or state.owner < 0 or state.value >= 64:
-        return False
-    return state.money or state.away[0] > state.value
 
 
 def taken(state: CubeState) -> CubeState:
