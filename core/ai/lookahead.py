@@ -13,11 +13,10 @@ from typing import Protocol
 
 import numpy as np
 
-from core.movegen import legal_plays
+from core.boards_after import boards_after
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
-from .network import positions_array
 from .sim import result_points
 
 # The 21 distinct rolls and their weights out of 36.
@@ -52,26 +51,27 @@ def one_ply(
     """
     theirs = after.swapped()
     first = first_turn(variant, theirs)
-    leaves: list[Position] = []
+    unplayed = bytes(after.mover + after.opponent)  # the board as it stands, the mover to roll
+    rows: list[bytes] = []
     groups: list[tuple[int, list[float]]] = []  # (leaves to evaluate, fixed values)
     for roll in ROLLS:
-        replies = legal_plays(variant, theirs, roll, first)
-        if not replies:
-            leaves.append(after)
+        # Only the boards matter here, seen from the mover again (boards_after's rows).
+        boards = boards_after(variant, theirs, roll, first)
+        if not boards:
+            rows.append(unplayed)
             groups.append((1, []))
             continue
         fixed: list[float] = []
         count = 0
-        for reply in replies:
-            if reply.after.mover[OFF] == CHECKERS:
-                fixed.append(points(-result_points(variant, reply.after)))
+        for row in boards:
+            if row[26 + OFF] == CHECKERS:  # the opponent bore off its last checker
+                reply = Position(tuple(row[26:]), tuple(row[:26]))
+                fixed.append(points(-result_points(variant, reply)))
             else:
-                leaves.append(reply.after.swapped())
+                rows.append(row)
                 count += 1
         groups.append((count, fixed))
-    mine: Sequence[float] | np.ndarray = (
-        value(net.evaluate_array(positions_array(leaves))) if leaves else []
-    )
+    mine: Sequence[float] | np.ndarray = value(net.evaluate_array(rows_array(rows))) if rows else []
     total = 0.0
     at = 0
     for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):
@@ -81,3 +81,8 @@ def one_ply(
             at += count
         total += weight * worst
     return total
+
+
+def rows_array(rows: Sequence[bytes]) -> np.ndarray:
+    """(N, 2, 26) array of boards given as 52 bytes each (side on roll first)."""
+    return np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(-1, 2, 26).astype(np.float64)

@@ -1,0 +1,84 @@
+"""core.boards_after against core.movegen and the brute-force reference.
+
+The look-ahead of the computer and of the analysis takes the opponent's replies from
+:func:`core.boards_after.boards_after`, which keeps only the boards. It must give exactly
+the boards of :func:`core.movegen.legal_plays` (same rules: common ground's maximum-dice
+and larger-die rules, T-3 landing, T-4 hitting, T-5 the bar, T-6 bearing off), in the same
+order, for every roll.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+
+from core.boards_after import boards_after
+from core.movegen import legal_plays
+from core.position import Position
+from core.variants import Turkish, Uzun, Variant
+from tests.reference import reference_results
+from tests.strategies import ALL_ROLLS, reachable, tavla_positions, uzun_positions
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _expected(variant: Variant, position: Position, roll, first_turn: bool) -> list[tuple]:
+    return [
+        bytes(p.after.opponent + p.after.mover)
+        for p in legal_plays(variant, position, roll, first_turn)
+    ]
+
+
+def _check_every_roll(variant: Variant, position: Position, first_turn: bool) -> None:
+    for roll in (*ALL_ROLLS, *((b, a) for a, b in ALL_ROLLS)):
+        got = boards_after(variant, position, roll, first_turn)
+        assert got == _expected(variant, position, roll, first_turn), (position, roll)
+
+
+@SETTINGS
+@given(tavla_positions())
+def test_tavla_boards_match_legal_plays_in_order(drawn) -> None:
+    """Common ground, T-3..T-6: the same boards in the same order as legal_plays."""
+    _check_every_roll(*drawn)
+
+
+@SETTINGS
+@given(reachable(Turkish(), 120))
+def test_turkish_boards_match_legal_plays(drawn) -> None:
+    _check_every_roll(*drawn)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(uzun_positions())
+def test_uzun_goes_through_legal_plays(drawn) -> None:
+    """U-4..U-6 (head, six-block) are left to movegen: the boards are its boards."""
+    _check_every_roll(*drawn)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tavla_positions())
+def test_tavla_boards_match_the_reference(drawn) -> None:
+    """Against the brute-force reference, independent of movegen's search."""
+    variant, position, first_turn = drawn
+    for roll in ALL_ROLLS:
+        got = {
+            Position(tuple(row[26:]), tuple(row[:26]))
+            for row in boards_after(variant, position, roll)
+        }
+        assert got == reference_results(variant, position, roll, first_turn), (position, roll)
+
+
+def test_bar_and_bear_off_corners() -> None:
+    """T-5: only the entering checker moves while one is on the bar; a closed board leaves
+    no play at all. T-6: a larger die bears off from the highest point only; common ground:
+    with one die playable the larger one is played."""
+    tavla = Turkish()
+    closed = Position.from_points({6: 2, 5: 2}, dict.fromkeys(range(1, 7), 2), mover_bar=1)
+    assert boards_after(tavla, closed, (3, 5)) == []
+    home = Position.from_points({3: 1, 1: 1}, {24: 15})
+    boards = boards_after(tavla, home, (6, 5))
+    assert boards == _expected(tavla, home, (6, 5), False)
+    assert all(row[26] == 15 for row in boards)  # both checkers off
+    uzun = Uzun()
+    assert boards_after(uzun, uzun.start_position(), (6, 6), True) == _expected(
+        uzun, uzun.start_position(), (6, 6), True
+    )
