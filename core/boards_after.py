@@ -4,15 +4,12 @@ A look-ahead needs, for each of the opponent's 21 rolls, only the boards its leg
 lead to. :func:`core.movegen.legal_plays` also builds each play's steps, its path and a
 :class:`~core.position.Position`, and that bookkeeping was most of a 1-ply look-ahead's
 time; here the same depth-first search (same rules, same order) keeps only the boards.
-Variants with the head or the six-block rule (Uzun Tavla) go through
-:func:`~core.movegen.legal_plays` unchanged. Tests check that both give the same boards in
-the same order.
+Tests check that both give the same boards in the same order, for every game.
 """
 
 from __future__ import annotations
 
-from .movegen import legal_plays
-from .position import BAR, OFF, Position
+from .position import BAR, HEAD, OFF, Position
 from .variants import Variant
 
 # Weight of slot i of the mover (i) and of the opponent (26 + i) in a board's key: each
@@ -31,130 +28,202 @@ def boards_after(
     :func:`~core.movegen.legal_plays` finds them, seen from the side to roll next: 52 slots
     as bytes, the other side's 26 then the mover's 26 (so ``Position(tuple(row[:26]),
     tuple(row[26:]))`` is ``play.after.swapped()``). Empty when the roll cannot be played.
+
+    ``first_turn`` marks the mover's first turn (Uzun Tavla's head exception, U-5).
     """
-    if variant.head_rule or variant.block_rule:
-        return [
-            bytes(p.after.opponent + p.after.mover)
-            for p in legal_plays(variant, position, dice, first_turn)
-        ]
     a, b = dice
     if not (1 <= a <= 6 and 1 <= b <= 6):
         raise ValueError(f"dice must be 1..6, got {dice}")
-    own = list(position.mover)
-    opp = list(position.opponent)
-    opposite = variant.opposite
-    hitting = variant.hitting
-    weight = _WEIGHT
-    outside = sum(own[7:26])
-    found: dict[int, Row] = {}
-    larger_alone: set[int] = set()  # boards first reached by the larger die alone
-    best = 0
-    hi = max(a, b)
-    order: tuple[int, ...] = ()
-    ordered = a == b
+    search = _Search(variant, position)
+    if not variant.head_rule:
+        return search.run(a, b, head_limit=15)
+    boards = search.run(a, b, head_limit=1)
+    if first_turn:
+        # U-5: a second checker may leave the head only if that plays more of the roll.
+        played = search.best
+        wider = search.run(a, b, head_limit=2)
+        if wider and (not boards or search.best > played):
+            return wider
+    return boards
 
-    def leaf(key: int, used: int) -> None:
-        nonlocal best
-        if used < best:
-            return
-        if used > best:
-            # Shorter plays are illegal now (the maximum-dice rule).
-            best = used
-            found.clear()
-        if key not in found:
-            found[key] = bytes(opp + own)
-            if used == 1 and order[0] == hi:
-                larger_alone.add(key)
 
-    def search(depth: int, key: int, max_source: int) -> None:
-        # One die's steps from the current board, made and undone in place; with doubles
-        # (``ordered``) from points no higher than the last step's, which still reaches
-        # every board (core.movegen: no six-block rule here to break the ordering).
-        nonlocal outside
-        die = order[depth]
-        last = depth + 1 == len(order)
-        moved = False
-        if own[BAR]:
-            # T-5: a checker on the bar enters first, and nothing else moves.
-            dest = BAR - die
-            q = opposite[dest]
-            n = opp[q]
-            if n == 0 or (n == 1 and hitting):
-                moved = True
-                own[BAR] -= 1
-                own[dest] += 1
-                key2 = key + weight[dest] - weight[BAR]
-                if n:
-                    opp[q] = 0
-                    opp[BAR] += 1
-                    key2 += _OPP_BAR - weight[26 + q]
-                if not last:
-                    search(depth + 1, key2, BAR)
-                elif best != depth + 1 or key2 not in found:
-                    leaf(key2, depth + 1)
-                if n:
-                    opp[q] = 1
-                    opp[BAR] -= 1
-                own[dest] -= 1
-                own[BAR] += 1
-        else:
-            for source in range(max_source if max_source < BAR else 24, 0, -1):
-                if not own[source]:
-                    continue
-                dest = source - die
-                if dest > 0:
-                    q = opposite[dest]
-                    n = opp[q]
-                    if n > 1 or (n and not hitting):
-                        continue  # T-3: a point held by two or more is closed
+class _Search:
+    """The depth-first search of :class:`core.movegen.MoveGenerator`, keeping boards only.
+
+    Steps are made and undone in place on two lists; a board is told apart by an integer
+    key updated with each step. The rules are those of ``MoveGenerator.steps`` and
+    ``_forms_block``; tests compare the two on random reachable positions.
+    """
+
+    def __init__(self, variant: Variant, position: Position) -> None:
+        self.variant = variant
+        self.own = list(position.mover)
+        self.opp = list(position.opponent)
+        self.base = int.from_bytes(bytes(self.own + self.opp), "little")
+        self.best = 0
+        # U-6: the lowest point (opponent's numbering) where an opposing checker stands; 0
+        # once one has been borne off. The opponent does not move during our turn.
+        opponent = position.opponent
+        self.opp_lowest = 0 if opponent[OFF] else next((q for q in range(1, 25) if opponent[q]), 25)
+
+    def run(self, a: int, b: int, head_limit: int) -> list[Row]:
+        """The boards of roll ``a``-``b`` with at most ``head_limit`` checkers off the head."""
+        own = self.own
+        opp = self.opp
+        variant = self.variant
+        opposite = variant.opposite
+        hitting = variant.hitting
+        block_rule = variant.block_rule
+        needs_home = getattr(variant, "block_needs_home", False)
+        opp_lowest = self.opp_lowest
+        weight = _WEIGHT
+        outside = sum(own[7:26])
+        head_left = 0
+        refused = False  # the six-block rule refused a step
+        found: dict[int, Row] = {}
+        larger_alone: set[int] = set()  # boards first reached by the larger die alone
+        best = 0
+        hi = max(a, b)
+        order: tuple[int, ...] = ()
+        ordered = a == b
+
+        def leaf(key: int, used: int) -> None:
+            nonlocal best
+            if used < best:
+                return
+            if used > best:
+                # Shorter plays are illegal now (the maximum-dice rule).
+                best = used
+                found.clear()
+            if key not in found:
+                found[key] = bytes(opp + own)
+                if used == 1 and order[0] == hi:
+                    larger_alone.add(key)
+
+        def forms_block(dest: int) -> bool:
+            # U-6, as MoveGenerator._forms_block: would a checker newly on dest close six?
+            lo_limit, hi_limit = (13, 24) if dest >= 13 else (1, 12)
+            lo = dest
+            while lo > lo_limit and own[lo - 1]:
+                lo -= 1
+            top = dest
+            while top < hi_limit and own[top + 1]:
+                top += 1
+            if top - lo + 1 < 6:
+                return False
+            passed = opp_lowest < opposite[lo]
+            if needs_home:
+                passed = passed and opp_lowest <= 6
+            return not passed
+
+        def search(depth: int, key: int, max_source: int) -> None:
+            # One die's steps from the current board, made and undone in place; with
+            # doubles searched in order, from points no higher than the last step's.
+            nonlocal outside, head_left, refused
+            die = order[depth]
+            last = depth + 1 == len(order)
+            moved = False
+            if own[BAR]:
+                # T-5: a checker on the bar enters first, and nothing else moves.
+                dest = BAR - die
+                q = opposite[dest]
+                n = opp[q]
+                if n == 0 or (n == 1 and hitting):
                     moved = True
-                    gone_home = source > 6 >= dest
-                    own[source] -= 1
+                    own[BAR] -= 1
                     own[dest] += 1
-                    outside -= gone_home
-                    key2 = key + weight[dest] - weight[source]
+                    key2 = key + weight[dest] - weight[BAR]
                     if n:
                         opp[q] = 0
                         opp[BAR] += 1
                         key2 += _OPP_BAR - weight[26 + q]
                     if not last:
-                        search(depth + 1, key2, source if ordered else BAR)
+                        search(depth + 1, key2, BAR)
                     elif best != depth + 1 or key2 not in found:
                         leaf(key2, depth + 1)
                     if n:
                         opp[q] = 1
                         opp[BAR] -= 1
-                    outside += gone_home
                     own[dest] -= 1
-                    own[source] += 1
-                else:
-                    # T-6: all checkers home; a larger die only from the highest point.
-                    if outside or (dest and any(own[p] for p in range(source + 1, 7))):
+                    own[BAR] += 1
+            else:
+                for source in range(max_source if max_source < BAR else 24, 0, -1):
+                    if not own[source]:
                         continue
-                    moved = True
-                    own[source] -= 1
-                    own[OFF] += 1
-                    key2 = key + weight[OFF] - weight[source]
-                    if not last:
-                        search(depth + 1, key2, source if ordered else BAR)
-                    elif best != depth + 1 or key2 not in found:
-                        leaf(key2, depth + 1)
-                    own[OFF] -= 1
-                    own[source] += 1
-        if not moved and depth:
-            leaf(key, depth)
+                    dest = source - die
+                    if dest > 0:
+                        from_head = source == HEAD
+                        if from_head and head_left >= head_limit:
+                            continue  # U-4: one checker a turn leaves the head
+                        q = opposite[dest]
+                        n = opp[q]
+                        if n > 1 or (n and not hitting):
+                            continue  # T-3, U-3: a point held by the opponent is closed
+                        if block_rule and not own[dest]:
+                            # Judge the board after the step: its source may leave the run.
+                            own[source] -= 1
+                            blocked = forms_block(dest)
+                            own[source] += 1
+                            if blocked:
+                                refused = True
+                                continue
+                        moved = True
+                        gone_home = source > 6 >= dest
+                        own[source] -= 1
+                        own[dest] += 1
+                        outside -= gone_home
+                        head_left += from_head
+                        key2 = key + weight[dest] - weight[source]
+                        if n:
+                            opp[q] = 0
+                            opp[BAR] += 1
+                            key2 += _OPP_BAR - weight[26 + q]
+                        if not last:
+                            search(depth + 1, key2, source if ordered else BAR)
+                        elif best != depth + 1 or key2 not in found:
+                            leaf(key2, depth + 1)
+                        if n:
+                            opp[q] = 1
+                            opp[BAR] -= 1
+                        head_left -= from_head
+                        outside += gone_home
+                        own[dest] -= 1
+                        own[source] += 1
+                    else:
+                        # T-6, U-8: all checkers home; a larger die only from the highest.
+                        if outside or (dest and any(own[p] for p in range(source + 1, 7))):
+                            continue
+                        moved = True
+                        own[source] -= 1
+                        own[OFF] += 1
+                        key2 = key + weight[OFF] - weight[source]
+                        if not last:
+                            search(depth + 1, key2, source if ordered else BAR)
+                        elif best != depth + 1 or key2 not in found:
+                            leaf(key2, depth + 1)
+                        own[OFF] -= 1
+                        own[source] += 1
+            if not moved and depth:
+                leaf(key, depth)
 
-    base = int.from_bytes(bytes(own + opp), "little")
-    if ordered:
-        order = (a, a, a, a)
-        search(0, base, BAR)
-    else:
-        # The larger die first, so that a board either die reaches alone counts as made
-        # with the larger one (the larger-die rule).
-        order = (hi, min(a, b))
-        search(0, base, BAR)
-        order = (min(a, b), hi)
-        search(0, base, BAR)
-    if best == 1 and not ordered and larger_alone:
-        return [row for key, row in found.items() if key in larger_alone]
-    return list(found.values())
+        if ordered:
+            order = (a, a, a, a)
+            search(0, self.base, BAR)
+            if refused:
+                # Steps in falling order reach every board unless the six-block rule
+                # refused one: then another order may avoid the block, so search all.
+                found.clear()
+                best = 0
+                ordered = False
+                search(0, self.base, BAR)
+        else:
+            # The larger die first, so that a board either die reaches alone counts as
+            # made with the larger one (the larger-die rule).
+            order = (hi, min(a, b))
+            search(0, self.base, BAR)
+            order = (min(a, b), hi)
+            search(0, self.base, BAR)
+        self.best = best
+        if best == 1 and a != b and larger_alone:
+            return [row for key, row in found.items() if key in larger_alone]
+        return list(found.values())

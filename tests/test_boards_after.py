@@ -9,7 +9,9 @@ order, for every roll.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.boards_after import boards_after
 from core.movegen import legal_plays
@@ -47,22 +49,23 @@ def test_turkish_boards_match_legal_plays(drawn) -> None:
     _check_every_roll(*drawn)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(uzun_positions())
-def test_uzun_goes_through_legal_plays(drawn) -> None:
-    """U-4..U-6 (head, six-block) are left to movegen: the boards are its boards."""
+@SETTINGS
+@given(st.one_of(uzun_positions(), uzun_positions(block_needs_home=True)))
+def test_uzun_boards_match_legal_plays_in_order(drawn) -> None:
+    """U-3..U-8 (no hitting, the head rule and its first-turn exception, the six-block
+    rule): the same boards in the same order as legal_plays."""
     _check_every_roll(*drawn)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tavla_positions())
-def test_tavla_boards_match_the_reference(drawn) -> None:
+@given(st.one_of(tavla_positions(), uzun_positions()))
+def test_boards_match_the_reference(drawn) -> None:
     """Against the brute-force reference, independent of movegen's search."""
     variant, position, first_turn = drawn
     for roll in ALL_ROLLS:
         got = {
             Position(tuple(row[26:]), tuple(row[:26]))
-            for row in boards_after(variant, position, roll)
+            for row in boards_after(variant, position, roll, first_turn)
         }
         assert got == reference_results(variant, position, roll, first_turn), (position, roll)
 
@@ -82,3 +85,27 @@ def test_bar_and_bear_off_corners() -> None:
     assert boards_after(uzun, uzun.start_position(), (6, 6), True) == _expected(
         uzun, uzun.start_position(), (6, 6), True
     )
+
+
+def _uzun_board(variant: Uzun, mover: dict[int, int], opponent: dict[int, int]) -> Position:
+    """An Uzun position with the opponent's checkers given at the mover's point numbers."""
+    return Position.from_points(mover, {variant.opposite[p]: n for p, n in opponent.items()})
+
+
+@pytest.mark.parametrize("needs_home", [False, True])
+@pytest.mark.parametrize(
+    ("mover", "opponent"),
+    [
+        ({24: 5, 22: 2, 21: 2, 20: 2, 19: 2, 18: 2}, {12: 15}),  # nobody passed
+        ({24: 5, 22: 2, 21: 2, 20: 2, 19: 2, 18: 2}, {12: 14, 15: 1}),  # one passed
+        ({24: 5, 21: 2, 20: 2, 19: 2, 18: 2, 17: 2}, {12: 14, 23: 1}),  # one ahead of it
+        ({24: 3, 16: 2, 14: 2, 13: 2, 12: 2, 11: 2, 10: 2}, {8: 15}),  # 12 and 13
+        ({6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 11: 5}, {22: 1, 8: 14}),  # passed, not home
+        ({24: 3, 19: 2, 17: 2, 16: 2, 15: 2, 14: 2, 13: 2}, {9: 14, 21: 1}),
+    ],
+)
+def test_uzun_six_block_positions(needs_home: bool, mover: dict, opponent: dict) -> None:
+    """U-6 (and its block_needs_home option), where doubles must be searched in every
+    order: the same boards as legal_plays for every roll."""
+    variant = Uzun(block_needs_home=needs_home)
+    _check_every_roll(variant, _uzun_board(variant, mover, opponent), False)
