@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 from bot.console import ConsoleAdapter
-from bot.i18n import translate
+from bot.i18n import translate, translate_lines
 from bot.service import actions as A
 from bot.service.service import GameService
+from bot.service.views import Actor, Place
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from tests.drivers import press_order
@@ -123,4 +124,28 @@ async def test_a_disk_that_cannot_take_pictures_does_not_stop_the_game(tmp_path)
     assert "could not save the picture" in out.getvalue()
     record = await service.storage.get_game(console.game_id)
     assert record.status is GameStatus.FINISHED
+    await storage.close()
+
+
+async def test_piped_input_is_not_refused_as_a_flood(tmp_path):
+    """A script piping a whole game into the console (far faster than 16 actions in 8 s)
+    is served; the same pace from a chat user is still refused."""
+    storage = SqliteStorage(str(tmp_path / "pipe.db"))
+    await storage.open()
+    service = make_service(storage, render_images=False)  # the default flood guard
+    out = io.StringIO()
+    console = ConsoleAdapter(service, board_dir=tmp_path / "boards", out=out)
+    await console.handle("/bot")
+    for _ in range(40):
+        record = await service.storage.get_game(console.game_id)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        await console.handle(pick(console))
+    for _ in range(20):
+        await console.handle("/help")
+    assert "Not so fast" not in out.getvalue()
+    chat_user = Actor("telegram", "77", "Ayşe")
+    place = Place("telegram", "77", private=True, title="Ayşe")
+    answers = [await service.command(chat_user, place, "help", "") for _ in range(20)]
+    assert any("Not so fast" in translate_lines(v.lines, "en") for a in answers for v in a)
     await storage.close()

@@ -72,6 +72,10 @@ class ServiceSettings:
     # of them is still refused.
     idle_actions: int = 30
     idle_window: float = 10.0
+    # Platforms whose users the flood guard leaves alone: the console is the operator at
+    # their own terminal (or a script piping moves into it), with no other players to
+    # protect and nobody else's allowance to use up.
+    unguarded_platforms: frozenset[str] = frozenset({"console"})
     # A board that lags its game is redrawn by the deadline rounds once it has lagged this
     # long (an edit may wait for Telegram's per-group limit meanwhile), for this long at most.
     repair_after: float = 90.0
@@ -237,8 +241,12 @@ class ServiceBase(ABC):
             username=clean_name(actor.username, "") if actor.username else None,
         )
 
+    def _guarded(self, user: User) -> bool:
+        """Whether the flood guard counts this user's actions (not on the console)."""
+        return user.platform not in self.settings.unguarded_platforms
+
     def _flooding(self, user: User) -> bool:
-        return not self.limiter.allow(user.id)
+        return self._guarded(user) and not self.limiter.allow(user.id)
 
     def _lang(self, user: User | None, chat: Chat | None = None, *, private: bool = True) -> str:
         """The player's language for private replies, the chat's for group messages."""

@@ -137,7 +137,8 @@ class GameService(
         from a separate allowance, so they never slow a player down."""
         user = await self._user(actor)
         chat = await self._chat(place)
-        if not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
+        guarded = self._guarded(user)
+        if guarded and not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
             return [self._notice(user, chat, SLOW_DOWN)]
         if self.tournaments.owns(data):  # a tournament card's Join / Leave / Start
             self.limiter.allow(user.id)
