@@ -484,21 +484,21 @@ def test_gnubg_ranks_plays_cubeful_and_looks_at_the_play_made_as_deep() -> None:
     dice = (2, 2)
     plays = legal_plays(variant, position, dice, False)
     centred = CubeState(1, 0, 3, 0, 0)
-    first = evaluator.rank_plays(variant, position, dice, plays, centred, 0)
-    assert first is not None
-    worst = int(np.argmin(first))
-    again = evaluator.rank_plays(variant, position, dice, plays, centred, worst)
-    assert again is not None
-    best = int(np.argmax(again))
-    # gnubg's own choice, and every play looked at deep: the worst play's loss is measured
-    # against the best at the same depth, as a search of every play at 2-ply gives.
     board = gnubg_board(position)
     info = evaluator.cubeinfo(centred)
+    # Every play at 2-ply: the reference for the values at full depth.
     wide = module.find_best_moves(board, info, evaluator._cubeful[2], dice, evaluator._wide_filters)
     deep = {_after_board(board, m["move"]): m["score"] for m in wide}
-    assert gnubg_board(plays[best].after) == _after_board(board, wide[0]["move"])
-    assert again[worst] == pytest.approx(deep[gnubg_board(plays[worst].after)])
-    assert again[best] == pytest.approx(deep[gnubg_board(plays[best].after)])
+    keys = [gnubg_board(p.after) for p in plays]
+    worst = keys.index(_after_board(board, wide[-1]["move"]))
+    again = evaluator.rank_plays(variant, position, dice, plays, centred, worst)
+    assert again is not None
+    best = int(np.nanargmax(again))
+    # gnubg's own choice, and the worst play looked at as deep though the filter drops it:
+    # its loss is measured against the best at the same depth.
+    assert keys[best] == _after_board(board, wide[0]["move"])
+    assert again[worst] == pytest.approx(deep[keys[worst]])
+    assert again[best] == pytest.approx(deep[keys[best]])
     # The cube changes the values: owning it is worth more than the opponent owning it.
     mine = evaluator.rank_plays(variant, position, dice, plays, CubeState(2, 1, 3, 0, 0), best)
     theirs = evaluator.rank_plays(variant, position, dice, plays, CubeState(2, -1, 3, 0, 0), best)

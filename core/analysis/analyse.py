@@ -247,7 +247,8 @@ class _Analyser:
             # The evaluator ranks the plays itself, cubeful at this cube and score.
             values = rank(self.variant, position, dice, plays, self.cube_state(game, seat), index)
         if values is not None:
-            best = int(np.argmax(values))
+            # NaN: a play the evaluator's search did not look at as deep as the best.
+            best = int(np.nanargmax(values))
             loss = max(0.0, float(values[best]) - float(values[index]))
         else:
             best, loss = self._filtered(game, seat, plays, index)

@@ -36,7 +36,19 @@ from core.movegen import Play, legal_plays
 from core.position import CHECKERS, OFF, Position
 from core.variants import Variant
 
-from .scoring import Scoring
+from .scoring import DOUBTFUL, Scoring
+
+#: gnubg's move filter for ``analyse match`` (1.07's default for analysis, its "large"
+#: filter), as (accept, extra, threshold) for each level of a search of so many plies:
+#: after 0-ply the best and up to 15 more within 0.32 go on, no 1-ply step before 2-ply
+#: (accept -1 skips a level). gnubg's ``hint`` filter (what its Python interface uses by
+#: default) is narrower and keeps a 1-ply step: the plays it drops there keep 1-ply scores.
+ANALYSIS_FILTER: dict[int, tuple[tuple[int, int, float], ...]] = {
+    1: ((0, 16, 0.32),),
+    2: ((0, 16, 0.32), (-1, 0, 0.0)),
+    3: ((0, 16, 0.32), (-1, 0, 0.0), (0, 4, 0.08)),
+    4: ((0, 16, 0.32), (-1, 0, 0.0), (0, 4, 0.08), (-1, 0, 0.0)),
+}
 
 
 class Evaluator(Protocol):
@@ -141,7 +153,12 @@ class GnubgEvaluator:
         # The cube look-ahead's leaves, one roll down: one ply less, so the whole is as deep.
         self._leaf = gnubg.evalcontext(0, max(0, plies - 1), 1, 1, 0)
         self._cubeful = [gnubg.evalcontext(1, n, 1, 1, 0) for n in range(plies + 1)]
-        # gnubg's move filters with every play kept at every depth.
+        # gnubg's move filters: its analysis's own, and one with every play kept at every depth.
+        self._filters = [
+            {"ply": ply, "level": level, "acceptmoves": a, "extramoves": e, "threshold": t}
+            for ply, levels in ANALYSIS_FILTER.items()
+            for level, (a, e, t) in enumerate(levels)
+        ]
         self._wide_filters = [
             dict(f, extramoves=99, threshold=9.0) for f in gnubg.get_eval_hint_filter()
         ]
@@ -191,33 +208,62 @@ class GnubgEvaluator:
         played: int,
     ) -> np.ndarray | None:
         """The cubeful equity (normalized to the cube) of each of ``plays`` of ``dice`` from
-        ``position``, as gnubg's analysis finds it: its move filters pick the plays looked
-        at ``plies`` deep, and when they left the play made (``plays[played]``) shallower,
-        the search is repeated with every play looked at ``plies`` deep. None where a play
-        bears off (see :func:`_after_board`).
+        ``position`` as gnubg's ``analyse match`` finds it, NaN for the plays it does not
+        look at as deep as the best; None where a play bears off (see :func:`_after_board`).
+
+        gnubg's method (its ``FindnSaveBestMoves`` with the play made as the key move): every
+        play at 0-ply; its analysis filter (:data:`ANALYSIS_FILTER`) sends the best and up
+        to 15 more within 0.32 to 2-ply, and the play made too if it was left out; the best
+        is the best of those. When the filter keeps one play alone, the search stops at
+        0-ply, and the play made is compared at 0-ply, unless it lies more than the doubtful
+        threshold behind: then it and the 0-ply best are both looked at 2-ply deep.
         """
         board = gnubg_board(position)
         info = self.cubeinfo(state)
-        found = self.gnubg.find_best_moves(board, info, self._cubeful[-1], tuple(dice))
-        by_board: dict[Any, float] = {}
-        for m in found:
+        quick = self.gnubg.find_best_moves(board, info, self._cubeful[0], tuple(dice))
+        scores: dict[Any, float] = {}
+        for m in quick:
             key = _after_board(board, m["move"])
             if key is None:
                 return None  # a play bears off: rank with the cubeless look-ahead instead
-            by_board[key] = float(m["score"])
-        mine = gnubg_board(plays[played].after)
-        # A score equal to a shallower search's was not looked at deeper.
-        shallow = any(
-            _after_board(board, m["move"]) == mine and float(m["score"]) == by_board[mine]
-            for n in range(self.plies)
-            for m in self.gnubg.find_best_moves(board, info, self._cubeful[n], tuple(dice))
-        )
-        if shallow:
-            found = self.gnubg.find_best_moves(
-                board, info, self._cubeful[-1], tuple(dice), self._wide_filters
-            )
-            by_board = {_after_board(board, m["move"]): float(m["score"]) for m in found}
-        return np.array([by_board[gnubg_board(play.after)] for play in plays])
+            scores[key] = float(m["score"])
+        keys = [gnubg_board(play.after) for play in plays]
+        mine = keys[played]
+        top = _after_board(board, quick[0]["move"])
+        kept = _filtered([float(m["score"]) for m in quick], ANALYSIS_FILTER[self.plies][0])
+        values = np.array([scores[key] for key in keys])
+        if kept == 1:
+            if abs(scores[top] - scores[mine]) <= DOUBTFUL:
+                return values  # every play at 0-ply, as gnubg leaves them
+            deep = self._deep_scores(board, info, dice, wide=True)
+            looked = {top, mine}
+        else:
+            deep = self._deep_scores(board, info, dice, wide=False)
+            looked = {_after_board(board, m["move"]) for m in quick[:kept]}
+            if mine not in looked:
+                deep[mine] = self._deep_scores(board, info, dice, wide=True)[mine]
+                looked.add(mine)
+        return np.array([deep[key] if key in looked else np.nan for key in keys])
+
+    def _deep_scores(
+        self, board: Any, info: dict[str, Any], dice: tuple[int, int], wide: bool
+    ) -> dict[Any, float]:
+        """gnubg's scores at full depth with its analysis filter (the plays it drops keep
+        their 0-ply scores), or with every play looked at full depth (``wide``)."""
+        filters = self._wide_filters if wide else self._filters
+        found = self.gnubg.find_best_moves(board, info, self._cubeful[-1], tuple(dice), filters)
+        return {_after_board(board, m["move"]): float(m["score"]) for m in found}
+
+
+def _filtered(sorted_scores: list[float], level: tuple[int, int, float]) -> int:
+    """How many of the plays (scores best first) one level of a gnubg move filter keeps:
+    the first ``accept``, then up to ``extra`` more while within ``threshold`` of the best."""
+    accept, extra, threshold = level
+    count = min(accept, len(sorted_scores))
+    limit = min(len(sorted_scores), count + extra)
+    while count < limit and sorted_scores[count] >= sorted_scores[0] - threshold:
+        count += 1
+    return count
 
 
 def _after_board(
