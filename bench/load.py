@@ -1,8 +1,9 @@
 """Load: the real bot process fed by a local fake Telegram with many players and games.
 
-The bot runs as it does in production (``python -m bot`` in its own process), pointed at a
-fake Bot API server that this script runs on loopback (at a lower CPU priority than the bot:
-Telegram's side would not share the bot's cores in production). Hundreds of groups each hold a game;
+The bot runs as it does in production (``python -m bot`` in its own process and session),
+pointed at a fake Bot API server that this script runs on loopback (at a lower CPU priority
+than the bot, in this script's session: Telegram's side would not share the bot's cores in
+production). Hundreds of groups each hold a game;
 two players per game press the buttons the bot shows (open loop: together they offer
 ``--rate`` presses per second). Prints handled presses per second and the latency from a
 press to the bot's finished reply (the press answered and the board edited), for the
@@ -211,11 +212,15 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
             "LOG_LEVEL": "WARNING",
         }
         env.pop("DISCORD_TOKEN", None)
-        bot = subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
-        # A neighbour on a shared host: one plain CPU loop at normal priority, all run long.
-        # In a session of its own, as another service would be: where the kernel groups
-        # processes by session (autogroup), the loop then competes with the bot's whole
-        # group, and does not take the CPU share that the fake's lower priority leaves.
+        # The bot in a session of its own, as a service runs: where the kernel groups
+        # processes by session for scheduling (autogroup), the bot and its drawing processes
+        # then share no group with the fake and this generator (which stand for Telegram's
+        # servers and the players, not for the bot's host), so ``--busy`` judges the bot alone.
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "bot"], cwd=folder, env=env, start_new_session=True
+        )
+        # A neighbour on a shared host: one plain CPU loop at normal priority, all run long,
+        # in a session of its own too, as another service would be.
         neighbour = (
             subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
             if busy
