@@ -678,6 +678,40 @@ def _corner(sprite: Image.Image, centre: tuple[float, float]) -> tuple[int, int]
     return round(centre[0] - w / 2), round(centre[1] - h / 2)
 
 
+def _paste_op(sprite: Image.Image, corner: tuple[int, int]) -> Op:
+    """Pasting ``sprite`` (made by a sprite maker) with its top left at ``corner``."""
+    x, y = corner
+    w, h = sprite.size
+    key = ("paste", sprite.info["sprite"], corner)
+    return Op((x, y, x + w, y + h), key, partial(_paste, sprite, corner))
+
+
+def _placed(
+    kind: str, centre: tuple[float, float], size: float, color: str | None, where: int | None
+) -> Placed:
+    cx, cy = centre
+    r = size / 2
+    return Placed(kind, color, where, Rect(cx - r, cy - r, cx + r, cy + r))
+
+
+@lru_cache(maxsize=4096)
+def _stack(
+    theme_name: str, width: int, caption: bool, home: str, point: int, color: str, count: int
+) -> tuple[tuple[Op, ...], tuple[Placed, ...]]:
+    """The ops and places of ``count`` checkers of ``color`` on the viewer's ``point``:
+    the same for every picture that has that stack (most of a board's pastes)."""
+    geo = geometry(width, caption, home)
+    d = geo.checker
+    ops, placed = [], []
+    for i in range(min(count, MAX_STACK)):
+        label = count if (i == MAX_STACK - 1 and count > MAX_STACK) else 0
+        sprite = checker_sprite(theme_name, color, d, label)
+        centre = geo.checker_centre(point, i)
+        ops.append(_paste_op(sprite, _corner(sprite, centre)))
+        placed.append(_placed("checker", centre, d, color, point))
+    return tuple(ops), tuple(placed)
+
+
 class _Painter:
     """Lists what one picture draws over its static board (:class:`Drawing`)."""
 
@@ -694,10 +728,7 @@ class _Painter:
 
     def paste(self, sprite: Image.Image, corner: tuple[int, int]) -> None:
         """Paste ``sprite`` (made by a sprite maker) with its top left at ``corner``."""
-        x, y = corner
-        w, h = sprite.size
-        key = ("paste", sprite.info["sprite"], corner)
-        self.ops.append(Op((x, y, x + w, y + h), key, partial(_paste, sprite, corner)))
+        self.ops.append(_paste_op(sprite, corner))
 
     def rounded_rectangle(self, box: tuple[float, ...], **style: Any) -> None:
         """``ImageDraw.rounded_rectangle(box, **style)`` (box corners inclusive)."""
@@ -719,9 +750,7 @@ class _Painter:
     ) -> None:
         """Paste ``sprite`` centred on ``centre``; record it as ``size`` pixels across."""
         self.paste(sprite, _corner(sprite, centre))
-        cx, cy = centre
-        r = size / 2
-        self.placed.append(Placed(kind, color, where, Rect(cx - r, cy - r, cx + r, cy + r)))
+        self.placed.append(_placed(kind, centre, size, color, where))
 
     def text(
         self,
@@ -764,16 +793,13 @@ class _Painter:
     # -- checkers --------------------------------------------------------------------
 
     def checkers(self) -> None:
-        d = self.geo.checker
+        theme, width, _, caption, home = self.background_key
         for point in range(1, 25):
             color, count = self.board[point]
-            if not count:
-                continue
-            shown = min(count, MAX_STACK)
-            for i in range(shown):
-                label = count if (i == MAX_STACK - 1 and count > MAX_STACK) else 0
-                sprite = checker_sprite(self.theme.name, color, d, label)
-                self.put("checker", sprite, self.geo.checker_centre(point, i), d, color, point)
+            if count:
+                ops, placed = _stack(theme, width, caption, home, point, color, count)
+                self.ops += ops
+                self.placed += placed
 
     def bar_and_trays(self) -> None:
         geo, view, d = self.geo, self.view, self.geo.checker

@@ -113,23 +113,59 @@ class _Grid:
         return rows, columns
 
 
+class _Kept:
+    """Coded bytes by key (a tuple of small numbers), least recently used dropped first,
+    within ``max_bytes`` (the bytes, and an estimate of the entry and its key)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self.items: OrderedDict[tuple[int, ...], tuple[bytes, int]] = OrderedDict()
+
+    def get(self, key: tuple[int, ...]) -> bytes | None:
+        found = self.items.get(key)
+        if found is None:
+            return None
+        self.items.move_to_end(key)
+        return found[0]
+
+    def put(self, key: tuple[int, ...], data: bytes) -> None:
+        cost = len(data) + 150 + 8 * len(key)
+        if cost > self.max_bytes:
+            return
+        old = self.items.pop(key, None)
+        if old is not None:
+            self.size -= old[1]
+        self.items[key] = (data, cost)
+        self.size += cost
+        while self.size > self.max_bytes:
+            _, (_, dropped) = self.items.popitem(last=False)
+            self.size -= dropped
+
+    def clear(self) -> None:
+        self.items.clear()
+        self.size = 0
+
+
 class JpegTiles:
-    """Coded tiles by key, least recently used dropped first, within ``max_bytes`` (the
-    coded bytes and an estimate of the key's size). Thread-safe (one picture at a time)."""
+    """Coded tiles by key within ``max_bytes``, and whole rows of tiles within
+    ``row_bytes`` (kept apart: rows that show a game's pip counts seldom come again, and
+    must not push out the tiles of its players' names). Thread-safe (one picture at a
+    time)."""
 
     def __init__(
         self,
         quality: int,
         max_bytes: int = 24 << 20,
+        row_bytes: int = 4 << 20,
         canvases: int = 4,
         max_numbers: int = 100_000,
     ) -> None:
         self.quality = quality
-        self.max_bytes = max_bytes
-        self.size = 0
         self.hits = 0
         self.misses = 0
-        self._items: OrderedDict[tuple[int, ...], tuple[bytes, int]] = OrderedDict()
+        self._tiles = _Kept(max_bytes)
+        self._rows = _Kept(row_bytes)
         self._numbers: dict[Hashable, int] = {}
         self._max_numbers = max_numbers
         self._counter = itertools.count()
@@ -140,15 +176,25 @@ class JpegTiles:
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._tiles.items)
+
+    @property
+    def size(self) -> int:
+        """The bytes the kept tiles and rows take (as :class:`_Kept` counts them)."""
+        return self._tiles.size + self._rows.size
+
+    @property
+    def max_bytes(self) -> int:
+        """The budget of tiles and rows together."""
+        return self._tiles.max_bytes + self._rows.max_bytes
 
     def clear(self) -> None:
         """Forget every tile and canvas."""
         with self._lock:
-            self._items.clear()
+            self._tiles.clear()
+            self._rows.clear()
             self._canvases.clear()
             self._numbers.clear()
-            self.size = 0
 
     def encode(self, drawing: Drawing) -> bytes:
         """The JPEG of ``drawing``'s picture (its width must have :func:`restart_blocks`).
@@ -170,18 +216,14 @@ class JpegTiles:
             number = self._number
             board = number(drawing.background_key)
             ids = [number(op.key) for op in ops]
-            items = self._items
             rows: list[bytes | None] = []
             row_keys: dict[int, tuple[int, ...]] = {}
             for row, found in enumerate(in_rows):
                 key = (board, -1 - row, *[ids[i] for i in found])
-                kept = items.get(key)
-                if kept is None:
+                line = self._rows.get(key)
+                if line is None:
                     row_keys[row] = key
-                    rows.append(None)
-                else:
-                    items.move_to_end(key)
-                    rows.append(kept[0])
+                rows.append(line)
             tiles: dict[int, bytes | None] = {}
             tile_keys: dict[int, tuple[int, ...]] = {}
             touched: dict[int, list[int]] = {}
@@ -190,20 +232,16 @@ class JpegTiles:
                     index = row * cols + col
                     found = [i for i in in_rows[row] if columns[i][0] <= col <= columns[i][1]]
                     key = (board, index, *[ids[i] for i in found])
-                    kept = items.get(key)
-                    if kept is None:
+                    tile = tiles[index] = self._tiles.get(key)
+                    if tile is None:
                         tile_keys[index] = key
                         touched[index] = found
-                        tiles[index] = None
-                    else:
-                        items.move_to_end(key)
-                        tiles[index] = kept[0]
             self.hits += len(rows) * cols - len(tile_keys)
             self.misses += len(tile_keys)
             if tile_keys:
                 for index, part in self._draw(drawing, grid, touched):
                     tiles[index] = part
-                    self._keep(tile_keys[index], part)
+                    self._tiles.put(tile_keys[index], part)
             markers = _MARKERS
             for row, key in row_keys.items():
                 chunks: list[bytes] = []
@@ -214,7 +252,7 @@ class JpegTiles:
                     assert tile is not None
                     chunks.append(tile)
                 rows[row] = whole = b"".join(chunks)
-                self._keep(key, whole)
+                self._rows.put(key, whole)
         out = [_headers(width, height, self.quality, blocks)]
         for row, line in enumerate(rows):
             if row:
@@ -235,20 +273,6 @@ class JpegTiles:
                 self._numbers.clear()
             found = self._numbers[key] = next(self._counter)
         return found
-
-    def _keep(self, key: tuple[int, ...], part: bytes) -> None:
-        # The coded bytes, and the entry, its key (a tuple of small numbers) and bytes.
-        cost = len(part) + 150 + 8 * len(key)
-        if cost > self.max_bytes:
-            return
-        old = self._items.pop(key, None)
-        if old is not None:
-            self.size -= old[1]
-        self._items[key] = (part, cost)
-        self.size += cost
-        while self.size > self.max_bytes:
-            _, (_, dropped) = self._items.popitem(last=False)
-            self.size -= dropped
 
     def _canvas(self, drawing: Drawing) -> Image.Image:
         canvas = self._canvases.get(drawing.background_key)
