@@ -2,8 +2,9 @@
 
 The bot runs as it does in production (``python -m bot`` in its own process and session),
 pointed at a fake Bot API server that this script runs on loopback (at a lower CPU priority
-than the bot, in this script's session: Telegram's side would not share the bot's cores in
-production). Hundreds of groups each hold a game;
+than the bot, and in a session of its own: Telegram's side would not share the bot's cores in
+production, and where the kernel schedules by session, three sessions — the bot, the fake
+with the players, ``--busy``'s neighbour — each get their fair share). Hundreds of groups each hold a game;
 two players per game press the buttons the bot shows (open loop: together they offer
 ``--rate`` presses per second). Prints handled presses per second and the latency from a
 press to the bot's finished reply (the press answered and the board edited), for the
@@ -32,6 +33,7 @@ import contextlib
 import os
 import random
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -286,6 +288,28 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
     )
 
 
+def own_session() -> None:
+    """Go on in a session of this script's own (the fake Telegram and the players).
+
+    Where the kernel groups processes by session for scheduling (autogroup), a session
+    shared with other work (a shell's jobs, a test run) would starve the fake, and a bot
+    kept waiting for its Bot API answers reads as a slow bot. A process that leads its
+    process group (started from a shell with job control) may not start a session: then this
+    script runs again as a child that may, and stops that child when it is interrupted.
+    """
+    if os.getsid(0) == os.getpid():
+        return
+    try:
+        os.setsid()
+    except PermissionError:
+        child = subprocess.Popen([sys.executable, *sys.argv], start_new_session=True)
+        try:
+            sys.exit(child.wait())
+        except KeyboardInterrupt:
+            child.send_signal(signal.SIGINT)
+            sys.exit(child.wait())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
@@ -296,6 +320,7 @@ def main() -> None:
         "--busy", action="store_true", help="run a CPU loop at normal priority beside the bot"
     )
     args = parser.parse_args()
+    own_session()
     asyncio.run(run(args.games, args.rate, args.seconds, args.database, args.busy))
 
 
