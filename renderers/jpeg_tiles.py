@@ -159,7 +159,7 @@ class JpegTiles:
         max_bytes: int = 24 << 20,
         row_bytes: int = 4 << 20,
         canvases: int = 4,
-        max_numbers: int = 100_000,
+        max_numbers: int = 50_000,
     ) -> None:
         self.quality = quality
         self.hits = 0
@@ -227,12 +227,18 @@ class JpegTiles:
             tiles: dict[int, bytes | None] = {}
             tile_keys: dict[int, tuple[int, ...]] = {}
             touched: dict[int, list[int]] = {}
+            get = self._tiles.get
             for row in row_keys:
-                for col in range(cols):
-                    index = row * cols + col
-                    found = [i for i in in_rows[row] if columns[i][0] <= col <= columns[i][1]]
+                in_tiles: list[list[int]] = [[] for _ in range(cols)]
+                for i in in_rows[row]:
+                    first, last = columns[i]
+                    for col in range(first, last + 1):
+                        in_tiles[col].append(i)
+                base = row * cols
+                for col, found in enumerate(in_tiles):
+                    index = base + col
                     key = (board, index, *[ids[i] for i in found])
-                    tile = tiles[index] = self._tiles.get(key)
+                    tile = tiles[index] = get(key)
                     if tile is None:
                         tile_keys[index] = key
                         touched[index] = found
