@@ -5,7 +5,10 @@ numbers) is drawn once per theme, width, kind of game and home side, supersample
 edges, and cached; so are the sprites (a checker of each colour, with each stack count, dice,
 cube, markers), drawn supersampled once and then only pasted. A picture is a copy of the cached
 board, a few dozen pastes and a handful of text lines (their FreeType masks kept, see
-:class:`TextMasks`), then a fast PNG encode (see :func:`encode_png`).
+:class:`TextMasks`), then a fast PNG encode (see :func:`encode_png`). The painter first
+lists them as ops (:func:`drawing`, :class:`Op`), each with the pixels it may change and a
+key for what it draws, so that a JPEG can be put together from tiles kept from earlier
+pictures (:mod:`renderers.jpeg_tiles`).
 """
 
 from __future__ import annotations
