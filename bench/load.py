@@ -288,6 +288,10 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
     )
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def own_session() -> None:
     """Go on in a session of this script's own (the fake Telegram and the players).
 
@@ -320,6 +324,9 @@ def main() -> None:
         "--busy", action="store_true", help="run a CPU loop at normal priority beside the bot"
     )
     args = parser.parse_args()
+    # Stopped (by ``timeout``, say) as when interrupted: the bot, in a session of its own,
+    # is not stopped with this script's process group, so the script must stop it.
+    signal.signal(signal.SIGTERM, _interrupted)
     own_session()
     asyncio.run(run(args.games, args.rate, args.seconds, args.database, args.busy))
 
