@@ -44,11 +44,13 @@ def assert_same_picture(tiles: JpegTiles, view, width: int = 1000) -> None:
 @given(
     views=st.lists(board_views(), min_size=1, max_size=4),
     budget=st.sampled_from([24 << 20, 40_000]),
+    canvases=st.sampled_from([1, 4]),
 )
-def test_a_tiled_board_is_the_board_encoded_whole(views, budget) -> None:
+def test_a_tiled_board_is_the_board_encoded_whole(views, budget, canvases) -> None:
     """Any boards in a row (positions, rolls, cube, theme, language, caption, home side),
-    through one cache: a large one, and one so small that it drops tiles all the time."""
-    tiles = JpegTiles(JPEG_QUALITY, max_bytes=budget, row_bytes=budget // 4)
+    through one cache: a large one, and one so small that it drops tiles all the time; with
+    one canvas (dropped whenever the static board changes) or several."""
+    tiles = JpegTiles(JPEG_QUALITY, max_bytes=budget, row_bytes=budget // 4, canvases=canvases)
     for view in [*views, *views]:  # the second time round, from kept tiles where they fit
         assert_same_picture(tiles, view)
         assert tiles.size <= budget + budget // 4
