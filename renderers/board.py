@@ -174,10 +174,17 @@ class TextMasks:
     ) -> None:
         """``draw.text(xy, text, font=fnt, fill=fill, anchor=anchor)`` for one line of text,
         with the mask kept."""
+        at, mask = self.place(fnt, text, anchor, xy)
+        draw.draw.draw_bitmap(at, mask, draw.draw.draw_ink(fill))
+
+    def place(
+        self, fnt: ImageFont.FreeTypeFont, text: str, anchor: str, xy: tuple[float, float]
+    ) -> tuple[tuple[int, int], Any]:
+        """Where the mask of ``text`` written at ``xy`` goes (its top left), and the mask."""
         x, y = xy
         # As ImageDraw.text: whole pixels by truncation, the fraction given to FreeType.
         mask, (dx, dy) = self.mask(fnt, text, anchor, (math.modf(x)[0], math.modf(y)[0]))
-        draw.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, draw.draw.draw_ink(fill))
+        return (int(x) + dx, int(y) + dy), mask
 
 
 #: The masks of the texts on the boards drawn by this process.
@@ -767,9 +774,7 @@ class _Painter:
         """One line of text, its mask kept for the next picture (:data:`TEXT_MASKS`).
 
         Drawn as :meth:`TextMasks.draw` draws it: the same mask, place and ink."""
-        x, y = xy
-        mask, (dx, dy) = TEXT_MASKS.mask(font, text, anchor, (math.modf(x)[0], math.modf(y)[0]))
-        at = (int(x) + dx, int(y) + dy)
+        at, mask = TEXT_MASKS.place(font, text, anchor, xy)
         w, h = mask.size
         key = ("text", font.path, font.size, text, anchor, xy, fill)
         self.ops.append(Op((*at, at[0] + w, at[1] + h), key, partial(_bitmap, at, mask, fill)))
