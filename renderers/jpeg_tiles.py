@@ -76,7 +76,10 @@ def split(data: bytes) -> tuple[bytes, list[bytes]]:
 @lru_cache(maxsize=16)
 def _headers(width: int, height: int, quality: int, blocks: int) -> bytes:
     """Everything before the coded data: the same for every picture of this size."""
-    return split(encode(Image.new("RGB", (width, height)), quality, blocks))[0]
+    head = split(encode(Image.new("RGB", (width, height)), quality, blocks))[0]
+    if b"\xff\xdd" not in head:  # Pillow 10.2 was the first to write restart intervals
+        raise RuntimeError("this Pillow writes no JPEG restart interval")
+    return head
 
 
 class _Grid:
