@@ -1,8 +1,10 @@
 """Load: the real bot process fed by a local fake Telegram with many players and games.
 
-The bot runs as it does in production (``python -m bot`` in its own process), pointed at a
-fake Bot API server that this script runs on loopback (at a lower CPU priority than the bot:
-Telegram's side would not share the bot's cores in production). Hundreds of groups each hold a game;
+The bot runs as it does in production (``python -m bot`` in its own process and session),
+pointed at a fake Bot API server that this script runs on loopback (at a lower CPU priority
+than the bot, and in a session of its own: Telegram's side would not share the bot's cores in
+production, and where the kernel schedules by session, three sessions — the bot, the fake
+with the players, ``--busy``'s neighbour — each get their fair share). Hundreds of groups each hold a game;
 two players per game press the buttons the bot shows (open loop: together they offer
 ``--rate`` presses per second). Prints handled presses per second and the latency from a
 press to the bot's finished reply (the press answered and the board edited), for the
@@ -31,6 +33,7 @@ import contextlib
 import os
 import random
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -211,11 +214,15 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
             "LOG_LEVEL": "WARNING",
         }
         env.pop("DISCORD_TOKEN", None)
-        bot = subprocess.Popen([sys.executable, "-m", "bot"], cwd=folder, env=env)
-        # A neighbour on a shared host: one plain CPU loop at normal priority, all run long.
-        # In a session of its own, as another service would be: where the kernel groups
-        # processes by session (autogroup), the loop then competes with the bot's whole
-        # group, and does not take the CPU share that the fake's lower priority leaves.
+        # The bot in a session of its own, as a service runs: where the kernel groups
+        # processes by session for scheduling (autogroup), the bot and its drawing processes
+        # then share no group with the fake and this generator (which stand for Telegram's
+        # servers and the players, not for the bot's host), so ``--busy`` judges the bot alone.
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "bot"], cwd=folder, env=env, start_new_session=True
+        )
+        # A neighbour on a shared host: one plain CPU loop at normal priority, all run long,
+        # in a session of its own too, as another service would be.
         neighbour = (
             subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
             if busy
@@ -281,6 +288,32 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
     )
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def own_session() -> None:
+    """Go on in a session of this script's own (the fake Telegram and the players).
+
+    Where the kernel groups processes by session for scheduling (autogroup), a session
+    shared with other work (a shell's jobs, a test run) would starve the fake, and a bot
+    kept waiting for its Bot API answers reads as a slow bot. A process that leads its
+    process group (started from a shell with job control) may not start a session: then this
+    script runs again as a child that may, and stops that child when it is interrupted.
+    """
+    if os.getsid(0) == os.getpid():
+        return
+    try:
+        os.setsid()
+    except PermissionError:
+        child = subprocess.Popen([sys.executable, *sys.argv], start_new_session=True)
+        try:
+            sys.exit(child.wait())
+        except KeyboardInterrupt:
+            child.send_signal(signal.SIGINT)
+            sys.exit(child.wait())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=1000)
@@ -291,6 +324,10 @@ def main() -> None:
         "--busy", action="store_true", help="run a CPU loop at normal priority beside the bot"
     )
     args = parser.parse_args()
+    # Stopped (by ``timeout``, say) as when interrupted: the bot, in a session of its own,
+    # is not stopped with this script's process group, so the script must stop it.
+    signal.signal(signal.SIGTERM, _interrupted)
+    own_session()
     asyncio.run(run(args.games, args.rate, args.seconds, args.database, args.busy))
 
 

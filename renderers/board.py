@@ -5,7 +5,10 @@ numbers) is drawn once per theme, width, kind of game and home side, supersample
 edges, and cached; so are the sprites (a checker of each colour, with each stack count, dice,
 cube, markers), drawn supersampled once and then only pasted. A picture is a copy of the cached
 board, a few dozen pastes and a handful of text lines (their FreeType masks kept, see
-:class:`TextMasks`), then a fast PNG encode (see :func:`encode_png`).
+:class:`TextMasks`), then a fast PNG encode (see :func:`encode_png`). The painter first
+lists them as ops (:func:`drawing`, :class:`Op`), each with the pixels it may change and a
+key for what it draws, so that a JPEG can be put together from tiles kept from earlier
+pictures (:mod:`renderers.jpeg_tiles`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import math
 import random
 import threading
 from collections import Counter, OrderedDict
-from functools import lru_cache
+from collections.abc import Callable, Hashable
+from functools import lru_cache, partial, wraps
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -170,10 +174,17 @@ class TextMasks:
     ) -> None:
         """``draw.text(xy, text, font=fnt, fill=fill, anchor=anchor)`` for one line of text,
         with the mask kept."""
+        at, mask = self.place(fnt, text, anchor, xy)
+        draw.draw.draw_bitmap(at, mask, draw.draw.draw_ink(fill))
+
+    def place(
+        self, fnt: ImageFont.FreeTypeFont, text: str, anchor: str, xy: tuple[float, float]
+    ) -> tuple[tuple[int, int], Any]:
+        """Where the mask of ``text`` written at ``xy`` goes (its top left), and the mask."""
         x, y = xy
         # As ImageDraw.text: whole pixels by truncation, the fraction given to FreeType.
         mask, (dx, dy) = self.mask(fnt, text, anchor, (math.modf(x)[0], math.modf(y)[0]))
-        draw.draw.draw_bitmap((int(x) + dx, int(y) + dy), mask, draw.draw.draw_ink(fill))
+        return (int(x) + dx, int(y) + dy), mask
 
 
 #: The masks of the texts on the boards drawn by this process.
@@ -187,16 +198,43 @@ def _clean(text: str) -> str:
     ).strip()
 
 
+@lru_cache(maxsize=4096)
+def text_length(fnt: ImageFont.FreeTypeFont, text: str) -> float:
+    """``fnt.getlength(text)``, kept: a board measures the same few texts every time."""
+    return fnt.getlength(text)
+
+
 def _fit(text: str, fnt: ImageFont.FreeTypeFont, width: float) -> str:
     """``text`` cut with an ellipsis so that it fits in ``width`` pixels."""
-    if fnt.getlength(text) <= width:
+    if text_length(fnt, text) <= width:
         return text
-    while text and fnt.getlength(text + "…") > width:
+    while text and text_length(fnt, text + "…") > width:
         text = text[:-1]
     return text.rstrip() + "…"
 
 
 # -- sprites ----------------------------------------------------------------------------
+
+
+def _sprite(maxsize: int) -> Callable[[Callable[..., Image.Image]], Callable[..., Image.Image]]:
+    """``lru_cache`` for a sprite maker that also names each sprite by what made it.
+
+    The name (``image.info["sprite"]``: the maker and its arguments) is what a picture's
+    drawing list records for a paste (:class:`Op`), so two pastes of equal sprites at the
+    same place have equal keys however often the sprite was dropped and made again.
+    """
+
+    def wrap(make: Callable[..., Image.Image]) -> Callable[..., Image.Image]:
+        @lru_cache(maxsize=maxsize)
+        @wraps(make)
+        def cached(*args: Any, **kwargs: Any) -> Image.Image:
+            image = make(*args, **kwargs)
+            image.info["sprite"] = (make.__name__, args, tuple(sorted(kwargs.items())))
+            return image
+
+        return cached
+
+    return wrap
 
 
 def _blend(a: RGB, b: RGB, t: float) -> RGB:
@@ -240,7 +278,7 @@ def _faded(sprite: Image.Image, percent: int) -> Image.Image:
     return faded
 
 
-@lru_cache(maxsize=512)
+@_sprite(512)
 def checker_sprite(theme_name: str, color: str, diameter: float, count: int = 0) -> Image.Image:
     """One checker, RGBA, centred in a square sprite; ``count`` > 0 is written on it."""
     theme = theme_by_name(theme_name)
@@ -276,7 +314,7 @@ def checker_sprite(theme_name: str, color: str, diameter: float, count: int = 0)
     return _downsample(big, (side, side))
 
 
-@lru_cache(maxsize=64)
+@_sprite(64)
 def ring_sprite(
     rgb: RGB, diameter: float, width: float, dashed: bool = False, outline: RGB | None = None
 ) -> Image.Image:
@@ -304,7 +342,7 @@ def ring_sprite(
     return _downsample(big, (side, side))
 
 
-@lru_cache(maxsize=32)
+@_sprite(32)
 def ghost_sprite(theme_name: str, color: str, diameter: float) -> Image.Image:
     """Where a checker stood before the last play: a faint checker with a dashed ring."""
     theme = theme_by_name(theme_name)
@@ -316,7 +354,7 @@ def ghost_sprite(theme_name: str, color: str, diameter: float) -> Image.Image:
     return ghost
 
 
-@lru_cache(maxsize=32)
+@_sprite(32)
 def dot_sprite(rgb: RGB, diameter: float, edge: RGB | None = None) -> Image.Image:
     """A filled disc (with an optional edge), RGBA."""
     side = math.ceil(diameter) + 2
@@ -332,7 +370,7 @@ def dot_sprite(rgb: RGB, diameter: float, edge: RGB | None = None) -> Image.Imag
     return _downsample(big, (side, side))
 
 
-@lru_cache(maxsize=16)
+@_sprite(16)
 def hit_sprite(theme_name: str, diameter: float) -> Image.Image:
     """The badge on a checker that hit: a small disc with a cross."""
     theme = theme_by_name(theme_name)
@@ -380,7 +418,7 @@ def _rounded_square(
     return big, draw, o, d
 
 
-@lru_cache(maxsize=128)
+@_sprite(128)
 def die_sprite(theme_name: str, color: str, value: int, size: float, used: bool) -> Image.Image:
     """A die of ``color``'s player showing ``value``; a used die is faded."""
     theme = theme_by_name(theme_name)
@@ -395,7 +433,7 @@ def die_sprite(theme_name: str, color: str, value: int, size: float, used: bool)
     return _faded(sprite, 38) if used else sprite
 
 
-@lru_cache(maxsize=32)
+@_sprite(32)
 def cube_sprite(theme_name: str, value: int, size: float) -> Image.Image:
     """The doubling cube showing ``value`` (64 when it is still at 1 in the middle)."""
     theme = theme_by_name(theme_name)
@@ -406,7 +444,7 @@ def cube_sprite(theme_name: str, value: int, size: float) -> Image.Image:
     return _downsample(big, (big.width // SS, big.height // SS))
 
 
-@lru_cache(maxsize=32)
+@_sprite(32)
 def slab_sprite(theme_name: str, color: str, w: int, h: int) -> Image.Image:
     """A borne-off checker seen edge on."""
     style = theme_by_name(theme_name).checker(color)
@@ -424,7 +462,7 @@ def slab_sprite(theme_name: str, color: str, w: int, h: int) -> Image.Image:
     return _downsample(big, (w, h))
 
 
-@lru_cache(maxsize=32)
+@_sprite(32)
 def pill_sprite(theme_name: str, color: str, text: str, height: int) -> Image.Image:
     """A label on a rounded pill of ``color``'s checker colours (e.g. an Uzun Tavla head)."""
     style = theme_by_name(theme_name).checker(color)
@@ -559,7 +597,15 @@ def prepare(themes: list[str] | None = None, width: int = 1000) -> None:
 
 def render_image(view: BoardView, width: int = 1000) -> Image.Image:
     """The board picture of ``view`` as an RGB Pillow image."""
-    return _Painter(view, width).paint()
+    return drawing(view, width).render()
+
+
+def drawing(view: BoardView, width: int = 1000) -> Drawing:
+    """What the picture of ``view`` is made of: its static board and the list of things
+    drawn over it (:class:`Drawing`), not yet drawn."""
+    painter = _Painter(view, width)
+    painter.paint()
+    return Drawing(painter.background_key, painter.ops)
 
 
 def layout(view: BoardView, width: int = 1000) -> list[Placed]:
@@ -583,27 +629,125 @@ class Placed(NamedTuple):
     box: Rect
 
 
+class Op(NamedTuple):
+    """One thing drawn over the static board: a sprite pasted, a text, a rounded frame.
+
+    ``box`` (x0, y0, x1, y1, the end excluded) holds every pixel ``run`` may change, and
+    ``key`` tells everything those pixels depend on: two ops with equal keys change the same
+    pixels the same way. That lets a part of a picture be known from the ops that touch it,
+    without drawing it (:mod:`renderers.jpeg_tiles`).
+    """
+
+    box: tuple[int, int, int, int]
+    key: Hashable
+    run: Callable[[Image.Image, ImageDraw.ImageDraw], None]
+
+
+class Drawing(NamedTuple):
+    """A board picture as its static board (the arguments of :func:`background`) and the
+    ops drawn over it, in order."""
+
+    background_key: tuple[str, int, bool, bool, str]
+    ops: list[Op]
+
+    @property
+    def background(self) -> Image.Image:
+        """The static board this picture is drawn over (shared: copy before drawing)."""
+        return background(*self.background_key)
+
+    def render(self) -> Image.Image:
+        """The whole picture."""
+        image = self.background.copy()
+        self.draw(image, self.ops)
+        return image
+
+    @staticmethod
+    def draw(image: Image.Image, ops: list[Op]) -> None:
+        """Draw ``ops`` over ``image`` in order."""
+        draw = ImageDraw.Draw(image)
+        for op in ops:
+            op.run(image, draw)
+
+
+def _paste(sprite: Image.Image, corner: tuple[int, int], image: Image.Image, _: Any) -> None:
+    image.paste(sprite, corner, sprite)
+
+
+def _bitmap(at: tuple[int, int], mask: Any, fill: RGB, _: Image.Image, draw: Any) -> None:
+    # As ImageDraw.text does it with the mask FreeType gives (see TextMasks.draw).
+    draw.draw.draw_bitmap(at, mask, draw.draw.draw_ink(fill))
+
+
+def _rounded(box: tuple[float, ...], style: dict[str, Any], _: Image.Image, draw: Any) -> None:
+    draw.rounded_rectangle(box, **style)
+
+
 def _corner(sprite: Image.Image, centre: tuple[float, float]) -> tuple[int, int]:
     """Where to paste ``sprite`` so that it is centred on ``centre``."""
     w, h = sprite.size
     return round(centre[0] - w / 2), round(centre[1] - h / 2)
 
 
+def _paste_op(sprite: Image.Image, corner: tuple[int, int]) -> Op:
+    """Pasting ``sprite`` (made by a sprite maker) with its top left at ``corner``."""
+    x, y = corner
+    w, h = sprite.size
+    key = ("paste", sprite.info["sprite"], corner)
+    return Op((x, y, x + w, y + h), key, partial(_paste, sprite, corner))
+
+
+def _placed(
+    kind: str, centre: tuple[float, float], size: float, color: str | None, where: int | None
+) -> Placed:
+    cx, cy = centre
+    r = size / 2
+    return Placed(kind, color, where, Rect(cx - r, cy - r, cx + r, cy + r))
+
+
+@lru_cache(maxsize=4096)
+def _stack(
+    theme_name: str, width: int, caption: bool, home: str, point: int, color: str, count: int
+) -> tuple[tuple[Op, ...], tuple[Placed, ...]]:
+    """The ops and places of ``count`` checkers of ``color`` on the viewer's ``point``:
+    the same for every picture that has that stack (most of a board's pastes)."""
+    geo = geometry(width, caption, home)
+    d = geo.checker
+    ops, placed = [], []
+    for i in range(min(count, MAX_STACK)):
+        label = count if (i == MAX_STACK - 1 and count > MAX_STACK) else 0
+        sprite = checker_sprite(theme_name, color, d, label)
+        centre = geo.checker_centre(point, i)
+        ops.append(_paste_op(sprite, _corner(sprite, centre)))
+        placed.append(_placed("checker", centre, d, color, point))
+    return tuple(ops), tuple(placed)
+
+
 class _Painter:
-    """Draws the parts of one picture that change, over a copy of the static board."""
+    """Lists what one picture draws over its static board (:class:`Drawing`)."""
 
     def __init__(self, view: BoardView, width: int) -> None:
         self.view = view
         self.theme = theme_by_name(view.theme)
         self.geo: Geometry = geometry(width, bool(view.caption), view.home)
         self.uzun = not view.variant.hitting
-        self.image = background(
-            self.theme.name, width, self.uzun, bool(view.caption), view.home
-        ).copy()
-        self.draw = ImageDraw.Draw(self.image)
+        self.background_key = (self.theme.name, width, self.uzun, bool(view.caption), view.home)
+        self.ops: list[Op] = []
         self.u = self.geo.unit
         self.board = view.points()
         self.placed: list[Placed] = []
+
+    def paste(self, sprite: Image.Image, corner: tuple[int, int]) -> None:
+        """Paste ``sprite`` (made by a sprite maker) with its top left at ``corner``."""
+        self.ops.append(_paste_op(sprite, corner))
+
+    def rounded_rectangle(self, box: tuple[float, ...], **style: Any) -> None:
+        """``ImageDraw.rounded_rectangle(box, **style)`` (box corners inclusive)."""
+        box = tuple(box)
+        x0, y0, x1, y1 = box
+        # Pillow fills the box's last row and column too; two pixels more for rounding.
+        near = (math.floor(x0) - 2, math.floor(y0) - 2, math.ceil(x1) + 3, math.ceil(y1) + 3)
+        key = ("rounded", box, tuple(sorted(style.items())))
+        self.ops.append(Op(near, key, partial(_rounded, box, style)))
 
     def put(
         self,
@@ -615,10 +759,8 @@ class _Painter:
         where: int | None = None,
     ) -> None:
         """Paste ``sprite`` centred on ``centre``; record it as ``size`` pixels across."""
-        self.image.paste(sprite, _corner(sprite, centre), sprite)
-        cx, cy = centre
-        r = size / 2
-        self.placed.append(Placed(kind, color, where, Rect(cx - r, cy - r, cx + r, cy + r)))
+        self.paste(sprite, _corner(sprite, centre))
+        self.placed.append(_placed(kind, centre, size, color, where))
 
     def text(
         self,
@@ -629,17 +771,22 @@ class _Painter:
         fill: RGB,
         anchor: str,
     ) -> None:
-        """One line of text, its mask kept for the next picture (:data:`TEXT_MASKS`)."""
-        TEXT_MASKS.draw(self.draw, xy, text, font, fill, anchor)
+        """One line of text, its mask kept for the next picture (:data:`TEXT_MASKS`).
+
+        Drawn as :meth:`TextMasks.draw` draws it: the same mask, place and ink."""
+        at, mask = TEXT_MASKS.place(font, text, anchor, xy)
+        w, h = mask.size
+        key = ("text", font.path, font.size, text, anchor, xy, fill)
+        self.ops.append(Op((*at, at[0] + w, at[1] + h), key, partial(_bitmap, at, mask, fill)))
 
     def outline(self, kind: str, rect: Rect, radius: float, rgb: RGB, where: int) -> None:
         """Draw a rounded frame round ``rect`` (a tray, a borne-off checker) and record it."""
-        self.draw.rounded_rectangle(
+        self.rounded_rectangle(
             rect.box(), radius=radius, outline=rgb, width=max(2, round(3 * self.u))
         )
         self.placed.append(Placed(kind, None, where, rect))
 
-    def paint(self) -> Image.Image:
+    def paint(self) -> None:
         self.heads()
         self.checkers()
         self.bar_and_trays()
@@ -650,21 +797,17 @@ class _Painter:
         self.strip(self.view.opponent, self.geo.header, top=True)
         self.strip(self.view.viewer, self.geo.footer, top=False)
         self.caption()
-        return self.image
 
     # -- checkers --------------------------------------------------------------------
 
     def checkers(self) -> None:
-        d = self.geo.checker
+        theme, width, _, caption, home = self.background_key
         for point in range(1, 25):
             color, count = self.board[point]
-            if not count:
-                continue
-            shown = min(count, MAX_STACK)
-            for i in range(shown):
-                label = count if (i == MAX_STACK - 1 and count > MAX_STACK) else 0
-                sprite = checker_sprite(self.theme.name, color, d, label)
-                self.put("checker", sprite, self.geo.checker_centre(point, i), d, color, point)
+            if count:
+                ops, placed = _stack(theme, width, caption, home, point, color, count)
+                self.ops += ops
+                self.placed += placed
 
     def bar_and_trays(self) -> None:
         geo, view, d = self.geo, self.view, self.geo.checker
@@ -681,7 +824,7 @@ class _Painter:
             for i in range(off):
                 slot = geo.tray_slot(top, i)
                 sprite = slab_sprite(self.theme.name, color, round(slot.width), round(slot.height))
-                self.image.paste(sprite, (round(slot.x0), round(slot.y0)), sprite)
+                self.paste(sprite, (round(slot.x0), round(slot.y0)))
                 self.placed.append(Placed("tray", color, OFF, slot))
             if off:
                 x, y = geo.tray_label_centre(top)
@@ -845,12 +988,12 @@ class _Painter:
             index = count if occupant == mover else 0
             centre = geo.checker_centre(point, min(index, MAX_STACK - 1))
             self.put("target", target, centre, d * 0.9, mover, point)
-            self.image.paste(dot, _corner(dot, centre), dot)
+            self.paste(dot, _corner(dot, centre))
 
     # -- the name strips -----------------------------------------------------------------
 
     def strip(self, color: str, rect: Rect, top: bool) -> None:
-        view, theme, u, draw = self.view, self.theme, self.u, self.draw
+        view, theme, u, draw = self.view, self.theme, self.u, self
         y_mid = (rect.y0 + rect.y1) / 2
         x = 24 * u
         moving = view.to_move == color
@@ -862,7 +1005,7 @@ class _Painter:
                 fill=theme.accent,
             )
         chip = checker_sprite(theme.name, color, 40 * u)
-        self.image.paste(chip, _corner(chip, (x + 20 * u, y_mid)), chip)
+        self.paste(chip, _corner(chip, (x + 20 * u, y_mid)))
         x += 52 * u
         name_font = font(round(25 * u), bold=True)
         small = font(round(17 * u))
@@ -881,10 +1024,10 @@ class _Painter:
             fill=theme.text_dim,
             anchor="rm",
         )
-        right -= max(pip_font.getlength("888"), small.getlength(view.label("pips"))) + 22 * u
+        right -= max(text_length(pip_font, "888"), text_length(small, view.label("pips"))) + 22 * u
         if view.shows_score:
             score = str(view.score.get(color, 0))
-            sw = max(44 * u, pip_font.getlength(score) + 22 * u)
+            sw = max(44 * u, text_length(pip_font, score) + 22 * u)
             box = (round(right - sw), round(y_mid - 22 * u), round(right), round(y_mid + 22 * u))
             draw.rounded_rectangle(
                 box,
@@ -910,21 +1053,21 @@ class _Painter:
         if moving:
             arrow = "▶ " + view.label("to_move")
             self.text((x, y_mid + 16 * u), arrow, font=small_bold, fill=theme.accent, anchor="lm")
-            x += small_bold.getlength(arrow) + 14 * u
+            x += text_length(small_bold, arrow) + 14 * u
         if played:
             text = _fit(played, small_bold, name_w - (x - x0))
             self.text((x, y_mid + 16 * u), text, font=small_bold, fill=theme.text, anchor="lm")
 
     def _match_info(self, rect: Rect, right_limit: float) -> None:
-        view, theme, u, draw = self.view, self.theme, self.u, self.draw
+        view, theme, u, draw = self.view, self.theme, self.u, self
         y_mid = (rect.y0 + rect.y1) / 2
         cx = rect.x1 * 0.6
         text = view.label("match_to", n=view.match_length) if view.match_length > 1 else ""
         f = font(round(18 * u), bold=True)
         badge = view.label("crawford").upper() if view.crawford else ""
         bf = font(round(14 * u), bold=True)
-        tw = f.getlength(text)
-        bw = bf.getlength(badge) + 18 * u if badge else 0
+        tw = text_length(f, text)
+        bw = text_length(bf, badge) + 18 * u if badge else 0
         total = tw + (bw + 10 * u if badge else 0)
         x = min(cx - total / 2, right_limit - total)
         if text:
@@ -946,8 +1089,11 @@ class _Painter:
 
 
 __all__ = [
+    "Drawing",
+    "Op",
     "Placed",
     "background",
+    "drawing",
     "encode_png",
     "font",
     "layout",

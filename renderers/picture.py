@@ -22,7 +22,8 @@ from PIL import Image
 
 from core.variants import Variant
 
-from .board import encode_png, render_image
+from .board import drawing, encode_png, render_image
+from .jpeg_tiles import JpegTiles, restart_blocks
 from .view import BoardView
 
 PNG = "png"
@@ -43,14 +44,23 @@ def encode_jpeg(image: Image.Image) -> bytes:
     return out.getvalue()
 
 
+#: The coded JPEG tiles of the boards drawn by this process (see :mod:`renderers.jpeg_tiles`).
+JPEG_TILES = JpegTiles(JPEG_QUALITY)
+
+
 def render_picture(view: BoardView, fmt: str = PNG, width: int = 1000) -> bytes:
-    """The board picture of ``view``, ``width`` pixels wide, as ``fmt`` (``png``/``jpeg``)."""
+    """The board picture of ``view``, ``width`` pixels wide, as ``fmt`` (``png``/``jpeg``).
+
+    A JPEG is put together from tiles kept from earlier pictures where they show the same
+    (:data:`JPEG_TILES`): it decodes to the same pixels as :func:`encode_jpeg` of the whole
+    picture, with restart markers between the tiles."""
     if fmt not in FORMATS:
         raise ValueError(f"a board picture is PNG or JPEG, not {fmt!r}")
-    image = render_image(view, width)
     if fmt == JPEG:
-        return encode_jpeg(image)
-    return encode_png(image, view.theme)
+        if restart_blocks(width) is not None:
+            return JPEG_TILES.encode(drawing(view, width))
+        return encode_jpeg(render_image(view, width))
+    return encode_png(render_image(view, width), view.theme)
 
 
 def image_extension(data: bytes) -> str:
@@ -121,6 +131,7 @@ __all__ = [
     "FORMATS",
     "JPEG",
     "JPEG_QUALITY",
+    "JPEG_TILES",
     "PNG",
     "PictureCache",
     "encode_jpeg",

@@ -29,8 +29,14 @@ LETTERS = (
 
 
 def plain_text(self, xy, text, *, font, fill, anchor):
-    """The painter's text drawn by ImageDraw itself, without the cache."""
-    self.draw.text(xy, text, font=font, fill=fill, anchor=anchor)
+    """The painter's text drawn by ImageDraw itself, without the cache (an op that may
+    reach anywhere on the picture, under a key of its own)."""
+
+    def run(image, draw):
+        draw.text(xy, text, font=font, fill=fill, anchor=anchor)
+
+    key = ("plain text", font.path, font.size, text, anchor, xy, fill)
+    self.ops.append(board_module.Op((0, 0, 10**4, 10**4), key, run))
 
 
 @pytest.fixture
