@@ -48,7 +48,8 @@ from typing import Any, ClassVar, TypeAlias
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.base import RatingRow, StorageError
+from bot.storage.base import GameRecord, RatingRow, StorageError
+from bot.storage.rows import dumps
 from bot.storage.schema import POSTGRES_FOLDER, Migration, load_migrations
 from bot.storage.sql import Db, SqlStorage, SqlTransaction
 
@@ -163,9 +164,6 @@ class PostgresTransaction(SqlTransaction):
 
     _db: PostgresDb
 
-    def __init__(self, storage: PostgresStorage, db: PostgresDb) -> None:
-        super().__init__(storage, db)
-
     @property
     def db(self) -> PostgresDb:
         if not self._open:
@@ -180,6 +178,29 @@ class PostgresTransaction(SqlTransaction):
     #: ``get_game`` locks the game's row until the transaction ends.
     _row_lock: ClassVar[str] = " FOR UPDATE"
 
+    def __init__(self, storage: PostgresStorage, db: PostgresDb) -> None:
+        super().__init__(storage, db)
+        #: Games whose row this transaction has locked (read FOR UPDATE, saved or inserted).
+        self._locked: set[int] = set()
+
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        record = await super().get_game(game_id)
+        if record is not None:
+            self._locked.add(game_id)
+        return record
+
+    async def insert_game(self, record: GameRecord) -> GameRecord:
+        record = await super().insert_game(record)
+        assert record.id is not None
+        self._locked.add(record.id)  # no other transaction sees the row before we commit
+        return record
+
+    async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
+        record = await super().save_game(record, expected_version)
+        assert record.id is not None
+        self._locked.add(record.id)  # the UPDATE locked the row
+        return record
+
     async def add_events(
         self,
         game_id: int,
@@ -187,11 +208,32 @@ class PostgresTransaction(SqlTransaction):
         *,
         ts: float | None = None,
     ) -> None:
-        """Append events with the next sequence numbers (``ts`` defaults to now)."""
-        if events:
-            # The game's row lock keeps two transactions from taking the same numbers.
+        """Append events with the next sequence numbers (``ts`` defaults to now).
+
+        The game's row lock keeps two transactions (two workers) from taking the same
+        numbers. A transaction that already holds it (it read the game ``FOR UPDATE``, or
+        saved it: a press does both) numbers and inserts every event in one statement, one
+        round trip. Otherwise it takes the lock first, in a statement of its own: in read
+        committed a statement sees the rows committed when it began, so a ``MAX(seq)`` in the
+        statement that waited for the lock could miss the events of the transaction it
+        waited for.
+        """
+        if not events:
+            return
+        if game_id not in self._locked:
             await self.db.execute("SELECT 1 FROM games WHERE id = ? FOR UPDATE", game_id)
-        await super().add_events(game_id, events, ts=ts)
+            self._locked.add(game_id)
+        stamp = float(time.time() if ts is None else ts)
+        await self.db.execute(
+            "INSERT INTO events (game_id, seq, ts, type, data) "
+            "SELECT $1, last.seq + e.n, $2, e.type, e.data::json "
+            "FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE game_id = $1) AS last, "
+            "unnest($3::text[], $4::text[]) WITH ORDINALITY AS e(type, data, n)",
+            game_id,
+            stamp,
+            [kind for kind, _ in events],
+            [dumps(data) for _, data in events],
+        )
 
     async def get_rating(self, user_id: int, scope: str, kind: str) -> RatingRow:
         """The rating row (or a fresh one), locked against other writers until the end."""
