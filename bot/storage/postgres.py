@@ -49,6 +49,7 @@ import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
 from bot.storage.base import GameRecord, RatingRow, StorageError
+from bot.storage.refs import MessageRef
 from bot.storage.rows import dumps
 from bot.storage.schema import POSTGRES_FOLDER, Migration, load_migrations
 from bot.storage.sql import Db, SqlStorage, SqlTransaction
@@ -370,6 +371,8 @@ class PostgresStorage(SqlStorage):
         self.server_settings = dict(server_settings or {})
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
+        #: Per game, the writes of its board's message under way (see _recording_board).
+        self._recordings: dict[int, list[asyncio.Event]] = {}
 
     def __repr__(self) -> str:
         return f"PostgresStorage({_redacted(self.dsn)!r})"
@@ -465,6 +468,52 @@ class PostgresStorage(SqlStorage):
                 raise
             if done is None:
                 log.info("%s: applied migration %s", self, migration.name)
+
+    # --- a board's message, visible to the presses on it ----------------------------------
+
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        """The game; outside a transaction, once this process's writes of its board's
+        message under way are done (see :meth:`_recording_board`)."""
+        if self._current_transaction() is None:
+            for done in list(self._recordings.get(game_id, ())):
+                await done.wait()
+        return await super().get_game(game_id)
+
+    async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
+        async with self._recording_board(game_id):
+            await super().set_game_message(game_id, message)
+
+    async def mark_board_shown(
+        self, game_id: int, version: int, message: MessageRef | None = None
+    ) -> None:
+        async with self._recording_board(game_id):
+            await super().mark_board_shown(game_id, version, message)
+
+    @asynccontextmanager
+    async def _recording_board(self, game_id: int) -> AsyncIterator[None]:
+        """A write of where (and at which version) the game's board is shown, made outside a
+        transaction, that reads of the game wait for.
+
+        The adapter records a board's message right after posting it, and Telegram may
+        deliver a press on that message meanwhile. A read on another connection does not
+        wait for a write under way, so without this the press would find the game's board
+        elsewhere and call the new one old (SQLite's reads wait for the process's write
+        under way by themselves). Inside a transaction the write is visible at its commit,
+        which its caller awaits.
+        """
+        if self._current_transaction() is not None:
+            yield
+            return
+        done = asyncio.Event()
+        self._recordings.setdefault(game_id, []).append(done)
+        try:
+            yield
+        finally:
+            done.set()
+            waiting = self._recordings[game_id]
+            waiting.remove(done)
+            if not waiting:
+                del self._recordings[game_id]
 
     # --- transactions ----------------------------------------------------------------------
 
