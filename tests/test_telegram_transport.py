@@ -263,3 +263,29 @@ def test_a_callback_keyboard_is_ptbs_keyboard_written_faster(rows) -> None:
     assert ours == plain
     assert ours.to_dict() == InlineKeyboardMarkup.to_dict(ours) == plain.to_dict()
     assert json.loads(ours.to_json()) == json.loads(plain.to_json())
+
+
+async def test_an_upload_goes_out_in_one_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A board picture's multipart request is written to the socket at once, not part by
+    part (about twenty system calls, and as many packets, for one board before)."""
+    writes: list[int] = []
+    original = asyncio.selector_events._SelectorSocketTransport.write  # type: ignore[attr-defined]
+
+    def counted(self, data):  # type: ignore[no-untyped-def]
+        writes.append(len(data))
+        return original(self, data)
+
+    async with FakeBotAPI() as fake:
+        chat = fake.private_chat(fake.user(7, "Ayşe"))
+        async with make_bot(fake, AiohttpRequest(2)) as bot:
+            photo = tiny_png(40, 30, (10, 200, 10))
+            keys = CallbackKeyboard([[("Roll", "1:1:r"), ("Double", "1:1:d")]])
+            monkeypatch.setattr(asyncio.selector_events._SelectorSocketTransport, "write", counted)  # type: ignore[attr-defined]
+            shown = await bot.send_photo(chat.id, photo, caption="Sıra sende", reply_markup=keys)
+            monkeypatch.undo()
+        # One write of the request, one of the fake's answer (the fake runs in this process).
+        assert len(writes) == 2
+        assert fake.photo_bytes(chat, shown.message_id) == photo
+        upload = fake.last_call("sendPhoto")
+        assert upload.params["caption"] == "Sıra sende"
+        assert upload.params["reply_markup"] == keys.to_dict()

@@ -32,6 +32,30 @@ _NotGiven = type(BaseRequest.DEFAULT_NONE)
 Timeout = float | None | object
 
 
+class _Collected:
+    """A stream for aiohttp's multipart writer that keeps what it is given."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+
+    async def write(self, chunk: bytes | bytearray | memoryview) -> None:
+        self.chunks.append(bytes(chunk))
+
+
+async def _in_one_piece(form: aiohttp.FormData) -> tuple[bytes, str]:
+    """A multipart form (an upload: a board picture) as one body and its content type.
+
+    aiohttp writes a multipart body to the socket part by part, boundary by boundary: about
+    twenty ``send`` calls for a board, each a system call and, on a network, a packet of
+    its own. A body in one piece goes out with its headers in one call. The encoding
+    itself is aiohttp's.
+    """
+    writer = form()
+    collected = _Collected()
+    await writer.write(collected)  # type: ignore[arg-type]
+    return b"".join(collected.chunks), writer.content_type
+
+
 def _drop_keyboards(message: Any) -> None:
     """Drop the inline keyboard of a message (and of the message it replies to)."""
     if isinstance(message, dict) and "message_id" in message:
@@ -167,20 +191,28 @@ class AiohttpRequest(BaseRequest):
         files = request_data.multipart_data if request_data else None
         fields = request_data.json_parameters if request_data else None
         data: Any = fields
+        headers = None
         if files:
             form = aiohttp.FormData()
             for name, value in (fields or {}).items():
                 form.add_field(name, value)
             for name, (filename, content, mime) in files.items():
                 form.add_field(name, content, filename=filename, content_type=mime)
-            data = form
+            data, content_type = await _in_one_piece(form)
+            headers = {"Content-Type": content_type}
         timeout = self._timeout(
             bool(files), read_timeout, write_timeout, connect_timeout, pool_timeout
         )
         proxy, proxy_auth = self._proxy(url)
         try:
             async with self._session.request(
-                method, url, data=data, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth
+                method,
+                url,
+                data=data,
+                headers=headers,
+                timeout=timeout,
+                proxy=proxy,
+                proxy_auth=proxy_auth,
             ) as answer:
                 return answer.status, await answer.read()
         except TimeoutError as exc:  # aiohttp's timeouts are asyncio's (and the builtin)
