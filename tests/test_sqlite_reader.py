@@ -10,6 +10,7 @@ import sqlite3
 import aiosqlite
 import pytest
 
+from bot.storage.base import GameRecord, GameStatus
 from bot.storage.sqlite import MEMORY, SqliteStorage
 
 
@@ -86,3 +87,77 @@ async def test_the_reading_connection_refuses_writes(storage: SqliteStorage) -> 
     assert storage._reader is not None
     with pytest.raises(sqlite3.OperationalError, match=r"readonly|read-only|query_only"):
         storage._reader.execute("DELETE FROM users")
+
+
+async def test_a_transaction_goes_through_the_thread_only_to_commit(
+    storage: SqliteStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the write lock free, a transaction's BEGIN and statements run on the event loop
+    (a press: its game saved, its events added); only COMMIT, which may checkpoint the WAL
+    and so sync the disk, makes a round trip through aiosqlite's thread."""
+    ali = await storage.get_or_create_user("telegram", "101", "Ali", "tr")
+    async with storage.transaction() as tx:
+        game = await tx.insert_game(_game(ali.id))
+    hops: list[object] = []
+    original = aiosqlite.Connection._execute
+
+    async def counted(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        hops.append(args[0] if args else fn)
+        return await original(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    async with storage.transaction() as tx:
+        record = await tx.get_game(game.id)
+        assert record is not None
+        record.status = GameStatus.FINISHED
+        await tx.save_game(record, record.version)
+        await tx.add_events(game.id, [("roll", {"dice": [3, 1]}), ("play", {"play": "8/5 6/5"})])
+    assert hops == ["COMMIT"]
+    stored = await storage.get_game(game.id)
+    assert stored is not None
+    assert stored.status is GameStatus.FINISHED
+    assert [e.seq for e in await storage.events(game.id)] == [1, 2]
+
+
+async def test_a_transaction_waits_for_another_writer_off_the_loop(tmp_path) -> None:
+    """Another process's write under way: BEGIN waits for it in aiosqlite's thread (up to
+    the busy timeout), not on the event loop, so the process goes on meanwhile."""
+    mine = SqliteStorage(tmp_path / "two.db", busy_timeout=3.0)
+    other = SqliteStorage(tmp_path / "two.db", busy_timeout=3.0)
+    await mine.open()
+    await other.open()
+    try:
+        ali = await mine.get_or_create_user("telegram", "101", "Ali", "tr")
+        held, release = asyncio.Event(), asyncio.Event()
+
+        async def hold() -> None:
+            async with other.transaction():
+                await other.set_user_lang(ali.id, "ru")
+                held.set()
+                await release.wait()
+
+        holder = asyncio.create_task(hold())
+        await held.wait()
+        writer = asyncio.create_task(mine.set_user_lang(ali.id, "en"))
+        await asyncio.sleep(0.1)  # the loop runs on while the write waits
+        assert not writer.done()
+        release.set()
+        await holder
+        await writer
+        user = await mine.get_user(ali.id)
+        assert user is not None
+        assert user.lang == "en"
+    finally:
+        await other.close()
+        await mine.close()
+
+
+def _game(seat0: int) -> GameRecord:
+    return GameRecord(
+        platform="telegram",
+        chat_id="-100",
+        variant="tavla",
+        status=GameStatus.ACTIVE,
+        seats=[seat0, None],
+        challenger=seat0,
+    )

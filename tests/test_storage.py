@@ -761,6 +761,67 @@ async def test_many_concurrent_transactions_on_different_games(storage: Storage,
         assert [e.seq for e in await storage.events(game.id)] == [1, 2, 3]
 
 
+async def test_workers_adding_events_to_one_game_never_share_a_number(target: Target):
+    """Three workers (storages of their own) append to one game at once, some after reading
+    it in the transaction (a press does), some without: every event gets its own number, a
+    transaction's events stay together, nothing is lost."""
+    workers = [target.make() for _ in range(3)]
+    for worker in workers:
+        await worker.open()
+    try:
+        ali = await workers[0].get_or_create_user("telegram", "1", "Ali")
+        game = await insert(workers[0], new_game(ali.id, None))
+
+        async def append(worker: Storage, n: int) -> None:
+            async with worker.transaction() as tx:
+                if n % 2:
+                    await tx.get_game(game.id)
+                await asyncio.sleep(0)  # let the others start theirs
+                await tx.add_events(game.id, [("roll", {"n": n}), ("play", {"n": n})])
+
+        await asyncio.gather(*(append(workers[n % 3], n) for n in range(12)))
+        events = await workers[0].events(game.id)
+    finally:
+        for worker in workers:
+            await worker.close()
+    assert [e.seq for e in events] == list(range(1, 25))
+    pairs = [(events[i].data["n"], events[i + 1].data["n"]) for i in range(0, 24, 2)]
+    assert all(a == b for a, b in pairs)
+    assert sorted(a for a, _ in pairs) == list(range(12))
+    assert [e.type for e in events] == ["roll", "play"] * 12
+
+
+async def test_postgres_press_adds_its_events_in_one_statement(target: Target, players):
+    """A transaction that read its game FOR UPDATE (as a press does) numbers and inserts
+    its events in one round trip; one that did not locks the game's row first."""
+    if target.backend != "postgres":
+        pytest.skip("PostgreSQL's add_events")
+    store = target.make()
+    await store.open()
+    try:
+        ali = await store.get_or_create_user("telegram", "1", "Ali")
+        game = await insert(store, new_game(ali.id, None))
+        for read_first, statements in ((True, 1), (False, 2)):
+            async with store.transaction() as tx:
+                if read_first:
+                    await tx.get_game(game.id)
+                sent: list[str] = []
+                db = tx.db
+                for name in ("fetch", "fetchrow", "fetchval", "execute", "executemany"):
+                    method = getattr(db, name)
+
+                    async def counted(sql, *args, _method=method, _sent=sent):
+                        _sent.append(sql)
+                        return await _method(sql, *args)
+
+                    setattr(db, name, counted)
+                await tx.add_events(game.id, [("roll", {"dice": [3, 1]}), ("play", {})])
+            assert len(sent) == statements, sent
+        assert [e.seq for e in await store.events(game.id)] == [1, 2, 3, 4]
+    finally:
+        await store.close()
+
+
 async def test_storage_methods_inside_a_transaction_join_it(storage: Storage, players):
     ali, _ = players
 

@@ -48,7 +48,9 @@ from typing import Any, ClassVar, TypeAlias
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.base import RatingRow, StorageError
+from bot.storage.base import GameRecord, RatingRow, StorageError
+from bot.storage.refs import MessageRef
+from bot.storage.rows import dumps
 from bot.storage.schema import POSTGRES_FOLDER, Migration, load_migrations
 from bot.storage.sql import Db, SqlStorage, SqlTransaction
 
@@ -163,9 +165,6 @@ class PostgresTransaction(SqlTransaction):
 
     _db: PostgresDb
 
-    def __init__(self, storage: PostgresStorage, db: PostgresDb) -> None:
-        super().__init__(storage, db)
-
     @property
     def db(self) -> PostgresDb:
         if not self._open:
@@ -180,6 +179,29 @@ class PostgresTransaction(SqlTransaction):
     #: ``get_game`` locks the game's row until the transaction ends.
     _row_lock: ClassVar[str] = " FOR UPDATE"
 
+    def __init__(self, storage: PostgresStorage, db: PostgresDb) -> None:
+        super().__init__(storage, db)
+        #: Games whose row this transaction has locked (read FOR UPDATE, saved or inserted).
+        self._locked: set[int] = set()
+
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        record = await super().get_game(game_id)
+        if record is not None:
+            self._locked.add(game_id)
+        return record
+
+    async def insert_game(self, record: GameRecord) -> GameRecord:
+        record = await super().insert_game(record)
+        assert record.id is not None
+        self._locked.add(record.id)  # no other transaction sees the row before we commit
+        return record
+
+    async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
+        record = await super().save_game(record, expected_version)
+        assert record.id is not None
+        self._locked.add(record.id)  # the UPDATE locked the row
+        return record
+
     async def add_events(
         self,
         game_id: int,
@@ -187,11 +209,32 @@ class PostgresTransaction(SqlTransaction):
         *,
         ts: float | None = None,
     ) -> None:
-        """Append events with the next sequence numbers (``ts`` defaults to now)."""
-        if events:
-            # The game's row lock keeps two transactions from taking the same numbers.
+        """Append events with the next sequence numbers (``ts`` defaults to now).
+
+        The game's row lock keeps two transactions (two workers) from taking the same
+        numbers. A transaction that already holds it (it read the game ``FOR UPDATE``, or
+        saved it: a press does both) numbers and inserts every event in one statement, one
+        round trip. Otherwise it takes the lock first, in a statement of its own: in read
+        committed a statement sees the rows committed when it began, so a ``MAX(seq)`` in the
+        statement that waited for the lock could miss the events of the transaction it
+        waited for.
+        """
+        if not events:
+            return
+        if game_id not in self._locked:
             await self.db.execute("SELECT 1 FROM games WHERE id = ? FOR UPDATE", game_id)
-        await super().add_events(game_id, events, ts=ts)
+            self._locked.add(game_id)
+        stamp = float(time.time() if ts is None else ts)
+        await self.db.execute(
+            "INSERT INTO events (game_id, seq, ts, type, data) "
+            "SELECT $1, last.seq + e.n, $2, e.type, e.data::json "
+            "FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE game_id = $1) AS last, "
+            "unnest($3::text[], $4::text[]) WITH ORDINALITY AS e(type, data, n)",
+            game_id,
+            stamp,
+            [kind for kind, _ in events],
+            [dumps(data) for _, data in events],
+        )
 
     async def get_rating(self, user_id: int, scope: str, kind: str) -> RatingRow:
         """The rating row (or a fresh one), locked against other writers until the end."""
@@ -328,6 +371,8 @@ class PostgresStorage(SqlStorage):
         self.server_settings = dict(server_settings or {})
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
+        #: Per game, the writes of its board's message under way (see _recording_board).
+        self._recordings: dict[int, list[asyncio.Event]] = {}
 
     def __repr__(self) -> str:
         return f"PostgresStorage({_redacted(self.dsn)!r})"
@@ -423,6 +468,52 @@ class PostgresStorage(SqlStorage):
                 raise
             if done is None:
                 log.info("%s: applied migration %s", self, migration.name)
+
+    # --- a board's message, visible to the presses on it ----------------------------------
+
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        """The game; outside a transaction, once this process's writes of its board's
+        message under way are done (see :meth:`_recording_board`)."""
+        if self._current_transaction() is None:
+            for done in list(self._recordings.get(game_id, ())):
+                await done.wait()
+        return await super().get_game(game_id)
+
+    async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
+        async with self._recording_board(game_id):
+            await super().set_game_message(game_id, message)
+
+    async def mark_board_shown(
+        self, game_id: int, version: int, message: MessageRef | None = None
+    ) -> None:
+        async with self._recording_board(game_id):
+            await super().mark_board_shown(game_id, version, message)
+
+    @asynccontextmanager
+    async def _recording_board(self, game_id: int) -> AsyncIterator[None]:
+        """A write of where (and at which version) the game's board is shown, made outside a
+        transaction, that reads of the game wait for.
+
+        The adapter records a board's message right after posting it, and Telegram may
+        deliver a press on that message meanwhile. A read on another connection does not
+        wait for a write under way, so without this the press would find the game's board
+        elsewhere and call the new one old (SQLite's reads wait for the process's write
+        under way by themselves). Inside a transaction the write is visible at its commit,
+        which its caller awaits.
+        """
+        if self._current_transaction() is not None:
+            yield
+            return
+        done = asyncio.Event()
+        self._recordings.setdefault(game_id, []).append(done)
+        try:
+            yield
+        finally:
+            done.set()
+            waiting = self._recordings[game_id]
+            waiting.remove(done)
+            if not waiting:
+                del self._recordings[game_id]
 
     # --- transactions ----------------------------------------------------------------------
 

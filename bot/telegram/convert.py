@@ -3,6 +3,7 @@ references."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from telegram import (
@@ -43,18 +44,39 @@ def place_of(chat: Any) -> Place:
     return Place(PLATFORM, str(chat.id), private=chat.type == "private", title=chat.title)
 
 
+class CallbackKeyboard(InlineKeyboardMarkup):
+    """An inline keyboard of callback buttons alone, as the service's views have.
+
+    It is PTB's own :class:`InlineKeyboardMarkup` with PTB's buttons (PTB, the web board's
+    extra row and the tests use it as one), but it keeps its JSON from the start: PTB's
+    generic ``to_dict`` walks every attribute of every button (a dozen each), which cost
+    about 0.3 ms of a board's edit, more than the rest of the request.
+    """
+
+    __slots__ = ("_rows_json",)
+
+    def __init__(self, rows: Sequence[Sequence[tuple[str, str]]]) -> None:
+        """``rows`` of (label, callback data)."""
+        super().__init__(
+            [[InlineKeyboardButton(text, callback_data=data) for text, data in row] for row in rows]
+        )
+        with self._unfrozen():
+            self._rows_json = [
+                [{"text": text, "callback_data": data} for text, data in row] for row in rows
+            ]
+
+    def to_dict(self, recursive: bool = True) -> dict[str, Any]:
+        """The keyboard as the Bot API takes it (what PTB's own ``to_dict`` gives, which
+        leaves out an empty list)."""
+        return {"inline_keyboard": self._rows_json} if self._rows_json else {}
+
+
 def keyboard(view: View) -> InlineKeyboardMarkup | None:
     """The view's buttons as an inline keyboard."""
     if not view.buttons:
         return None
-    return InlineKeyboardMarkup(
-        [
-            [
-                InlineKeyboardButton(translate(b.label, view.lang), callback_data=b.action)
-                for b in row
-            ]
-            for row in view.buttons
-        ]
+    return CallbackKeyboard(
+        [[(translate(b.label, view.lang), b.action) for b in row] for row in view.buttons]
     )
 
 
