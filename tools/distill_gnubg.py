@@ -162,8 +162,13 @@ def cmd_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def load_chunks(directory: Path, plies: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Every chunk's positions (N, 52) and labels, duplicates merged (labels averaged)."""
+def load_chunks(
+    directory: Path, plies: int | None, teachers: set[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every chunk's positions (N, 52) and labels, duplicates merged (labels averaged).
+
+    The teachers named in the chunks (``tools/distill_lookahead.py`` writes one; gnubg's
+    chunks have none) are added to ``teachers`` when given."""
     pos, lab = [], []
     for path in sorted(directory.glob("chunk_*.npz")):
         with np.load(path) as data:
@@ -171,6 +176,8 @@ def load_chunks(directory: Path, plies: int | None) -> tuple[np.ndarray, np.ndar
                 continue
             pos.append(data["positions"].reshape(-1, 52))
             lab.append(data["labels"].astype(np.float64))
+            if teachers is not None:
+                teachers.add(str(data["teacher"]) if "teacher" in data else "gnubg")
     allpos = np.concatenate(pos)
     alllab = np.concatenate(lab)
     uniq, inverse = np.unique(allpos, axis=0, return_inverse=True)
@@ -184,10 +191,13 @@ def load_chunks(directory: Path, plies: int | None) -> tuple[np.ndarray, np.ndar
 def cmd_train(args: argparse.Namespace) -> int:
     log = Logger(args.log)
     rng = np.random.default_rng(args.seed)
-    pos, lab = load_chunks(args.dir, args.plies)
+    teachers: set[str] = set()
+    pos, lab = load_chunks(args.dir, args.plies, teachers)
     arr = pos.reshape(-1, 2, 26).astype(np.float64)
+    init_meta: dict = {}
     if args.init:
         net = Network.load(args.init)
+        init_meta = dict(net.meta)
     else:
         net = Network.fresh(args.kind, args.hidden, seed=args.seed)
     x = np.concatenate(
@@ -230,7 +240,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     net.weights_changed()
     net.meta = {
         "trained_by": "tools/distill_gnubg.py",
-        "teacher": f"gnubg {args.plies}-ply cubeless" if args.plies is not None else "gnubg",
+        "teacher": (
+            f"gnubg {args.plies}-ply cubeless"
+            if teachers == {"gnubg"} and args.plies is not None
+            else ", ".join(sorted(teachers))
+        ),
         "positions": len(xt),
         "held_out": len(xv),
         "epochs": epoch,
@@ -241,6 +255,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         "hidden": int(net.w1.shape[0]),
         "inputs": net.kind,
         "init": str(args.init) if args.init else None,
+        # How the starting weights were made (e.g. TD self-play games), kept with them.
+        "init_meta": init_meta or None,
         "held_ce": round(best[0], 5),
         "held_equity_rmse": round(best[1], 4),
         "seconds": round(time.time() - start, 1),
@@ -258,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--chunks", type=int, default=0, help="stop after chunk k (0: no limit)")
     tr = sub.add_parser("train", help="fit a network to the labelled chunks")
     tr.add_argument("--hidden", type=int, default=128)
-    tr.add_argument("--kind", choices=["tavla", "tavla2"], default="tavla2", help="inputs")
+    tr.add_argument("--kind", choices=["tavla", "tavla2", "uzun"], default="tavla2", help="inputs")
     tr.add_argument("--init", type=Path, default=None)
     tr.add_argument("--epochs", type=int, default=10_000)
     tr.add_argument("--batch", type=int, default=128)
