@@ -116,3 +116,15 @@ def test_a_net_trained_on_one_ply_chunks_records_its_teacher(tools, tmp_path) ->
     assert net.meta["teacher"] == "init.npz 1-ply"
     assert net.meta["init_meta"]["games"] == 123
     assert 0.0 <= net.evaluate([variant_by_name("uzun").start_position()])[0][WIN] <= 1.0
+
+
+def test_widening_keeps_what_the_network_computes(tools) -> None:
+    """``train --widen`` starts from the narrower net's exact outputs (new units silent)."""
+    _, distill_gnubg = tools
+    net = _teacher().net
+    uzun = variant_by_name("uzun")
+    boards = [uzun.start_position(), uzun.start_position().swapped()]
+    before = net.evaluate(boards)
+    distill_gnubg.widen(net, 20, seed=1)
+    assert net.w1.shape[0] == 20
+    assert net.evaluate(boards) == pytest.approx(before, abs=1e-6)

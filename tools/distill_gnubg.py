@@ -18,7 +18,8 @@ With ``--policy NET.npz`` the games follow that network's 0-ply choices instead 
 labelled by gnubg; the chunk names then carry the file's stem): a second round on the
 positions a first distilled net actually meets, as in DAgger.
 
-``train`` fits a network (fresh, or ``--init`` weights of the same shape) to every chunk in
+``train`` fits a network (fresh, or ``--init`` weights of the same shape, or widened to
+``--widen`` hidden units with the new units starting silent) to every chunk in
 ``--dir`` (duplicates merged, labels averaged; a seeded 5% held out) by minibatch Adam on
 the cross-entropy of the five outputs, keeps the weights that score best on the held-out
 positions, and writes them with metadata saying how they were made. The gnubg extra is
@@ -188,6 +189,17 @@ def load_chunks(
     return uniq, sums / counts
 
 
+def widen(net: Network, hidden: int, seed: int) -> None:
+    """Give ``net`` ``hidden`` hidden units, the new ones with small random inputs and no
+    weight to the outputs yet, so the widened net computes exactly what it did."""
+    rng = np.random.default_rng(seed)
+    extra = hidden - net.w1.shape[0]
+    net.w1 = np.vstack([net.w1, rng.uniform(-0.1, 0.1, (extra, net.w1.shape[1]))])
+    net.b1 = np.concatenate([net.b1, np.zeros(extra)])
+    net.w2 = np.hstack([net.w2, np.zeros((net.w2.shape[0], extra))])
+    net.weights_changed()
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     log = Logger(args.log)
     rng = np.random.default_rng(args.seed)
@@ -198,6 +210,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.init:
         net = Network.load(args.init)
         init_meta = dict(net.meta)
+        if args.widen > net.w1.shape[0]:
+            widen(net, args.widen, args.seed)
     else:
         net = Network.fresh(args.kind, args.hidden, seed=args.seed)
     x = np.concatenate(
@@ -276,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--hidden", type=int, default=128)
     tr.add_argument("--kind", choices=["tavla", "tavla2", "uzun"], default="tavla2", help="inputs")
     tr.add_argument("--init", type=Path, default=None)
+    tr.add_argument("--widen", type=int, default=0, help="hidden units for a narrower --init")
     tr.add_argument("--epochs", type=int, default=10_000)
     tr.add_argument("--batch", type=int, default=128)
     tr.add_argument("--lr", type=float, default=1e-3)
