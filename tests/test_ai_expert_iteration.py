@@ -115,6 +115,7 @@ def test_a_net_trained_on_one_ply_chunks_records_its_teacher(tools, tmp_path) ->
     assert net.w1.shape == start.w1.shape
     assert net.meta["teacher"] == "init.npz 1-ply"
     assert net.meta["init_meta"]["games"] == 123
+    assert net.meta["label_games"] >= 1
     assert 0.0 <= net.evaluate([variant_by_name("uzun").start_position()])[0][WIN] <= 1.0
 
 

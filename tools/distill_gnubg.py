@@ -164,12 +164,16 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def load_chunks(
-    directory: Path, plies: int | None, teachers: set[str] | None = None
+    directory: Path,
+    plies: int | None,
+    teachers: set[str] | None = None,
+    games: list[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every chunk's positions (N, 52) and labels, duplicates merged (labels averaged).
 
     The teachers named in the chunks (``tools/distill_lookahead.py`` writes one; gnubg's
-    chunks have none) are added to ``teachers`` when given."""
+    chunks have none) are added to ``teachers``, and the chunks' numbers of games (where
+    recorded) to ``games``, when given."""
     pos, lab = [], []
     for path in sorted(directory.glob("chunk_*.npz")):
         with np.load(path) as data:
@@ -179,6 +183,8 @@ def load_chunks(
             lab.append(data["labels"].astype(np.float64))
             if teachers is not None:
                 teachers.add(str(data["teacher"]) if "teacher" in data else "gnubg")
+            if games is not None and "games" in data:
+                games.append(int(data["games"]))
     allpos = np.concatenate(pos)
     alllab = np.concatenate(lab)
     uniq, inverse = np.unique(allpos, axis=0, return_inverse=True)
@@ -204,7 +210,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     log = Logger(args.log)
     rng = np.random.default_rng(args.seed)
     teachers: set[str] = set()
-    pos, lab = load_chunks(args.dir, args.plies, teachers)
+    games: list[int] = []
+    pos, lab = load_chunks(args.dir, args.plies, teachers, games)
     arr = pos.reshape(-1, 2, 26).astype(np.float64)
     init_meta: dict = {}
     if args.init:
@@ -260,6 +267,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             else ", ".join(sorted(teachers))
         ),
         "positions": len(xt),
+        "label_games": sum(games) if games else None,
         "held_out": len(xv),
         "epochs": epoch,
         "batch": args.batch,

@@ -16,7 +16,8 @@ labelled with :func:`core.ai.distill.one_ply_targets` (the teacher with the bear
 database, so bear-offs are exact). Positions with both sides bearing off, where the players
 use the database and never the network, are not stored. Chunk ``k`` uses the seed
 ``seed * 1000003 + k`` and is written to ``DIR/chunk_1_<teacher stem>_<seed>_<k>.npz`` in
-``distill_gnubg.py``'s format (positions uint8, labels float32, plies 1, and the teacher);
+``distill_gnubg.py``'s format (positions uint8, labels float32, plies 1, the teacher and
+the number of games);
 a rerun skips chunks already written, so the command resumes.
 """
 
@@ -133,7 +134,12 @@ def main(argv: list[str] | None = None) -> int:
         pos, lab, games = label_chunk(teacher, args.seed * 1_000_003 + k, args.chunk)
         tmp = path.with_name(path.stem + ".tmp.npz")
         np.savez_compressed(
-            tmp, positions=pos, labels=lab, plies=1, teacher=f"{args.teacher.name} 1-ply"
+            tmp,
+            positions=pos,
+            labels=lab,
+            plies=1,
+            teacher=f"{args.teacher.name} 1-ply",
+            games=games,
         )
         tmp.replace(path)
         made += len(pos)
