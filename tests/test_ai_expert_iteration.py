@@ -129,3 +129,16 @@ def test_widening_keeps_what_the_network_computes(tools) -> None:
     distill_gnubg.widen(net, 20, seed=1)
     assert net.w1.shape[0] == 20
     assert net.evaluate(boards) == pytest.approx(before, abs=1e-6)
+
+
+def test_shipped_uzun_net_says_how_it_was_made() -> None:
+    """The shipped Uzun net records its making: TD self-play (the starting weights' games
+    and schedule), then one round of fitting to that net's own 1-ply values."""
+    from core.ai.network import WEIGHTS_DIR
+
+    net = Network.load(WEIGHTS_DIR / "uzun.npz")
+    assert net.kind == "uzun"
+    assert net.meta["teacher"] == "uzun.npz 1-ply"
+    assert net.meta["init_meta"]["games"] == 41215
+    assert net.meta["label_games"] > 0
+    assert net.meta["positions"] > 0
