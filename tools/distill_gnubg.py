@@ -18,7 +18,8 @@ With ``--policy NET.npz`` the games follow that network's 0-ply choices instead 
 labelled by gnubg; the chunk names then carry the file's stem): a second round on the
 positions a first distilled net actually meets, as in DAgger.
 
-``train`` fits a network (fresh, or ``--init`` weights of the same shape) to every chunk in
+``train`` fits a network (fresh, or ``--init`` weights of the same shape, or widened to
+``--widen`` hidden units with the new units starting silent) to every chunk in
 ``--dir`` (duplicates merged, labels averaged; a seeded 5% held out) by minibatch Adam on
 the cross-entropy of the five outputs, keeps the weights that score best on the held-out
 positions, and writes them with metadata saying how they were made. The gnubg extra is
@@ -162,8 +163,17 @@ def cmd_label(args: argparse.Namespace) -> int:
     return 0
 
 
-def load_chunks(directory: Path, plies: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Every chunk's positions (N, 52) and labels, duplicates merged (labels averaged)."""
+def load_chunks(
+    directory: Path,
+    plies: int | None,
+    teachers: set[str] | None = None,
+    games: list[int] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every chunk's positions (N, 52) and labels, duplicates merged (labels averaged).
+
+    The teachers named in the chunks (``tools/distill_lookahead.py`` writes one; gnubg's
+    chunks have none) are added to ``teachers``, and the chunks' numbers of games (where
+    recorded) to ``games``, when given."""
     pos, lab = [], []
     for path in sorted(directory.glob("chunk_*.npz")):
         with np.load(path) as data:
@@ -171,6 +181,10 @@ def load_chunks(directory: Path, plies: int | None) -> tuple[np.ndarray, np.ndar
                 continue
             pos.append(data["positions"].reshape(-1, 52))
             lab.append(data["labels"].astype(np.float64))
+            if teachers is not None:
+                teachers.add(str(data["teacher"]) if "teacher" in data else "gnubg")
+            if games is not None and "games" in data:
+                games.append(int(data["games"]))
     allpos = np.concatenate(pos)
     alllab = np.concatenate(lab)
     uniq, inverse = np.unique(allpos, axis=0, return_inverse=True)
@@ -181,13 +195,30 @@ def load_chunks(directory: Path, plies: int | None) -> tuple[np.ndarray, np.ndar
     return uniq, sums / counts
 
 
+def widen(net: Network, hidden: int, seed: int) -> None:
+    """Give ``net`` ``hidden`` hidden units, the new ones with small random inputs and no
+    weight to the outputs yet, so the widened net computes exactly what it did."""
+    rng = np.random.default_rng(seed)
+    extra = hidden - net.w1.shape[0]
+    net.w1 = np.vstack([net.w1, rng.uniform(-0.1, 0.1, (extra, net.w1.shape[1]))])
+    net.b1 = np.concatenate([net.b1, np.zeros(extra)])
+    net.w2 = np.hstack([net.w2, np.zeros((net.w2.shape[0], extra))])
+    net.weights_changed()
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     log = Logger(args.log)
     rng = np.random.default_rng(args.seed)
-    pos, lab = load_chunks(args.dir, args.plies)
+    teachers: set[str] = set()
+    games: list[int] = []
+    pos, lab = load_chunks(args.dir, args.plies, teachers, games)
     arr = pos.reshape(-1, 2, 26).astype(np.float64)
+    init_meta: dict = {}
     if args.init:
         net = Network.load(args.init)
+        init_meta = dict(net.meta)
+        if args.widen > net.w1.shape[0]:
+            widen(net, args.widen, args.seed)
     else:
         net = Network.fresh(args.kind, args.hidden, seed=args.seed)
     x = np.concatenate(
@@ -230,8 +261,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     net.weights_changed()
     net.meta = {
         "trained_by": "tools/distill_gnubg.py",
-        "teacher": f"gnubg {args.plies}-ply cubeless" if args.plies is not None else "gnubg",
+        "teacher": (
+            f"gnubg {args.plies}-ply cubeless"
+            if teachers == {"gnubg"} and args.plies is not None
+            else ", ".join(sorted(teachers))
+        ),
         "positions": len(xt),
+        "label_games": sum(games) if games else None,
         "held_out": len(xv),
         "epochs": epoch,
         "batch": args.batch,
@@ -241,6 +277,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         "hidden": int(net.w1.shape[0]),
         "inputs": net.kind,
         "init": str(args.init) if args.init else None,
+        # How the starting weights were made (e.g. TD self-play games), kept with them.
+        "init_meta": init_meta or None,
         "held_ce": round(best[0], 5),
         "held_equity_rmse": round(best[1], 4),
         "seconds": round(time.time() - start, 1),
@@ -258,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--chunks", type=int, default=0, help="stop after chunk k (0: no limit)")
     tr = sub.add_parser("train", help="fit a network to the labelled chunks")
     tr.add_argument("--hidden", type=int, default=128)
-    tr.add_argument("--kind", choices=["tavla", "tavla2"], default="tavla2", help="inputs")
+    tr.add_argument("--kind", choices=["tavla", "tavla2", "uzun"], default="tavla2", help="inputs")
     tr.add_argument("--init", type=Path, default=None)
+    tr.add_argument("--widen", type=int, default=0, help="hidden units for a narrower --init")
     tr.add_argument("--epochs", type=int, default=10_000)
     tr.add_argument("--batch", type=int, default=128)
     tr.add_argument("--lr", type=float, default=1e-3)

@@ -43,7 +43,7 @@ LEVELS = ("random", "beginner", "club", "expert", "master")
 #: its expert looks at fewer plays.
 EXPERT_FILTER = {
     "tavla": {"candidates": 8, "threshold": 0.16},
-    "uzun": {"candidates": 3, "threshold": 0.10},
+    "uzun": {"candidates": 5, "threshold": 0.16},
 }
 #: The master's 1-ply filter, and how many of the best 1-ply plays it looks at 2-ply
 #: (those within 0.06 equity of the best: a clear choice is not looked at deeper).

@@ -1,7 +1,8 @@
 """Distilling a teacher's evaluations into a :class:`~core.ai.network.Network`.
 
 The teacher is GNU Backgammon's evaluator (the optional ``gnubg`` extra, used only while
-training; the shipped players never need it). :func:`gnubg_targets` labels positions with
+training; the shipped players never need it), or a network's own 1-ply look-ahead
+(:func:`one_ply_targets`, for Uzun Tavla, which has no outside teacher). :func:`gnubg_targets` labels positions with
 its five cubeless chances for the side on roll, the same convention as the network's
 outputs, and :class:`SupervisedTrainer` fits the network to such labels by minibatch Adam
 on the cross-entropy of each of the five sigmoid outputs.
@@ -14,9 +15,13 @@ from types import ModuleType
 
 import numpy as np
 
-from core.position import BAR, Position
+from core.movegen import legal_plays
+from core.position import BAR, CHECKERS, OFF, Position
+from core.variants import Variant
 
-from .network import N_OUT, Network, _sigmoid
+from .lookahead import ROLL_WEIGHTS, ROLLS, Evaluates, first_turn
+from .network import N_OUT, Network, _sigmoid, equity, flip, positions_array
+from .sim import outcome_vector, result_points
 
 
 def gnubg_board_array(arr: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -107,3 +112,53 @@ def cross_entropy(y: np.ndarray, t: np.ndarray) -> float:
     """Mean over rows of the summed binary cross-entropy of the five outputs."""
     y = np.clip(y, 1e-7, 1.0 - 1e-7)
     return float(-(t * np.log(y) + (1.0 - t) * np.log(1.0 - y)).sum(axis=1).mean())
+
+
+def one_ply_targets(
+    evaluator: Evaluates, variant: Variant, positions: Sequence[Position]
+) -> np.ndarray:
+    """(N, 5) 1-ply chances of the side on roll of each position, by a network as teacher.
+
+    For each of the 21 rolls the side on roll makes its best play by the teacher's 0-ply
+    cubeless equity (a play that bears off the last checker scores the game's result; no
+    legal play passes the turn); the five chances after that play, turned to the side on
+    roll, are averaged with the rolls' weights. This is the value the ``expert`` player's
+    look-ahead gives a board, as five chances instead of an equity: the targets of expert
+    iteration when a network is fitted to them.
+    """
+    bgs = variant.backgammons
+    # Per position and roll: (first leaf, end of its leaves, chances of plays that win at
+    # once), or (leaf, leaf + 1, None) when the roll has no play and the turn passes.
+    plan: list[list[tuple[int, int, np.ndarray | None]]] = []
+    leaves: list[Position] = []
+    for position in positions:
+        first = first_turn(variant, position)
+        rolls: list[tuple[int, int, np.ndarray | None]] = []
+        for roll in ROLLS:
+            plays = legal_plays(variant, position, roll, first)
+            start = len(leaves)
+            if not plays:
+                leaves.append(position.swapped())
+                rolls.append((start, start + 1, None))
+                continue
+            done = [
+                outcome_vector(result_points(variant, play.after))
+                for play in plays
+                if play.after.mover[OFF] == CHECKERS
+            ]
+            leaves.extend(p.after.swapped() for p in plays if p.after.mover[OFF] < CHECKERS)
+            rolls.append((start, len(leaves), np.array(done).reshape(-1, N_OUT)))
+        plan.append(rolls)
+    # Every leaf is seen from the opponent on roll; flip to the side that made the play.
+    outs = flip(evaluator.evaluate_array(positions_array(leaves))) if leaves else np.empty((0, 5))
+    eqs = equity(outs, True, bgs)
+    targets = np.zeros((len(plan), N_OUT))
+    for i, rolls in enumerate(plan):
+        for weight, (start, end, done) in zip(ROLL_WEIGHTS, rolls, strict=True):
+            if done is None:
+                targets[i] += weight * outs[start]
+                continue
+            cands = np.concatenate([outs[start:end], done])
+            cand_eqs = np.concatenate([eqs[start:end], equity(done, True, bgs)])
+            targets[i] += weight * cands[int(np.argmax(cand_eqs))]
+    return targets

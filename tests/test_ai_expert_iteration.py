@@ -1,0 +1,144 @@
+"""Expert iteration for Uzun Tavla: 1-ply targets from a network (core/ai/distill.py,
+tools/distill_lookahead.py) and fitting a network to them (tools/distill_gnubg.py train)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.ai.distill import one_ply_targets
+from core.ai.network import WIN, Network, equity
+from core.ai.players import roll_equity
+from core.ai.race import BearoffEvaluator, both_in_bearoff_array
+from core.position import Position, side_from_points
+from core.variants import variant_by_name
+
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
+
+
+@pytest.fixture(scope="module")
+def tools():
+    sys.path.insert(0, str(TOOLS))
+    import distill_gnubg
+    import distill_lookahead
+
+    yield distill_lookahead, distill_gnubg
+    sys.path.remove(str(TOOLS))
+
+
+def _teacher() -> BearoffEvaluator:
+    net = Network.fresh("uzun", 12, seed=5)
+    net.w1 *= 10.0  # outputs spread away from 0.5, so plays differ in value
+    net.w2 *= 10.0
+    return BearoffEvaluator(net)
+
+
+def test_last_checker_borne_off_with_every_roll_is_a_sure_mars() -> None:
+    """The side on roll has one checker left on its 1-point and the other side has borne
+    off none: every roll wins a mars (U-10), so the targets are sure win and sure gammon."""
+    uzun = variant_by_name("uzun")
+    position = Position(side_from_points({1: 1}), side_from_points({24: 8, 23: 7}))
+    targets = one_ply_targets(_teacher(), uzun, [position])
+    assert targets[0] == pytest.approx([1.0, 1.0, 0.0, 0.0, 0.0])
+
+
+def test_targets_carry_the_expert_look_ahead_value() -> None:
+    """The targets' cubeless equity is the value the players' look-ahead gives the board
+    before rolling (best 0-ply play for each of the 21 rolls), for the opening (U-2: all on
+    the head) and for positions met later in a game."""
+    uzun = variant_by_name("uzun")
+    teacher = _teacher()
+    start = uzun.start_position()
+    later = Position(
+        side_from_points({24: 9, 20: 2, 17: 1, 11: 3}), side_from_points({24: 10, 19: 2, 13: 3})
+    )
+    targets = one_ply_targets(teacher, uzun, [start, later, later.swapped()])
+    values = equity(targets, True, uzun.backgammons)
+    for value, position in zip(values, [start, later, later.swapped()], strict=True):
+        assert value == pytest.approx(roll_equity(teacher, uzun, position), abs=1e-5)
+    assert np.all((targets >= 0.0) & (targets <= 1.0))
+
+
+def test_labelled_chunks_are_reproducible_and_skip_exact_bearoffs(tools) -> None:
+    """The same seed gives the same positions; positions where both sides bear off (the
+    database's exact domain) are never stored; labels are chances."""
+    distill_lookahead, _ = tools
+    teacher = _teacher()
+    first = distill_lookahead.game_positions(teacher, 3, 4, 0.1)
+    again = distill_lookahead.game_positions(teacher, 3, 4, 0.1)
+    assert first == again
+    assert len(first) > 20
+    pos, lab, games = distill_lookahead.label_chunk(teacher, 11, 10)
+    assert games >= 1
+    assert len(pos) == len(lab) >= 10
+    assert pos.dtype == np.uint8
+    assert pos.shape[1:] == (2, 26)
+    assert not both_in_bearoff_array(pos.astype(np.float64), True).any()
+    assert np.all((lab >= 0.0) & (lab <= 1.0))
+
+
+def test_a_net_trained_on_one_ply_chunks_records_its_teacher(tools, tmp_path) -> None:
+    """``distill_lookahead.py`` writes chunks that ``distill_gnubg.py train`` fits a Uzun
+    network to, starting from given weights; the metadata names the teacher and keeps how
+    the starting weights were made."""
+    distill_lookahead, distill_gnubg = tools
+    init = tmp_path / "init.npz"
+    start = _teacher().net
+    start.meta = {"games": 123, "runs": []}
+    start.save(init)
+    data = tmp_path / "data"
+    assert (
+        distill_lookahead.main(
+            [
+                "--teacher",
+                str(init),
+                "--dir",
+                str(data),
+                "--chunk",
+                "10",
+                "--chunks",
+                "1",
+                "--seed",
+                "2",
+            ]
+        )
+        == 0
+    )
+    out = tmp_path / "new.npz"
+    args = ["train", "--dir", str(data), "--kind", "uzun", "--init", str(init), "--epochs", "2"]
+    assert distill_gnubg.main([*args, "--out", str(out)]) == 0
+    net = Network.load(out)
+    assert net.kind == "uzun"
+    assert net.w1.shape == start.w1.shape
+    assert net.meta["teacher"] == "init.npz 1-ply"
+    assert net.meta["init_meta"]["games"] == 123
+    assert net.meta["label_games"] >= 1
+    assert 0.0 <= net.evaluate([variant_by_name("uzun").start_position()])[0][WIN] <= 1.0
+
+
+def test_widening_keeps_what_the_network_computes(tools) -> None:
+    """``train --widen`` starts from the narrower net's exact outputs (new units silent)."""
+    _, distill_gnubg = tools
+    net = _teacher().net
+    uzun = variant_by_name("uzun")
+    boards = [uzun.start_position(), uzun.start_position().swapped()]
+    before = net.evaluate(boards)
+    distill_gnubg.widen(net, 20, seed=1)
+    assert net.w1.shape[0] == 20
+    assert net.evaluate(boards) == pytest.approx(before, abs=1e-6)
+
+
+def test_shipped_uzun_net_says_how_it_was_made() -> None:
+    """The shipped Uzun net records its making: TD self-play (the starting weights' games
+    and schedule), then one round of fitting to that net's own 1-ply values."""
+    from core.ai.network import WEIGHTS_DIR
+
+    net = Network.load(WEIGHTS_DIR / "uzun.npz")
+    assert net.kind == "uzun"
+    assert net.meta["teacher"] == "uzun.npz 1-ply"
+    assert net.meta["init_meta"]["games"] == 41215
+    assert net.meta["label_games"] > 0
+    assert net.meta["positions"] > 0
