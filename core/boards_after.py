@@ -9,6 +9,7 @@ Tests check that both give the same boards in the same order, for every game.
 
 from __future__ import annotations
 
+from .movegen import forms_block
 from .position import BAR, HEAD, OFF, Position
 from .variants import Variant
 
@@ -52,7 +53,7 @@ class _Search:
 
     Steps are made and undone in place on two lists; a board is told apart by an integer
     key updated with each step. The rules are those of ``MoveGenerator.steps`` and
-    ``_forms_block``; tests compare the two on random reachable positions.
+    :func:`~core.movegen.forms_block`; tests compare the two on random reachable positions.
     """
 
     def __init__(self, variant: Variant, position: Position) -> None:
@@ -100,22 +101,6 @@ class _Search:
                 if used == 1 and order[0] == hi:
                     larger_alone.add(key)
 
-        def forms_block(dest: int) -> bool:
-            # U-6, as MoveGenerator._forms_block: would a checker newly on dest close six?
-            lo_limit, hi_limit = (13, 24) if dest >= 13 else (1, 12)
-            lo = dest
-            while lo > lo_limit and own[lo - 1]:
-                lo -= 1
-            top = dest
-            while top < hi_limit and own[top + 1]:
-                top += 1
-            if top - lo + 1 < 6:
-                return False
-            passed = opp_lowest < opposite[lo]
-            if needs_home:
-                passed = passed and opp_lowest <= 6
-            return not passed
-
         def search(depth: int, key: int, max_source: int) -> None:
             # One die's steps from the current board, made and undone in place; with
             # doubles searched in order, from points no higher than the last step's.
@@ -162,7 +147,9 @@ class _Search:
                         if block_rule and not own[dest]:
                             # Judge the board after the step: its source may leave the run.
                             own[source] -= 1
-                            blocked = forms_block(dest)
+                            blocked = forms_block(
+                                own, dest, opp_lowest, opposite, needs_home=needs_home
+                            )
                             own[source] += 1
                             if blocked:
                                 refused = True

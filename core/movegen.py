@@ -292,22 +292,33 @@ class MoveGenerator:
 
     def _forms_block(self, dest: int) -> bool:
         """U-6: would a checker newly on ``dest`` make a forbidden block of six?"""
-        own = self.own
-        # A run may not join the mover's 12 and 13: they are the opponent's 24 and 1.
-        lo_limit, hi_limit = (13, 24) if dest >= 13 else (1, 12)
-        lo = dest
-        while lo > lo_limit and own[lo - 1]:
-            lo -= 1
-        hi = dest
-        while hi < hi_limit and own[hi + 1]:
-            hi += 1
-        if hi - lo + 1 < 6:
-            return False
-        # The run's lowest point in the opponent's numbering is the image of its lowest.
-        passed = self.opp_lowest < self.opposite[lo]
-        if self.needs_home:
-            passed = passed and self.opp_lowest <= 6
-        return not passed
+        return forms_block(
+            self.own, dest, self.opp_lowest, self.opposite, needs_home=self.needs_home
+        )
+
+
+def forms_block(
+    own: list[int], dest: int, opp_lowest: int, opposite: tuple[int, ...], *, needs_home: bool
+) -> bool:
+    """U-6: would a checker newly on ``dest`` of ``own`` make a forbidden block of six?
+
+    ``opp_lowest`` is the opponent's lowest occupied point in its own numbering (0 once it
+    has borne off a checker); ``opposite`` maps the mover's points to the opponent's."""
+    # A run may not join the mover's 12 and 13: they are the opponent's 24 and 1.
+    lo_limit, hi_limit = (13, 24) if dest >= 13 else (1, 12)
+    lo = dest
+    while lo > lo_limit and own[lo - 1]:
+        lo -= 1
+    hi = dest
+    while hi < hi_limit and own[hi + 1]:
+        hi += 1
+    if hi - lo + 1 < 6:
+        return False
+    # The run's lowest point in the opponent's numbering is the image of its lowest.
+    passed = opp_lowest < opposite[lo]
+    if needs_home:
+        passed = passed and opp_lowest <= 6
+    return not passed
 
 
 def can_play(variant: Variant, position: Position, dice: tuple[int, int]) -> bool:
