@@ -107,3 +107,35 @@ async def test_a_press_while_its_board_is_being_recorded_is_played(make_storage)
     finally:
         await other.close()
         await storage.close()
+
+
+async def test_a_reply_to_a_board_being_recorded_finds_its_game(make_storage) -> None:
+    """A reply to the board just posted (e.g. a typed move) names the game of that board, even
+    while the board's message is still being recorded by this process."""
+    storage, other = make_storage(), make_storage()
+    await storage.open()
+    await other.open()
+    service: GameService = make_service(
+        storage, clock=Clock(), burst_actions=10**6, render_images=False
+    )
+    try:
+        shown = board(await start_game(service))
+        game_id = shown.game_id
+        assert game_id is not None
+        assert shown.version is not None
+        await service.bind_message(game_id, MessageRef(41, chat_id=GROUP.chat_id))
+        posted = MessageRef(42, chat_id=GROUP.chat_id)
+
+        release = asyncio.Event()
+        async with holding(other, game_id, release):
+            recording = asyncio.create_task(service.board_shown(game_id, shown.version, posted))
+            await asyncio.sleep(0)  # the recording is under way, held by the other worker
+            asking = asyncio.create_task(service.game_of_message(GROUP.platform, posted))
+            # Long enough for the lookup to finish if it did not wait for the recording.
+            await asyncio.wait({asking}, timeout=0.5)
+            release.set()
+        await recording
+        assert await asking == game_id
+    finally:
+        await other.close()
+        await storage.close()

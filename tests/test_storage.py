@@ -741,7 +741,8 @@ async def test_stale_save_without_own_check(storage: Storage, players):
     # what callers rely on is that exactly one wins and the other is told it is stale.
     wins = [i for i, outcome in enumerate(outcomes) if outcome is None]
     stale = [i for i, outcome in enumerate(outcomes) if isinstance(outcome, StaleVersionError)]
-    assert len(wins) == 1 and len(stale) == 1, outcomes
+    assert len(wins) == 1, outcomes
+    assert len(stale) == 1, outcomes
     winner_status = (GameStatus.FINISHED, GameStatus.ABORTED)[wins[0]]
     assert (await storage.get_game(game.id)).status == winner_status
 

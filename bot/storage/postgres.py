@@ -48,7 +48,7 @@ from typing import Any, ClassVar, TypeAlias
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.base import GameRecord, RatingRow, StorageError
+from bot.storage.base import OPEN_STATUSES, GameRecord, GameStatus, RatingRow, StorageError
 from bot.storage.refs import MessageRef
 from bot.storage.rows import dumps
 from bot.storage.schema import POSTGRES_FOLDER, Migration, load_migrations
@@ -478,6 +478,19 @@ class PostgresStorage(SqlStorage):
             for done in list(self._recordings.get(game_id, ())):
                 await done.wait()
         return await super().get_game(game_id)
+
+    async def games_in_chat(
+        self, platform: str, chat_id: str, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
+    ) -> list[GameRecord]:
+        """The chat's games; outside a transaction, once this process's writes of boards'
+        messages under way are done, so a reply to a board just posted finds its game."""
+        if self._current_transaction() is None:
+            # Which games are in the chat is what the read finds out, so wait for every
+            # recording under way; they are a single short statement each.
+            for waiting in list(self._recordings.values()):
+                for done in list(waiting):
+                    await done.wait()
+        return await super().games_in_chat(platform, chat_id, statuses)
 
     async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
         async with self._recording_board(game_id):
