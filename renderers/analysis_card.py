@@ -146,7 +146,7 @@ class _Card:
         else:
             what = words("money", variant=variant)
         sub, small = self.font(22), self.font(18)
-        evaluator = words("evaluator", name=a.evaluator)
+        evaluator = words("evaluator", name=words(a.evaluator))
         room = width - 2 * margin - px(24)
         what_w = min(sub.getlength(what), room * 0.6)
         self.text("subtitle", None, (margin, y), _fit(what, sub, what_w), sub, c.text_dim)

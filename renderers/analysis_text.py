@@ -46,7 +46,7 @@ def mat_comments(analysis: MatchAnalysis, labels: Mapping[str, str] | None = Non
     ``comments``): the evaluator, each player's figures, then every error (a doubtful
     decision or worse), in the order played."""
     say = _Say(labels)
-    out = [say("evaluator", name=analysis.evaluator)]
+    out = [say("evaluator", name=say(analysis.evaluator))]
     for s in analysis.players:
         out.append(
             say(
@@ -65,7 +65,7 @@ def mat_comments(analysis: MatchAnalysis, labels: Mapping[str, str] | None = Non
 def analysis_text(analysis: MatchAnalysis, labels: Mapping[str, str] | None = None) -> str:
     """Every decision with its loss, after both players' figures, one per line."""
     say = _Say(labels)
-    out = [say("title"), say("evaluator", name=analysis.evaluator), ""]
+    out = [say("title"), say("evaluator", name=say(analysis.evaluator)), ""]
     for s in analysis.players:
         out.append(f"{s.name}: {say(s.rating)}")
         for key, value in (

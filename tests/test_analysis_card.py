@@ -3,6 +3,7 @@ three costliest decisions, with every word taken from the labels passed in."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 import itertools
@@ -100,6 +101,25 @@ def test_the_decision_list_has_a_line_per_decision_in_the_labels_language() -> N
     assert turkish.count("(Çok kötü)") == very_bad
     assert "hamle" in turkish
     assert ", move " not in turkish
+
+
+def test_the_evaluator_is_named_in_the_players_language() -> None:
+    """The project's own evaluator is described in the labels' language, on the document and
+    in the .mat comments alike; GNU Backgammon keeps its name."""
+    from bot.service.analysis import labels
+    from renderers.analysis_text import analysis_text
+
+    analysis = analysis_of("turkish")
+    assert analysis.evaluator == "network 1-ply"
+    for lang in ("tr", "ru"):
+        words = labels(lang)
+        own = words["network 1-ply"]
+        expected = words["evaluator"].format(name=own)
+        assert expected in analysis_text(analysis, words).splitlines()
+        assert mat_comments(analysis, words)[0] == expected
+        assert "network" not in expected
+    gnubg = dataclasses.replace(analysis, evaluator="gnubg 2-ply")
+    assert "gnubg 2-ply" in analysis_text(gnubg, labels("tr")).splitlines()[1]
 
 
 # Russian words run longest; the stretched set makes every word three times as long.

@@ -54,6 +54,8 @@ WORDS: dict[str, Text] = {
     "money": t("{variant} · money game"),
     "single": t("{variant} · single game"),
     "evaluator": t("analysed with {name}"),
+    # The project's own evaluator by the name core.analysis gives it (gnubg keeps its name).
+    "network 1-ply": t("the bot's own network (1-ply)"),
     "error_rate": t("Error rate (millipoints)"),
     "pr": t("PR"),
     "decisions": t("Decisions"),
