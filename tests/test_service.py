@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +24,9 @@ from bot.service.views import View
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
-from renderers.picture import render_picture
+from renderers.picture import PNG, render_picture
+from renderers.themes import THEMES
+from renderers.view import BoardView
 from tests.factory import Clock, a_step, find, make_service, press
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
@@ -488,6 +491,41 @@ async def test_a_locked_database_gets_a_try_again_and_nothing_breaks(tmp_path):
     done = await service.press(actor, GROUP, step)
     assert not done[0].notice
     await storage.close()
+
+
+async def test_without_drawing_processes_one_thread_draws_every_picture(tmp_path, monkeypatch):
+    """Fonts are per thread, so the kept text masks serve only the thread that drew them:
+    pictures asked for at once are all drawn on the same drawing thread, off the event loop."""
+    views: list[BoardView] = []
+    threads: list[threading.Thread] = []
+    real = service_base.render_picture
+
+    def recording(view, fmt):
+        views.append(view)
+        threads.append(threading.current_thread())
+        return real(view, fmt)
+
+    monkeypatch.setattr(service_base, "render_picture", recording)
+    storage = SqliteStorage(str(tmp_path / "thread.db"))
+    await storage.open()
+    service = make_service(storage, render_processes=0)
+    try:
+        await start_game(service)
+        shown = views[0]
+        # Boards of many chats at once (each differs, so none comes from the picture cache).
+        wanted = [
+            replace(shown, theme=theme, names={"white": f"Player {n}"})
+            for theme in THEMES
+            for n in range(4)
+        ]
+        pictures = await asyncio.gather(*(service._render(v, PNG) for v in wanted))
+        assert all(p.startswith(b"\x89PNG") for p in pictures)
+        assert len(threads) == 1 + len(wanted)
+        assert len(set(threads)) == 1
+        assert threads[0] is not threading.main_thread()
+    finally:
+        service.close()
+        await storage.close()
 
 
 async def test_board_pictures_drawn_in_a_separate_process(tmp_path):

@@ -14,6 +14,7 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -182,6 +183,10 @@ class ServiceBase(ABC):
         self._render_pool: DrawingPool | None = None
         if self.settings.render_processes > 0 and DrawingPool.supported:
             self._render_pool = DrawingPool(self.settings.render_processes)
+        #: Without drawing processes, pictures are drawn on this one thread: fonts are loaded
+        #: per thread, so the kept text masks and measures serve every picture only when
+        #: one thread draws them all (asyncio's default pool spread them over several).
+        self._render_thread: ThreadPoolExecutor | None = None
 
     async def _render(self, view: BoardView, fmt: str = PNG) -> bytes:
         """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
@@ -189,7 +194,10 @@ class ServiceBase(ABC):
         image = self._pictures.get(key)
         if image is None:
             if self._render_pool is None:
-                image = await asyncio.to_thread(render_picture, view, fmt)
+                if self._render_thread is None:
+                    self._render_thread = ThreadPoolExecutor(1, thread_name_prefix="tavla-draw")
+                loop = asyncio.get_running_loop()
+                image = await loop.run_in_executor(self._render_thread, render_picture, view, fmt)
             else:
                 image = await self._render_pool.draw(view, fmt)
             self._pictures.put(key, image)

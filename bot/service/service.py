@@ -63,10 +63,13 @@ class GameService(
     # -- entry points ------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the drawing processes, if any."""
+        """Stop the drawing processes or the drawing thread, if any."""
         if self._render_pool is not None:
             self._render_pool.close()
             self._render_pool = None
+        if self._render_thread is not None:
+            self._render_thread.shutdown(wait=False)
+            self._render_thread = None
 
     async def command(
         self,
