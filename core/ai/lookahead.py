@@ -17,11 +17,14 @@ from core.boards_after import boards_after
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
+from .network import flip
 from .sim import result_points
 
 # The 21 distinct rolls and their weights out of 36.
 ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
+# Each roll's weight within its third (rolls k, k + 3, ...: see two_ply_values).
+_THIRD_WEIGHTS = ROLL_WEIGHTS / np.array([ROLL_WEIGHTS[i % 3 :: 3].sum() for i in range(21)])
 
 
 class Evaluates(Protocol):
@@ -35,6 +38,77 @@ def first_turn(variant: Variant, side: Position) -> bool:
     return variant.head_rule and side.mover[HEAD] == CHECKERS
 
 
+class Replies:
+    """The opponent's answers to one board after the mover's play: the 1-ply value and,
+    for each of the 21 rolls, the answer worst for the mover by 0-ply.
+
+    ``worst[k]`` is the board after roll ``k``'s worst answer as 52 bytes, the mover on
+    roll again (the board as it stands when the roll cannot be played), or a ``float``: the
+    value of an answer that ends the game. ``boards`` counts the boards evaluated.
+    """
+
+    __slots__ = ("boards", "value", "worst")
+
+    def __init__(self, value: float, worst: list[bytes | float], boards: int) -> None:
+        self.value = value
+        self.worst = worst
+        self.boards = boards
+
+
+def replies(
+    net: Evaluates,
+    variant: Variant,
+    afters: Sequence[Position],
+    value: Callable[[np.ndarray], np.ndarray],
+    points: Callable[[int], float],
+) -> list[Replies]:
+    """:func:`one_ply` of each board of ``afters`` (in one network call), keeping the
+    worst answer to each roll for a look two rolls deep (:func:`two_ply_values`)."""
+    rows: list[bytes] = []
+    # Per board, per roll: (first row, rows to evaluate, fixed values).
+    plans: list[list[tuple[int, int, list[float]]]] = []
+    for after in afters:
+        theirs = after.swapped()
+        first = first_turn(variant, theirs)
+        plan: list[tuple[int, int, list[float]]] = []
+        for roll in ROLLS:
+            # Only the boards matter here, seen from the mover again (boards_after's rows).
+            boards = boards_after(variant, theirs, roll, first)
+            at = len(rows)
+            if not boards:
+                rows.append(bytes(after.mover + after.opponent))  # the mover to roll
+                plan.append((at, 1, []))
+                continue
+            fixed: list[float] = []
+            for row in boards:
+                if row[26 + OFF] == CHECKERS:  # the opponent bore off its last checker
+                    reply = Position(tuple(row[26:]), tuple(row[:26]))
+                    fixed.append(points(-result_points(variant, reply)))
+                else:
+                    rows.append(row)
+            plan.append((at, len(rows) - at, fixed))
+        plans.append(plan)
+    mine = value(net.evaluate_array(rows_array(rows))) if rows else np.empty(0)
+    out: list[Replies] = []
+    for plan in plans:
+        total = 0.0
+        worst: list[bytes | float] = []
+        count = 0
+        for weight, (at, n, fixed) in zip(ROLL_WEIGHTS, plan, strict=True):
+            low = min(fixed) if fixed else np.inf
+            pick: bytes | float = low
+            if n:
+                j = int(np.argmin(mine[at : at + n]))
+                if mine[at + j] < low:  # a tie goes to the game-ending answer
+                    low = float(mine[at + j])
+                    pick = rows[at + j]
+                count += n
+            total += weight * low
+            worst.append(pick)
+        out.append(Replies(total, worst, count))
+    return out
+
+
 def one_ply(
     net: Evaluates,
     variant: Variant,
@@ -43,44 +117,104 @@ def one_ply(
     points: Callable[[int], float],
 ) -> float:
     """The mover's value of ``after`` (the mover's play made, the opponent to roll), the
-    opponent answering each roll with its reply worst for the mover.
+    opponent answering each roll with its reply worst for the mover at 0-ply.
 
     ``value`` turns the network's outputs for boards with the mover on roll into the
     mover's values; ``points`` turns a game ended by the opponent's reply (the mover's
     signed result in points, negative) into a value. ``after`` must not be a won board.
     """
-    theirs = after.swapped()
-    first = first_turn(variant, theirs)
-    unplayed = bytes(after.mover + after.opponent)  # the board as it stands, the mover to roll
+    return replies(net, variant, [after], value, points)[0].value
+
+
+def two_ply_values(
+    net: Evaluates,
+    variant: Variant,
+    answers: Sequence[Replies],
+    value: Callable[[np.ndarray], np.ndarray],
+    points: Callable[[int], float],
+    limit: int | None = None,
+) -> list[float]:
+    """The mover's values two rolls deep of the boards whose :func:`replies` are
+    ``answers`` (in one network call): each opponent roll answered as in the 1-ply
+    look-ahead, then the mover's best 0-ply play averaged over a third of its rolls.
+
+    With ``limit``, only the first answers whose boards together number at most ``limit``
+    are valued (the list returned is shorter): a board's cost is known only once its
+    plays are found, and it varies a hundredfold with how freely each side moves.
+
+    The reduced search of GNU Backgammon: after the opponent's roll ``k`` only the mover's
+    rolls ``k % 3, k % 3 + 3, ...`` of the 21 are looked at, their weights scaled to 1, so
+    the thirds' sampling errors largely cancel over the opponent's 21 rolls. The same as
+    ``players.two_ply_equity`` with the network's equity, built on :func:`boards_after`:
+    only the boards each roll leads to are needed, never the plays.
+    """
     rows: list[bytes] = []
-    groups: list[tuple[int, list[float]]] = []  # (leaves to evaluate, fixed values)
-    for roll in ROLLS:
-        # Only the boards matter here, seen from the mover again (boards_after's rows).
-        boards = boards_after(variant, theirs, roll, first)
-        if not boards:
-            rows.append(unplayed)
-            groups.append((1, []))
-            continue
-        fixed: list[float] = []
-        count = 0
-        for row in boards:
-            if row[26 + OFF] == CHECKERS:  # the opponent bore off its last checker
-                reply = Position(tuple(row[26:]), tuple(row[:26]))
-                fixed.append(points(-result_points(variant, reply)))
-            else:
-                rows.append(row)
-                count += 1
-        groups.append((count, fixed))
-    mine: Sequence[float] | np.ndarray = value(net.evaluate_array(rows_array(rows))) if rows else []
-    total = 0.0
-    at = 0
-    for weight, (count, fixed) in zip(ROLL_WEIGHTS, groups, strict=True):
-        worst = min(fixed) if fixed else np.inf
-        if count:
-            worst = min(worst, float(np.min(mine[at : at + count])))
-            at += count
-        total += weight * worst
-    return total
+    # Per board, per opponent roll: a fixed value, or per mover's roll (first row, rows
+    # to evaluate, fixed values) with the roll's scaled weight.
+    plans: list[list[float | list[tuple[float, int, int, list[float]]]]] = []
+    for answer in answers:
+        start = len(rows)
+        plan: list[float | list[tuple[float, int, int, list[float]]]] = []
+        for k, worst in enumerate(answer.worst):
+            if limit is not None and len(rows) > limit:
+                break
+            if isinstance(worst, float):
+                plan.append(worst)
+                continue
+            mine = Position(tuple(worst[:26]), tuple(worst[26:]))
+            first = first_turn(variant, mine)
+            part: list[tuple[float, int, int, list[float]]] = []
+            for i in range(k % 3, 21, 3):
+                boards = boards_after(variant, mine, ROLLS[i], first)
+                at = len(rows)
+                weight = float(_THIRD_WEIGHTS[i])
+                if not boards:
+                    rows.append(bytes(mine.opponent + mine.mover))  # the opponent to roll
+                    part.append((weight, at, 1, []))
+                    continue
+                fixed: list[float] = []
+                for row in boards:
+                    if row[26 + OFF] == CHECKERS:  # the mover bore off its last checker
+                        won = Position(tuple(row[26:]), tuple(row[:26]))
+                        fixed.append(points(result_points(variant, won)))
+                    else:
+                        rows.append(row)
+                part.append((weight, at, len(rows) - at, fixed))
+            plan.append(part)
+        if limit is not None and len(rows) > limit:
+            del rows[start:]  # this board does not fit: it and those after are not valued
+            break
+        plans.append(plan)
+    # The rows have the opponent on roll: the mover's values from the flipped outputs.
+    theirs = value(flip(net.evaluate_array(rows_array(rows)))) if rows else np.empty(0)
+    out: list[float] = []
+    for plan in plans:
+        total = 0.0
+        for weight, entry in zip(ROLL_WEIGHTS, plan, strict=True):
+            if isinstance(entry, float):
+                total += weight * entry
+                continue
+            inner = 0.0
+            for w, at, n, fixed in entry:
+                best = max(fixed) if fixed else -np.inf
+                if n:
+                    best = max(best, float(np.max(theirs[at : at + n])))
+                inner += w * best
+            total += weight * inner
+        out.append(total)
+    return out
+
+
+def two_ply(
+    net: Evaluates,
+    variant: Variant,
+    after: Position,
+    value: Callable[[np.ndarray], np.ndarray],
+    points: Callable[[int], float],
+) -> float:
+    """The mover's value of ``after`` two rolls deep (see :func:`two_ply_values`)."""
+    answers = replies(net, variant, [after], value, points)
+    return two_ply_values(net, variant, answers, value, points)[0]
 
 
 def rows_array(rows: Sequence[bytes]) -> np.ndarray:

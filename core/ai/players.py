@@ -11,7 +11,7 @@ from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
 from .cube import CubeState, double_decision, take_decision
-from .lookahead import one_ply
+from .lookahead import Replies, one_ply, replies, two_ply_values
 from .network import Network, equity, flip, positions_array
 from .race import BearoffEvaluator, home_array, is_race_array
 from .sim import result_points
@@ -120,9 +120,10 @@ def two_ply_equity(net: Network | BearoffEvaluator, variant: Variant, after: Pos
 
 class NeuralPlayer:
     """Plays by the network: 0-ply (club), 1-ply with a move filter (expert), or with
-    Gaussian noise on the 0-ply equities (beginner). With ``deep`` >= 2 (master), the best
-    ``deep`` plays by 1-ply, when within ``deep_threshold`` of the best, are compared two
-    rolls deep. Cube decisions from the network.
+    Gaussian noise on the 0-ply equities (beginner). With ``deep`` >= 2 (master, Uzun
+    expert), the best ``deep`` plays by 1-ply, when within ``deep_threshold`` of the best,
+    are compared two rolls deep; with ``budget`` only as many of them (in 1-ply order)
+    as keep the boards evaluated for the decision (1-ply and 2-ply) within ``budget``. Cube decisions from the network.
 
     ``net`` may be a :class:`~core.ai.race.BearoffEvaluator` around the network: bear-offs
     in a race are then played and doubled by the one-sided database.
@@ -140,6 +141,7 @@ class NeuralPlayer:
         threshold: float = 0.16,
         deep: int = 0,
         deep_threshold: float = 0.08,
+        budget: int = 0,
     ) -> None:
         self.net = net
         self.plies = plies
@@ -149,6 +151,9 @@ class NeuralPlayer:
         self.threshold = threshold
         self.deep = deep
         self.deep_threshold = deep_threshold
+        self.budget = budget
+        #: Boards evaluated by the last decision's 1-ply look-ahead.
+        self.boards = 0
         self._rng = np.random.default_rng(seed)
 
     def play_equities(self, variant: Variant, plays: list[Play]) -> np.ndarray:
@@ -188,18 +193,36 @@ class NeuralPlayer:
         if best >= 1.0 and plays[order[0]].after.mover[OFF] == CHECKERS:
             return plays[order[0]]
         keep = [i for i in order[: self.candidates] if eqs[i] >= best - self.threshold]
+        self.boards = 0
         if len(keep) == 1:
             return plays[keep[0]]
-        ones = np.array([one_ply_equity(self.net, variant, plays[i].after) for i in keep])
-        if self.deep < 2 or len(keep) == 1:
-            return plays[keep[int(np.argmax(ones))]]
-        # Master: the best few by 1-ply, when close, looked at two rolls deep.
-        ranked = np.argsort(-ones)[: self.deep]
-        top = [keep[j] for j in ranked if ones[j] >= ones[ranked[0]] - self.deep_threshold]
-        if len(top) == 1:
-            return plays[top[0]]
-        twos = [two_ply_equity(self.net, variant, plays[i].after) for i in top]
-        return plays[top[int(np.argmax(twos))]]
+        i = self._look_ahead(variant, [plays[i].after for i in keep])
+        return plays[keep[i]]
+
+    def _look_ahead(self, variant: Variant, afters: list[Position]) -> int:
+        """Index in ``afters`` of the best board by 1-ply, or by 2-ply among the best few."""
+        bgs = variant.backgammons
+
+        def value(outs: np.ndarray) -> np.ndarray:
+            return equity(outs, True, bgs)
+
+        won = [i for i, after in enumerate(afters) if after.mover[OFF] == CHECKERS]
+        if won:  # a play that bears off the last checker ends the game: the best one
+            return max(won, key=lambda i: result_points(variant, afters[i]))
+        answers = replies(self.net, variant, afters, value, float)
+        ones = np.array([a.value for a in answers])
+        self.boards = sum(a.boards for a in answers)
+        ranked = [int(j) for j in np.argsort(-ones, kind="stable")]
+        top = [j for j in ranked[: self.deep] if ones[j] >= ones[ranked[0]] - self.deep_threshold]
+        if self.deep < 2 or len(top) < 2:
+            return ranked[0]
+        # With a budget, the 2-ply looks stop where the boards evaluated would exceed it.
+        limit = self.budget - self.boards if self.budget else None
+        chosen: list[Replies] = [answers[j] for j in top]
+        twos = two_ply_values(self.net, variant, chosen, value, float, limit)
+        if len(twos) < 2:
+            return ranked[0]
+        return top[int(np.argmax(twos))]
 
     # -- cube ------------------------------------------------------------------------------
 

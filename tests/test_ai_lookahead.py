@@ -1,0 +1,158 @@
+"""Tests of the look-ahead built on core.boards_after (core/ai/lookahead.py) and of the
+Uzun Tavla expert that uses it: 1-ply over a few plays, then a reduced 2-ply within a
+budget of boards (issue 17)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.ai import EXPERT_FILTER, MASTER_DEEP, MASTER_FILTER, player_for
+from core.ai.lookahead import one_ply, replies, two_ply, two_ply_values
+from core.ai.network import Network, equity, shipped_network
+from core.ai.players import NeuralPlayer, one_ply_equity, two_ply_equity
+from core.ai.race import BearoffEvaluator
+from core.movegen import legal_plays
+from core.position import CHECKERS, OFF, Position
+from core.variants import variant_by_name
+from tests.test_ai import _random_positions
+
+
+def _net(kind: str) -> BearoffEvaluator:
+    # An untrained net gives varied values; the database makes bear-offs exact.
+    return BearoffEvaluator(Network.fresh(kind, 16, seed=5))
+
+
+def _value(variant):
+    bgs = variant.backgammons
+    return lambda outs: equity(outs, True, bgs)
+
+
+def _afters(variant_name: str, count: int, seed: int) -> list[Position]:
+    """Boards after a play (the opponent to roll), from random games, none already won."""
+    variant = variant_by_name(variant_name)
+    out = []
+    for side, dice, first in _random_positions(variant_name, count, seed):
+        for play in legal_plays(variant, side, dice, first)[:2]:
+            if play.after.mover[OFF] != CHECKERS:
+                out.append(play.after)
+    return out
+
+
+@pytest.mark.parametrize("variant_name", ["tavla", "turkish", "uzun"])
+def test_two_ply_from_boards_after_equals_two_ply_equity(variant_name: str) -> None:
+    """The 2-ply from boards alone gives the values of ``players.two_ply_equity``, which
+    builds every play (same rolls, same reduced thirds, same best replies), and its 1-ply
+    part those of ``one_ply_equity``."""
+    variant = variant_by_name(variant_name)
+    net = _net("uzun" if variant_name == "uzun" else "tavla")
+    value = _value(variant)
+    afters = _afters(variant_name, 8, seed=31)
+    assert len(afters) >= 10
+    for after in afters:
+        old = two_ply_equity(net, variant, after)
+        assert two_ply(net, variant, after, value, float) == pytest.approx(old, abs=1e-6)
+        one = one_ply(net, variant, after, value, float)
+        assert one == pytest.approx(one_ply_equity(net, variant, after), abs=1e-9)
+    # Many boards in one call give each board's own values.
+    answers = replies(net, variant, afters, value, float)
+    many = two_ply_values(net, variant, answers, value, float)
+    for after, answer, v in zip(afters, answers, many, strict=True):
+        assert answer.value == pytest.approx(one_ply_equity(net, variant, after), abs=1e-9)
+        assert v == pytest.approx(two_ply_equity(net, variant, after), abs=1e-6)
+        assert answer.boards > 0
+
+
+def test_two_ply_in_an_exact_bearoff_is_the_databases_value() -> None:
+    """U-8: with both sides bearing off the database is exact, so 2-ply gives it back
+    (within the reduced search's sampling and the one-sided approximation)."""
+    uzun = variant_by_name("uzun")
+    net = _net("uzun")
+    after = Position.from_points({6: 3, 5: 3, 4: 3}, {6: 3, 5: 3, 4: 3})
+    zero = -float(equity(net.evaluate([after.swapped()]), True, False)[0])
+    assert two_ply(net, uzun, after, _value(uzun), float) == pytest.approx(zero, abs=0.02)
+
+
+def test_two_ply_values_stop_at_the_limit_of_boards() -> None:
+    """With a limit, the boards valued are a prefix of those asked, each valued as without
+    the limit; a limit of none values nothing."""
+    uzun = variant_by_name("uzun")
+    net = _net("uzun")
+    value = _value(uzun)
+    answers = replies(net, uzun, _afters("uzun", 4, seed=8), value, float)
+    full = two_ply_values(net, uzun, answers, value, float)
+    assert two_ply_values(net, uzun, answers, value, float, limit=0) == []
+    assert two_ply_values(net, uzun, answers, value, float, limit=10**9) == full
+    partial = two_ply_values(net, uzun, answers, value, float, limit=4000)
+    assert len(partial) < len(full)
+    assert partial == full[: len(partial)]
+
+
+def _oracle(player: NeuralPlayer, variant, position: Position, dice) -> Position:
+    """The expert's choice recomputed from the old per-play functions, without a budget."""
+    plays = legal_plays(variant, position, dice)
+    eqs = player.play_equities(variant, plays)
+    order = list(np.argsort(-eqs))
+    keep = [i for i in order[: player.candidates] if eqs[i] >= eqs[order[0]] - player.threshold]
+    if len(keep) == 1:
+        return plays[keep[0]].after
+    ones = [one_ply_equity(player.net, variant, plays[i].after) for i in keep]
+    ranked = list(np.argsort(-np.array(ones), kind="stable"))
+    top = [
+        keep[j] for j in ranked[: player.deep] if ones[j] >= ones[ranked[0]] - player.deep_threshold
+    ]
+    if len(top) < 2:
+        return plays[keep[ranked[0]]].after
+    twos = [two_ply_equity(player.net, variant, plays[i].after) for i in top]
+    return plays[top[int(np.argmax(twos))]].after
+
+
+def test_uzun_expert_looks_two_rolls_deep_within_its_budget() -> None:
+    """The Uzun expert: 1-ply over its filter, then 2-ply over the best few within its
+    threshold; with no budget it chooses as the old per-play functions do, and with a
+    budget too small for any 2-ply look it plays its 1-ply choice."""
+    uzun = variant_by_name("uzun")
+    net = _net("uzun")
+    settings = {k: v for k, v in EXPERT_FILTER["uzun"].items() if k != "budget"}
+    unlimited = NeuralPlayer(net, plies=1, name="expert", **settings)  # type: ignore[arg-type]
+    starved = NeuralPlayer(net, plies=1, name="expert", budget=1, **settings)  # type: ignore[arg-type]
+    one = NeuralPlayer(net, plies=1, name="expert", candidates=5, threshold=0.16)
+    looked = 0
+    for side, dice, first in _random_positions("uzun", 12, seed=44):
+        if first:
+            continue
+        plays = legal_plays(uzun, side, dice)
+        assert unlimited.choose_play(uzun, side, plays).after == _oracle(
+            unlimited, uzun, side, dice
+        )
+        assert starved.choose_play(uzun, side, plays) == one.choose_play(uzun, side, plays)
+        looked += unlimited.boards > 0
+    assert looked >= 3
+
+
+def test_uzun_expert_and_master_levels() -> None:
+    """The levels' interface: the Uzun expert looks 2-ply within a budget, and the master
+    is at least as deep everywhere (more plays, wider thresholds, no budget)."""
+    if shipped_network("uzun") is None:
+        pytest.skip("no shipped weights")
+    uzun = variant_by_name("uzun")
+    expert = player_for("uzun", "expert")
+    master = player_for("uzun", "master")
+    assert isinstance(expert, NeuralPlayer)
+    assert isinstance(master, NeuralPlayer)
+    assert expert.plies == 1
+    assert expert.deep >= 2
+    assert expert.budget > 0
+    assert master.deep == MASTER_DEEP >= expert.deep
+    assert master.budget == 0
+    assert master.candidates == MASTER_FILTER["candidates"] >= expert.candidates
+    assert master.threshold >= expert.threshold
+    assert master.deep_threshold >= expert.deep_threshold
+    # Tavla's expert stays 1-ply.
+    assert player_for("tavla", "expert").deep < 2
+    for side, dice, first in _random_positions("uzun", 4, seed=12):
+        plays = legal_plays(uzun, side, dice, first)
+        assert expert.choose_play(uzun, side, plays) in plays
+    start = uzun.start_position()
+    assert expert.should_double(uzun, start) is False  # no cube in long nardy
+    assert expert.should_take(uzun, start) is True
