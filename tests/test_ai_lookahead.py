@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.ai import EXPERT_FILTER, MASTER_DEEP, MASTER_FILTER, player_for
+from core.ai import EXPERT_FILTER, MASTER_FILTER, player_for
 from core.ai.lookahead import one_ply, replies, two_ply, two_ply_values
 from core.ai.network import Network, equity, shipped_network
 from core.ai.players import NeuralPlayer, one_ply_equity, two_ply_equity
@@ -116,7 +116,8 @@ def test_uzun_expert_looks_two_rolls_deep_within_its_budget() -> None:
     settings = {k: v for k, v in EXPERT_FILTER["uzun"].items() if k != "budget"}
     unlimited = NeuralPlayer(net, plies=1, name="expert", **settings)  # type: ignore[arg-type]
     starved = NeuralPlayer(net, plies=1, name="expert", budget=1, **settings)  # type: ignore[arg-type]
-    one = NeuralPlayer(net, plies=1, name="expert", candidates=5, threshold=0.16)
+    filter_only = {k: settings[k] for k in ("candidates", "threshold")}
+    one = NeuralPlayer(net, plies=1, name="expert", **filter_only)  # type: ignore[arg-type]
     looked = 0
     for side, dice, first in _random_positions("uzun", 12, seed=44):
         if first:
@@ -143,9 +144,9 @@ def test_uzun_expert_and_master_levels() -> None:
     assert expert.plies == 1
     assert expert.deep >= 2
     assert expert.budget > 0
-    assert master.deep == MASTER_DEEP >= expert.deep
+    assert master.deep == MASTER_FILTER["uzun"]["deep"] >= expert.deep
     assert master.budget == 0
-    assert master.candidates == MASTER_FILTER["candidates"] >= expert.candidates
+    assert master.candidates == MASTER_FILTER["uzun"]["candidates"] >= expert.candidates
     assert master.threshold >= expert.threshold
     assert master.deep_threshold >= expert.deep_threshold
     # Tavla's expert stays 1-ply.

@@ -7,11 +7,13 @@ Every player implements :class:`Player`. The kinds (see :func:`player_for`):
 * ``heuristic`` — a hand-written Uzun Tavla player (:class:`HeuristicUzunPlayer`);
 * ``beginner`` — the network's 0-ply choice with Gaussian noise on the equities;
 * ``club`` — the network, 0-ply;
-* ``expert`` — the network with a 1-ply look-ahead over the best few plays;
+* ``expert`` — the network with a 1-ply look-ahead over the best few plays (Uzun Tavla:
+  then a reduced 2-ply over the best few of those, within a budget of boards a decision);
 * ``master`` — for Tavla, GNU Backgammon's evaluator when its Python package (the optional
   ``gnubg`` extra) is installed (:mod:`core.ai.gnubg_player`); otherwise, and for Turkish
   tavla and Uzun Tavla, the network with a 1-ply look-ahead over more plays and a reduced
-  2-ply one over the best three when they are within 0.06 equity.
+  2-ply one over the best three when they are within 0.06 equity (Uzun: the best five
+  within 0.16, at least what its expert looks at 2-ply).
 
 Above beginner, bear-offs in a race are played (and doubled) by the one-sided bear-off
 database (:mod:`core.ai.bearoff`, :mod:`core.ai.race`).
@@ -40,23 +42,26 @@ LEVELS = ("random", "beginner", "club", "expert", "master")
 
 #: The expert's 1-ply move filter: at most ``candidates`` plays within ``threshold`` equity
 #: of the best 0-ply play. Uzun Tavla's move generation costs several times Tavla's, so
-#: its expert looks at fewer plays.
+#: its expert looks at fewer plays, but then two rolls deep: a reduced 2-ply over the best
+#: ``deep`` by 1-ply within ``deep_threshold``, as many of them (best first) as keep the
+#: boards evaluated for the decision within ``budget`` (p95 under 100 ms; issue 17).
 EXPERT_FILTER: dict[str, dict[str, float]] = {
     "tavla": {"candidates": 8, "threshold": 0.16},
-    # Uzun Tavla: then a reduced 2-ply over the best three by 1-ply within 0.06, as many of
-    # them as keep the decision within about 7,500 boards evaluated (p95 under 100 ms).
     "uzun": {
-        "candidates": 5,
+        "candidates": 4,
         "threshold": 0.16,
-        "deep": 3,
-        "deep_threshold": 0.06,
-        "budget": 7500,
+        "deep": 4,
+        "deep_threshold": 0.16,
+        "budget": 15000,
     },
 }
 #: The master's 1-ply filter, and how many of the best 1-ply plays it looks at 2-ply
-#: (those within 0.06 equity of the best: a clear choice is not looked at deeper).
-MASTER_FILTER = {"candidates": 12, "threshold": 0.24, "deep_threshold": 0.06}
-MASTER_DEEP = 3
+#: (those within ``deep_threshold`` equity of the best: a clear choice is not looked at
+#: deeper), with no budget. Uzun's master looks at least as deep as its expert.
+MASTER_FILTER: dict[str, dict[str, float]] = {
+    "tavla": {"candidates": 12, "threshold": 0.24, "deep": 3, "deep_threshold": 0.06},
+    "uzun": {"candidates": 12, "threshold": 0.24, "deep": 5, "deep_threshold": 0.16},
+}
 
 
 class Player(Protocol):
@@ -155,7 +160,7 @@ def player_for(
         if gnubg is not None:
             cube = NeuralPlayer(exact, plies=1, name="expert", **EXPERT_FILTER[kind])
             return GnubgPlayer(gnubg, cube_player=cube)
-    return NeuralPlayer(exact, plies=1, deep=MASTER_DEEP, name="master", **MASTER_FILTER)
+    return NeuralPlayer(exact, plies=1, name="master", **MASTER_FILTER[kind])
 
 
 __all__ = ["LEVELS", "CubeState", "Player", "RandomPlayer", "player_for"]
