@@ -48,11 +48,11 @@ LEVELS = ("random", "beginner", "club", "expert", "master")
 EXPERT_FILTER: dict[str, dict[str, float]] = {
     "tavla": {"candidates": 8, "threshold": 0.16},
     "uzun": {
-        "candidates": 4,
+        "candidates": 3,
         "threshold": 0.16,
-        "deep": 4,
+        "deep": 3,
         "deep_threshold": 0.16,
-        "budget": 15000,
+        "budget": 12000,
     },
 }
 #: The master's 1-ply filter, and how many of the best 1-ply plays it looks at 2-ply
