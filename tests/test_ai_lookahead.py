@@ -4,6 +4,9 @@ budget of boards (issue 17)."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,8 @@ from core.movegen import legal_plays
 from core.position import CHECKERS, OFF, Position
 from core.variants import variant_by_name
 from tests.test_ai import _random_positions
+
+TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
 
 def _net(kind: str) -> BearoffEvaluator:
@@ -157,3 +162,29 @@ def test_uzun_expert_and_master_levels() -> None:
     start = uzun.start_position()
     assert expert.should_double(uzun, start) is False  # no cube in long nardy
     assert expert.should_take(uzun, start) is True
+
+
+def test_tuning_tool_replays_the_experts_filter() -> None:
+    """``tools/tune_lookahead.py grid`` replays the filter as the player does: 1-ply over
+    the candidates, then 2-ply over the best few by 1-ply while the boards fit the budget."""
+    sys.path.insert(0, str(TOOLS))
+    try:
+        import tune_lookahead
+    finally:
+        sys.path.remove(str(TOOLS))
+    record = {
+        "eqs": np.array([0.30, 0.25, 0.20, 0.0]),  # 0-ply, best first
+        "ones": np.array([0.10, 0.12, 0.11, 0.50]),  # 1-ply
+        "b1": np.array([100, 100, 100, 100]),
+        "red": np.array([0.05, 0.02, 0.08, 0.90]),  # reduced 2-ply
+        "b2": np.array([1000, 1000, 1000, 1000]),
+        "full": np.array([0.05, 0.02, 0.08, 0.90]),
+    }
+    # 1-ply alone: the best 1-ply of the three within 0.16 (the fourth is 0.30 behind).
+    assert tune_lookahead.choose(record, (5, 0.16, 0, 0.0, 0)) == (1, 300)
+    # 2-ply over all three: the third play.
+    assert tune_lookahead.choose(record, (3, 0.16, 3, 0.16, 0)) == (2, 3300)
+    # A budget for two 2-ply looks: the best two by 1-ply (plays 1 and 2), play 2 again.
+    assert tune_lookahead.choose(record, (3, 0.16, 3, 0.16, 2500)) == (2, 2300)
+    # A budget for one look only: the 1-ply choice.
+    assert tune_lookahead.choose(record, (3, 0.16, 3, 0.16, 1500)) == (1, 300)

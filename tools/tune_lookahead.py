@@ -1,0 +1,207 @@
+"""Tune the Uzun expert's look-ahead offline: how much equity each filter loses.
+
+    .venv/bin/python tools/tune_lookahead.py collect --seed 7 --games 16 --out /tmp/decisions.pkl
+    .venv/bin/python tools/tune_lookahead.py grid /tmp/decisions.pkl
+
+``collect`` plays seeded games of the shipped Uzun ``expert`` against ``club`` (the dice of
+``bench/ai_strength.py`` with that seed) and, at each of the expert's decisions with a
+choice, stores for a broad set of plays (≤ 10 within 0.30 by 0-ply) their 0-ply, 1-ply,
+reduced 2-ply and full 2-ply values and the boards each look evaluates. ``grid`` replays
+the expert's filter (1-ply candidates and threshold, 2-ply count and threshold, budget of
+boards) on those decisions and prints, per filter, the mean equity lost against the full
+2-ply's best play (milli-points a decision) and the boards evaluated (mean, 95th
+percentile): the boards stand for the time (about 7 µs each on the shared machine).
+
+The full 2-ply is itself only the network two rolls deep, so a filter close to it is
+better only as far as 2-ply is; matches (``bench/ai_strength.py``, another seed) decide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from core.ai import player_for  # noqa: E402
+from core.ai.lookahead import (  # noqa: E402
+    ROLL_WEIGHTS,
+    ROLLS,
+    Replies,
+    first_turn,
+    replies,
+    rows_array,
+)
+from core.ai.network import equity, flip  # noqa: E402
+from core.ai.sim import play_game, result_points  # noqa: E402
+from core.boards_after import boards_after  # noqa: E402
+from core.dice import RandomDice  # noqa: E402
+from core.position import CHECKERS, OFF, Position  # noqa: E402
+from core.variants import variant_by_name  # noqa: E402
+
+UZUN = variant_by_name("uzun")
+
+
+def _value(outs: np.ndarray) -> np.ndarray:
+    return equity(outs, True, False)
+
+
+def two_ply(net: Any, answer: Replies, full: bool) -> tuple[float, int]:
+    """(value, boards evaluated) two rolls deep: all 21 of the mover's rolls after each
+    answer (``full``) or a third of them, as ``core.ai.lookahead.two_ply_values``."""
+    rows: list[bytes] = []
+    plan: list[float | list[tuple[float, int, int, list[float]]]] = []
+    for k, worst in enumerate(answer.worst):
+        if isinstance(worst, float):
+            plan.append(worst)
+            continue
+        mine = Position(tuple(worst[:26]), tuple(worst[26:]))
+        first = first_turn(UZUN, mine)
+        picked = list(range(21) if full else range(k % 3, 21, 3))
+        weights = ROLL_WEIGHTS[picked] / ROLL_WEIGHTS[picked].sum()
+        part: list[tuple[float, int, int, list[float]]] = []
+        for w, i in zip(weights, picked, strict=True):
+            boards = boards_after(UZUN, mine, ROLLS[i], first)
+            at = len(rows)
+            if not boards:
+                rows.append(bytes(mine.opponent + mine.mover))
+                part.append((float(w), at, 1, []))
+                continue
+            fixed = []
+            for row in boards:
+                if row[26 + OFF] == CHECKERS:
+                    won = Position(tuple(row[26:]), tuple(row[:26]))
+                    fixed.append(float(result_points(UZUN, won)))
+                else:
+                    rows.append(row)
+            part.append((float(w), at, len(rows) - at, fixed))
+        plan.append(part)
+    theirs = _value(flip(net.evaluate_array(rows_array(rows)))) if rows else np.empty(0)
+    total = 0.0
+    for weight, entry in zip(ROLL_WEIGHTS, plan, strict=True):
+        if isinstance(entry, float):
+            total += weight * entry
+            continue
+        inner = 0.0
+        for w, at, n, fixed in entry:
+            best = max(fixed) if fixed else -np.inf
+            if n:
+                best = max(best, float(theirs[at : at + n].max()))
+            inner += w * best
+        total += weight * inner
+    return total, len(rows)
+
+
+def collect(seed: int, games: int, out: Path) -> None:
+    """Store the expert's decisions of ``games`` seeded games (see the module doc)."""
+    expert = player_for("uzun", "expert", seed=seed)
+    club = player_for("uzun", "club", seed=seed + 1)
+    net = expert.net  # type: ignore[attr-defined]
+    records: list[dict[str, Any]] = []
+    choose = expert.choose_play
+
+    def recording(variant, position, plays):  # type: ignore[no-untyped-def]
+        if len(plays) > 1 and expert.bearoff_play(variant, position, plays) is None:  # type: ignore[attr-defined]
+            eqs = expert.play_equities(variant, plays)  # type: ignore[attr-defined]
+            order = np.argsort(-eqs)
+            keep = [int(i) for i in order[:10] if eqs[i] >= eqs[order[0]] - 0.30]
+            afters = [plays[i].after for i in keep]
+            if len(keep) > 1 and not any(a.mover[OFF] == CHECKERS for a in afters):
+                answers = replies(net, UZUN, afters, _value, float)
+                reduced = [two_ply(net, a, False) for a in answers]
+                records.append(
+                    {
+                        "eqs": eqs[keep],
+                        "ones": np.array([a.value for a in answers]),
+                        "b1": np.array([a.boards for a in answers]),
+                        "red": np.array([r[0] for r in reduced]),
+                        "b2": np.array([r[1] for r in reduced]),
+                        "full": np.array([two_ply(net, a, True)[0] for a in answers]),
+                    }
+                )
+        return choose(variant, position, plays)
+
+    expert.choose_play = recording  # type: ignore[method-assign]
+    for g in range(games):
+        players = [expert, club] if g % 2 == 0 else [club, expert]
+        play_game(UZUN, players, RandomDice(seed * 100_003 + g // 2))
+        print(f"game {g + 1}: {len(records)} decisions", flush=True)
+    with out.open("wb") as f:
+        pickle.dump(records, f)
+
+
+def choose(record: dict[str, Any], filt: tuple[int, float, int, float, int]) -> tuple[int, int]:
+    """(index of the play chosen, boards evaluated) by the expert's filter on a record."""
+    candidates, threshold, deep, deep_threshold, budget = filt
+    eqs, ones = record["eqs"], record["ones"]
+    keep = [i for i in range(min(candidates, len(eqs))) if eqs[i] >= eqs[0] - threshold]
+    if len(keep) == 1:
+        return keep[0], 0
+    spent = int(record["b1"][keep].sum())
+    ranked = sorted(keep, key=lambda i: -ones[i])
+    top = [i for i in ranked[:deep] if ones[i] >= ones[ranked[0]] - deep_threshold]
+    if deep < 2 or len(top) < 2:
+        return ranked[0], spent
+    limit = budget - spent if budget else 10**12
+    looked: list[int] = []
+    more = 0  # boards of the 2-ply looks taken, best 1-ply first, while within the budget
+    for i in top:
+        if more + record["b2"][i] > limit:
+            break
+        more += int(record["b2"][i])
+        looked.append(i)
+    if len(looked) < 2:
+        return ranked[0], spent
+    return max(looked, key=lambda i: record["red"][i]), spent + more
+
+
+def grid(path: Path) -> None:
+    """Print each filter's mean loss and boards (see the module doc)."""
+    with path.open("rb") as f:
+        records = pickle.load(f)  # our own file, written by ``collect``
+    print(f"{len(records)} decisions")
+    filters = [(5, 0.16, 0, 0.0, 0), (8, 0.16, 0, 0.0, 0)]
+    for budget in (7500, 10000, 12000, 15000):
+        for c, t, d, dt in [(5, 0.16, 3, 0.06), (4, 0.16, 4, 0.16), (3, 0.16, 3, 0.16)]:
+            filters.append((c, t, d, dt, budget))
+    filters.append((12, 0.24, 5, 0.16, 0))
+    for filt in filters:
+        loss, boards = [], []
+        for record in records:
+            i, n = choose(record, filt)
+            loss.append(record["full"].max() - record["full"][i])
+            boards.append(n)
+        print(
+            f"candidates={filt[0]} threshold={filt[1]} deep={filt[2]} deep_threshold={filt[3]} "
+            f"budget={filt[4]} loss_mpts={1000 * np.mean(loss):.2f} "
+            f"boards_mean={np.mean(boards):.0f} boards_p95={np.percentile(boards, 95):.0f}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--seed", type=int, default=7)
+    c.add_argument("--games", type=int, default=16)
+    c.add_argument("--out", type=Path, required=True)
+    g = sub.add_parser("grid")
+    g.add_argument("path", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "collect":
+        collect(args.seed, args.games, args.out)
+    else:
+        grid(args.path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
