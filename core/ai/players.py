@@ -123,7 +123,8 @@ class NeuralPlayer:
     Gaussian noise on the 0-ply equities (beginner). With ``deep`` >= 2 (master, Uzun
     expert), the best ``deep`` plays by 1-ply, when within ``deep_threshold`` of the best,
     are compared two rolls deep; with ``budget`` only as many of them (in 1-ply order)
-    as keep the boards evaluated for the decision (1-ply and 2-ply) within ``budget``. Cube decisions from the network.
+    as keep the boards evaluated for the decision (1-ply and 2-ply) within ``budget``.
+    Cube decisions from the network.
 
     ``net`` may be a :class:`~core.ai.race.BearoffEvaluator` around the network: bear-offs
     in a race are then played and doubled by the one-sided database.
