@@ -116,16 +116,25 @@ def leaf_utilities(
     min(double/take, double/pass)). ``dead`` marks the boards whose game ends within two
     rolls, valued with a dead cube (exact given exact chances)."""
     scoring = Scoring.for_cube(state, backgammons=backgammons)
-    nd = np.where(dead, replace(scoring, cubeful=False).value(outs), scoring.value(outs))
+    nd = np.where(dead, _dead(scoring).value(outs), scoring.value(outs))
     units = _Units(state)
     best = units.utility(nd)
     if not may_double(state):
         return best
     after = taken(state)
     scoring2 = Scoring.for_cube(after, backgammons=backgammons)
-    dt = np.where(dead, replace(scoring2, cubeful=False).value(outs), scoring2.value(outs))
+    dt = np.where(dead, _dead(scoring2).value(outs), scoring2.value(outs))
     double = np.minimum(_Units(after).utility(dt), units.utility(1.0))
     return np.asarray(np.maximum(best, double))
+
+
+def _dead(scoring: Scoring) -> Scoring:
+    """``scoring`` with a dead cube: the outcomes at the stake. A free redouble too (see
+    :func:`~core.analysis.scoring.free_redouble`) is worth nothing where the game ends
+    within two rolls: its owner would redouble only before its last roll, sure to win, and
+    the other side passes, so every outcome keeps its stake (valuing the whole position at
+    the redoubled stake, capped at the cash, would cap the average, not each outcome)."""
+    return replace(scoring, cubeful=False, free=0, redoubled=None)
 
 
 def _exact_race(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
