@@ -20,7 +20,6 @@ exactly, with either evaluator.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -28,26 +27,14 @@ import pytest
 
 from core.ai.bearoff import bearoff_database
 from core.ai.cube import CubeState, match_equity
-from core.ai.gnubg_player import load_gnubg
-from core.ai.lookahead import ROLL_WEIGHTS, ROLLS
 from core.analysis import Action, analyse_actions, evaluator_for
 from core.analysis.cubeful import lookahead_equities, may_double, near_threshold
 from core.analysis.scoring import cube_equities
 from core.dice import FixedDice
 from core.game import Game
-from core.movegen import legal_plays
-from core.position import CHECKERS, OFF, Position
-from core.variants import Variant, variant_by_name
-
-TAVLA = variant_by_name("tavla")
-
-#: Either evaluator Tavla may use: the exact values must not depend on it.
-EVALUATORS = [
-    "network",
-    pytest.param(
-        "gnubg", marks=pytest.mark.skipif(load_gnubg() is None, reason="needs the gnubg extra")
-    ),
-]
+from core.position import Position
+from core.variants import Variant
+from tests.cube_search import EVALUATORS, TAVLA, searched
 
 #: Y's last checker on its 1-point: it bears off with any roll.
 LAST_CHECKER = {1: 1}
@@ -278,33 +265,6 @@ def test_after_the_crawford_game_the_trailer_doubles_a_last_roll() -> None:
 # -- short bear-offs, against an exhaustive search ------------------------------------------
 
 
-@cache
-def solved(position: Position, owner: int) -> tuple[float, float | None]:
-    """(no double, double/take) of a money bear-off by searching every roll and play to the
-    end of the game, the cube used at every turn (T-8): ``owner`` 1 the side on roll owns
-    the cube, 0 centred, -1 the opponent (then no double/take). Normalized to the cube; only
-    for positions where both sides have borne off a checker (no gammons)."""
-
-    def rolling(owner_after: int) -> float:
-        total = 0.0
-        for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
-            plays = legal_plays(TAVLA, position, roll, False)
-            options = [
-                1.0 if p.after.mover[OFF] == CHECKERS else -cubeful(p.after.swapped(), owner_after)
-                for p in plays
-            ] or [-cubeful(position.swapped(), owner_after)]
-            total += weight * max(options)
-        return total
-
-    no_double = rolling(-owner)
-    return no_double, (2 * rolling(1) if owner >= 0 else None)
-
-
-def cubeful(position: Position, owner: int) -> float:
-    no_double, double_take = solved(position, owner)
-    return no_double if double_take is None else max(no_double, min(double_take, 1.0))
-
-
 @pytest.mark.parametrize("level", EVALUATORS)
 @pytest.mark.parametrize(
     ("mover", "opponent"),
@@ -320,7 +280,9 @@ def test_a_short_bear_off_is_searched_two_rolls_deep_exactly(
     its turn included."""
     position = Position.from_points(mover, opponent)
     eq = lookahead_equities(evaluator_for(TAVLA, level), TAVLA, position, CubeState())
-    assert (eq.no_double, eq.double_take) == pytest.approx(solved(position, 0), abs=1e-9)
+    assert (eq.no_double, eq.double_take) == pytest.approx(
+        searched(position, CubeState()), abs=1e-9
+    )
 
 
 def test_a_longer_bear_off_comes_close_to_the_exhaustive_search() -> None:
@@ -328,7 +290,9 @@ def test_a_longer_bear_off_comes_close_to_the_exhaustive_search() -> None:
     exact at two rolls deep, but within 0.02 of the exhaustive search."""
     position = Position.from_points({6: 2}, {6: 2})
     eq = lookahead_equities(evaluator_for(TAVLA, "network"), TAVLA, position, CubeState())
-    assert (eq.no_double, eq.double_take) == pytest.approx(solved(position, 0), abs=0.02)
+    assert (eq.no_double, eq.double_take) == pytest.approx(
+        searched(position, CubeState()), abs=0.02
+    )
 
 
 class _HopefulChances:

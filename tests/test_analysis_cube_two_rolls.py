@@ -19,27 +19,13 @@ to 0.09 on them (``{6: 1, 2: 2}`` against four on the 1-point: double/take 0.626
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
-from core.ai.cube import CubeState, match_equity, may_double
-from core.ai.gnubg_player import load_gnubg
-from core.ai.lookahead import ROLL_WEIGHTS, ROLLS
+from core.ai.cube import CubeState
 from core.analysis import evaluator_for
-from core.analysis.cubeful import DEEP_CHECKERS, lookahead_equities, taken
-from core.movegen import legal_plays
-from core.position import CHECKERS, OFF, Position
-from core.variants import variant_by_name
-
-TAVLA = variant_by_name("tavla")
-
-EVALUATORS = [
-    "network",
-    pytest.param(
-        "gnubg", marks=pytest.mark.skipif(load_gnubg() is None, reason="needs the gnubg extra")
-    ),
-]
+from core.analysis.cubeful import DEEP_CHECKERS, lookahead_equities
+from core.position import Position
+from tests.cube_search import EVALUATORS, TAVLA, searched
 
 #: The opponent: four checkers on its 1-point, off now with a double (6 of 36), else two
 #: left, off for sure with its next roll.
@@ -54,63 +40,6 @@ POSITIONS = [
     ({6: 2, 1: 1}, FOUR_ON_THE_ACE),
     ({4: 1, 3: 1, 2: 1}, {2: 2, 1: 2}),
 ]
-
-
-def _mwc(state: CubeState, points: int) -> float:
-    """The match-winning chance of ``state``'s side after it wins (> 0) or loses points."""
-    a, b = state.away
-    post = state.crawford or state.post_crawford
-    return match_equity(a - points, b, post) if points > 0 else match_equity(a, b + points, post)
-
-
-def _win(state: CubeState) -> float:
-    """The utility of winning the cube's value (no gammons: both sides have borne off):
-    points in money play, the match-winning chance in a match."""
-    return float(state.value) if state.money else _mwc(state, state.value)
-
-
-def _other(state: CubeState, utility: float) -> float:
-    return -utility if state.money else 1.0 - utility
-
-
-@cache
-def rolling(position: Position, state: CubeState) -> float:
-    """The utility of rolling now under ``state`` (the side on roll's), searching every
-    roll and play to the end, both sides using the cube at each turn (T-8)."""
-    total = 0.0
-    for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
-        plays = legal_plays(TAVLA, position, roll, False)
-        options = [
-            _win(state)
-            if p.after.mover[OFF] == CHECKERS
-            else _other(state, deciding(p.after.swapped(), state.swapped()))
-            for p in plays
-        ] or [_other(state, deciding(position.swapped(), state.swapped()))]
-        total += weight * max(options)
-    return total
-
-
-def deciding(position: Position, state: CubeState) -> float:
-    """The utility of the side on roll before its cube decision: max(no double,
-    min(double/take, double/pass)) where it may double."""
-    no_double = rolling(position, state)
-    if not may_double(state):
-        return no_double
-    return max(no_double, min(rolling(position, taken(state)), _win(state)))
-
-
-def emg(state: CubeState, utility: float) -> float:
-    """A utility normalized to the cube: points per cube, or EMG in a match (losing the
-    cube's value -1, winning it +1)."""
-    if state.money:
-        return utility / state.value
-    lose, win = _mwc(state, -state.value), _mwc(state, state.value)
-    return 2.0 * (utility - lose) / (win - lose) - 1.0
-
-
-def searched(position: Position, state: CubeState) -> tuple[float, float]:
-    """(no double, double/take) by the exhaustive search, normalized to the cube."""
-    return emg(state, rolling(position, state)), emg(state, rolling(position, taken(state)))
 
 
 def test_the_positions_take_the_general_path() -> None:
@@ -154,6 +83,39 @@ def test_match_equities_equal_the_exhaustive_search(
     table), the cube's value and owner changing the stakes and who may double; the
     look-ahead's EMG equal the search's."""
     state = MATCH_STATES[name]
+    position = Position.from_points(mover, opponent)
+    eq = lookahead_equities(evaluator_for(TAVLA, "network"), TAVLA, position, state)
+    assert (eq.no_double, eq.double_take) == pytest.approx(searched(position, state), abs=1e-9)
+
+
+#: The roller off within two rolls for sure, the opponent with none off (a gammon unless a
+#: 6 comes, or a 5 or 6 with a checker on its 5-point): the leaves carry gammon chances.
+GAMMON_POSITIONS = [
+    ({1: 3}, {6: 15}),
+    ({2: 2, 1: 1}, {6: 14, 5: 1}),
+    ({3: 1, 1: 2}, {6: 15}),
+]
+
+#: Money with and without the Jacoby rule (M-3: gammons count once the cube is turned),
+#: and matches to 5 (M-1) where a gammon wins the match or a doubled gammon overshoots it.
+GAMMON_STATES = {
+    "money": CubeState(),
+    "Jacoby, centred": CubeState(jacoby=True),
+    "Jacoby, own 2-cube": CubeState(value=2, owner=1, jacoby=True),
+    "0-0, to 5": CubeState(match_length=5),
+    "3-away 2-away": CubeState(match_length=5, my_score=2, opp_score=3),
+    "2-away 3-away": CubeState(match_length=5, my_score=3, opp_score=2),
+}
+
+
+@pytest.mark.parametrize("name", list(GAMMON_STATES))
+@pytest.mark.parametrize(("mover", "opponent"), GAMMON_POSITIONS)
+def test_gammons_and_the_jacoby_rule_equal_the_exhaustive_search(
+    name: str, mover: dict[int, int], opponent: dict[int, int]
+) -> None:
+    """T-7, T-8, M-1, M-3: where a gammon is at stake (and, with the Jacoby rule, counts
+    only on a turned cube) the look-ahead's equities equal the search's."""
+    state = GAMMON_STATES[name]
     position = Position.from_points(mover, opponent)
     eq = lookahead_equities(evaluator_for(TAVLA, "network"), TAVLA, position, state)
     assert (eq.no_double, eq.double_take) == pytest.approx(searched(position, state), abs=1e-9)
