@@ -17,7 +17,10 @@ process and every process below it (its drawing processes) used while the presse
 offered, divided by the presses handled in that window. It is read from ``/proc/PID/stat``
 (utime + stime of each process, in clock ticks) at the window's start and end; processes
 that appear in between count from zero. Unlike latency it hardly depends on what else runs
-on the machine, so it is the figure to compare on a shared host.
+on the machine, so it is the figure to compare on a shared host. The summary line also gives
+what the fake Telegram and the players (this script's process) cost a press: on a real host
+Telegram's servers would not share the bot's cores, so with ``--busy`` this is CPU that the
+bench takes from the bot and a real deployment would not.
 
 ``--busy`` starts one more process running a plain CPU loop at normal priority for the whole
 run, as a neighbour on a shared host would (another service: in a session of its own).
@@ -33,6 +36,7 @@ import contextlib
 import os
 import random
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -202,68 +206,74 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
     folder = tempfile.mkdtemp(prefix="tavla-load-")
     # The bot's rate limiter is off (TELEGRAM_*_RATE=0 below) and so are Telegram's flood
     # limits in the fake: this measures the bot's own throughput, not Telegram's 30 a second.
-    async with FakeBotAPI(flood=None) as fake, fresh_database(database, folder) as url:
-        env = {
-            **os.environ,
-            "TELEGRAM_TOKEN": TOKEN,
-            "TELEGRAM_BASE_URL": fake.base_url,
-            "TELEGRAM_BASE_FILE_URL": fake.base_file_url,
-            "DATABASE_URL": url,
-            "TELEGRAM_MAX_RATE": "0",
-            "TELEGRAM_GROUP_RATE": "0",
-            "LOG_LEVEL": "WARNING",
-        }
-        env.pop("DISCORD_TOKEN", None)
-        # The bot in a session of its own, as a service runs: where the kernel groups
-        # processes by session for scheduling (autogroup), the bot and its drawing processes
-        # then share no group with the fake and this generator (which stand for Telegram's
-        # servers and the players, not for the bot's host), so ``--busy`` judges the bot alone.
-        bot = subprocess.Popen(
-            [sys.executable, "-m", "bot"], cwd=folder, env=env, start_new_session=True
-        )
-        # A neighbour on a shared host: one plain CPU loop at normal priority, all run long,
-        # in a session of its own too, as another service would be.
-        neighbour = (
-            subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            if busy
-            else None
-        )
-        # Telegram's servers would not share the bot's machine: the fake and this generator
-        # take the cores' spare time (the bot, started above, keeps normal priority).
-        os.nice(NICE)
-        try:
-            await fake.wait_calls("getUpdates", 1, 60)
-            table = [Game(fake, n) for n in range(games)]
-            start = time.perf_counter()
-            for i in range(0, games, 25):
-                await asyncio.gather(*(g.open() for g in table[i : i + 25]))
-            print(f"opened {games} games in {time.perf_counter() - start:.1f} s")
-            results: list[float | None] = []
-            pause = games / rate
-            cpu_before = cpu_seconds(bot.pid)
-            began = time.perf_counter()
-            until = began + seconds
-            rng = random.Random(20261130)
-            await asyncio.gather(
-                *(drive(g, pause, until, random.Random(rng.random()), results) for g in table)
+    try:
+        async with FakeBotAPI(flood=None) as fake, fresh_database(database, folder) as url:
+            env = {
+                **os.environ,
+                "TELEGRAM_TOKEN": TOKEN,
+                "TELEGRAM_BASE_URL": fake.base_url,
+                "TELEGRAM_BASE_FILE_URL": fake.base_file_url,
+                "DATABASE_URL": url,
+                "TELEGRAM_MAX_RATE": "0",
+                "TELEGRAM_GROUP_RATE": "0",
+                "LOG_LEVEL": "WARNING",
+            }
+            env.pop("DISCORD_TOKEN", None)
+            # The bot in a session of its own, as a service runs: where the kernel groups
+            # processes by session for scheduling (autogroup), the bot and its drawing processes
+            # then share no group with the fake and this generator (which stand for Telegram's
+            # servers and the players, not for the bot's host), so ``--busy`` judges the bot alone.
+            bot = subprocess.Popen(
+                [sys.executable, "-m", "bot"], cwd=folder, env=env, start_new_session=True
             )
-            # Presses start until ``until``; the last replies may come a little later.
-            elapsed = max(seconds, time.perf_counter() - began)
-            cpu_after = cpu_seconds(bot.pid)
-            cpu = cpu_used(cpu_before, cpu_after)
-            cpu_bot = cpu_after.get(bot.pid, 0.0) - cpu_before.get(bot.pid, 0.0)
-        finally:
-            if neighbour is not None:
-                neighbour.kill()
-                neighbour.wait()
-            bot.terminate()
-            # Wait without blocking the loop: the fake must answer the bot's last calls. A bot
-            # still working through a backlog is stopped rather than losing the figures.
+            # A neighbour on a shared host: one plain CPU loop at normal priority, all run long,
+            # in a session of its own too, as another service would be.
+            neighbour = (
+                subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+                if busy
+                else None
+            )
+            # Telegram's servers would not share the bot's machine: the fake and this generator
+            # take the cores' spare time (the bot, started above, keeps normal priority).
+            os.nice(NICE)
             try:
-                await asyncio.to_thread(bot.wait, 30)
-            except subprocess.TimeoutExpired:
-                bot.kill()
-                await asyncio.to_thread(bot.wait)
+                await fake.wait_calls("getUpdates", 1, 60)
+                table = [Game(fake, n) for n in range(games)]
+                start = time.perf_counter()
+                for i in range(0, games, 25):
+                    await asyncio.gather(*(g.open() for g in table[i : i + 25]))
+                print(f"opened {games} games in {time.perf_counter() - start:.1f} s")
+                results: list[float | None] = []
+                pause = games / rate
+                cpu_before = cpu_seconds(bot.pid)
+                harness_before = time.process_time()
+                began = time.perf_counter()
+                until = began + seconds
+                rng = random.Random(20261130)
+                await asyncio.gather(
+                    *(drive(g, pause, until, random.Random(rng.random()), results) for g in table)
+                )
+                # Presses start until ``until``; the last replies may come a little later.
+                elapsed = max(seconds, time.perf_counter() - began)
+                cpu_after = cpu_seconds(bot.pid)
+                harness = time.process_time() - harness_before
+                cpu = cpu_used(cpu_before, cpu_after)
+                cpu_bot = cpu_after.get(bot.pid, 0.0) - cpu_before.get(bot.pid, 0.0)
+            finally:
+                if neighbour is not None:
+                    neighbour.kill()
+                    neighbour.wait()
+                bot.terminate()
+                # Wait without blocking the loop: the fake must answer the bot's last calls. A bot
+                # still working through a backlog is stopped rather than losing the figures.
+                try:
+                    await asyncio.to_thread(bot.wait, 30)
+                except subprocess.TimeoutExpired:
+                    bot.kill()
+                    await asyncio.to_thread(bot.wait)
+    finally:
+        # The SQLite file and the bot's files: gone with the run.
+        shutil.rmtree(folder, ignore_errors=True)
     done = sorted(r for r in results if r is not None)
     errors = len(results) - len(done)
     if not done:
@@ -280,7 +290,8 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
         f"{len(done)} presses handled, p95 {p95:.0f} ms, {errors} errors; "
         f"bot and drawing processes used {cpu:.1f} CPU s ({cpu / elapsed:.2f} of a core; "
         f"the bot process {cpu_bot * 1000 / len(done):.2f} ms a press, its drawing processes "
-        f"{(cpu - cpu_bot) * 1000 / len(done):.2f})"
+        f"{(cpu - cpu_bot) * 1000 / len(done):.2f}); the fake Telegram and the players "
+        f"{harness * 1000 / len(done):.2f} ms a press on the same cores"
     )
     print(
         f"updates_per_s={len(done) / elapsed:.1f} p50_ms={p50:.1f} p99_ms={p99:.1f}"

@@ -20,31 +20,21 @@ exactly, with either evaluator.
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import cache
+from typing import Any
 
+import numpy as np
 import pytest
 
 from core.ai.bearoff import bearoff_database
 from core.ai.cube import CubeState, match_equity
-from core.ai.gnubg_player import load_gnubg
-from core.ai.lookahead import ROLL_WEIGHTS, ROLLS
 from core.analysis import Action, analyse_actions, evaluator_for
-from core.analysis.cubeful import lookahead_equities, may_double
+from core.analysis.cubeful import lookahead_equities, may_double, near_threshold
+from core.analysis.scoring import cube_equities
 from core.dice import FixedDice
 from core.game import Game
-from core.movegen import legal_plays
-from core.position import CHECKERS, OFF, Position
-from core.variants import variant_by_name
-
-TAVLA = variant_by_name("tavla")
-
-#: Either evaluator Tavla may use: the exact values must not depend on it.
-EVALUATORS = [
-    "network",
-    pytest.param(
-        "gnubg", marks=pytest.mark.skipif(load_gnubg() is None, reason="needs the gnubg extra")
-    ),
-]
+from core.position import Position
+from core.variants import Variant
+from tests.cube_search import EVALUATORS, TAVLA, searched
 
 #: Y's last checker on its 1-point: it bears off with any roll.
 LAST_CHECKER = {1: 1}
@@ -275,33 +265,6 @@ def test_after_the_crawford_game_the_trailer_doubles_a_last_roll() -> None:
 # -- short bear-offs, against an exhaustive search ------------------------------------------
 
 
-@cache
-def solved(position: Position, owner: int) -> tuple[float, float | None]:
-    """(no double, double/take) of a money bear-off by searching every roll and play to the
-    end of the game, the cube used at every turn (T-8): ``owner`` 1 the side on roll owns
-    the cube, 0 centred, -1 the opponent (then no double/take). Normalized to the cube; only
-    for positions where both sides have borne off a checker (no gammons)."""
-
-    def rolling(owner_after: int) -> float:
-        total = 0.0
-        for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
-            plays = legal_plays(TAVLA, position, roll, False)
-            options = [
-                1.0 if p.after.mover[OFF] == CHECKERS else -cubeful(p.after.swapped(), owner_after)
-                for p in plays
-            ] or [-cubeful(position.swapped(), owner_after)]
-            total += weight * max(options)
-        return total
-
-    no_double = rolling(-owner)
-    return no_double, (2 * rolling(1) if owner >= 0 else None)
-
-
-def cubeful(position: Position, owner: int) -> float:
-    no_double, double_take = solved(position, owner)
-    return no_double if double_take is None else max(no_double, min(double_take, 1.0))
-
-
 @pytest.mark.parametrize("level", EVALUATORS)
 @pytest.mark.parametrize(
     ("mover", "opponent"),
@@ -317,7 +280,9 @@ def test_a_short_bear_off_is_searched_two_rolls_deep_exactly(
     its turn included."""
     position = Position.from_points(mover, opponent)
     eq = lookahead_equities(evaluator_for(TAVLA, level), TAVLA, position, CubeState())
-    assert (eq.no_double, eq.double_take) == pytest.approx(solved(position, 0), abs=1e-9)
+    assert (eq.no_double, eq.double_take) == pytest.approx(
+        searched(position, CubeState()), abs=1e-9
+    )
 
 
 def test_a_longer_bear_off_comes_close_to_the_exhaustive_search() -> None:
@@ -325,4 +290,43 @@ def test_a_longer_bear_off_comes_close_to_the_exhaustive_search() -> None:
     exact at two rolls deep, but within 0.02 of the exhaustive search."""
     position = Position.from_points({6: 2}, {6: 2})
     eq = lookahead_equities(evaluator_for(TAVLA, "network"), TAVLA, position, CubeState())
-    assert (eq.no_double, eq.double_take) == pytest.approx(solved(position, 0), abs=0.02)
+    assert (eq.no_double, eq.double_take) == pytest.approx(
+        searched(position, CubeState()), abs=0.02
+    )
+
+
+class _HopefulChances:
+    """The network's evaluator, except that before its roll the side on roll is given
+    ``chances`` (69% wins, no gammons of its own): Janowski's model on them calls a no double
+    at 0-0 of a match to 3 a missed double of about 0.18, far from any threshold, while the
+    look-ahead, on the network's own leaves, finds the opening position no double at all."""
+
+    chances_given = np.array([0.69, 0.0, 0.0, 0.02, 0.0])
+
+    def __init__(self) -> None:
+        self.inner = evaluator_for(TAVLA, "network")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def chances(self, variant: Variant, position: Position) -> np.ndarray:
+        return self.chances_given.copy()
+
+
+def test_a_missed_double_is_charged_only_when_the_look_ahead_confirms_it() -> None:
+    """T-8, M-1: a contact position, no double at 0-0 of a match to 3. The model's missed
+    double (not near any threshold, so it would be charged as is) goes to the look-ahead,
+    which finds no double at the opening position: nothing is charged."""
+    evaluator = _HopefulChances()
+    state = CubeState(match_length=3)
+    model = cube_equities(evaluator.chances_given, state)
+    assert model.should_double
+    assert not near_threshold(model)
+    assert model.double - model.no_double > 0.16
+    start = Position.from_points({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5})
+    searched = lookahead_equities(evaluator, TAVLA, start, state)
+    assert not searched.should_double
+    roll = [Action("roll", 0, (3, 1)), Action("play", 0, play="8/5 6/5")]
+    analysis = analyse_actions(TAVLA, [roll], evaluator=evaluator, start=game_at(start), length=3)
+    cube = [(d.played, d.best, d.loss) for d in analysis.decisions if d.kind == "cube"]
+    assert cube in ([], [("no double", "no double", 0.0)])

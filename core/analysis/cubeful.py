@@ -1,25 +1,28 @@
-"""A cubeful look-ahead over the next roll, for close cube decisions (Tavla).
+"""A cubeful look-ahead two rolls deep, for close cube decisions (Tavla).
 
 Janowski's model (:mod:`core.analysis.scoring`) values a position as if the cube stayed
 equally live for the rest of the game. Near the end of a game it is not: in a last-roll
 position the cube is dead after this roll, and the model misprices doubling by a factor of
-five. So a close cube decision is looked at one roll deeper, as GNU Backgammon's cubeful
-search does:
+five. So a close cube decision is looked at two rolls deeper, with the structure of GNU
+Backgammon's 2-ply cubeful search (its ``EvaluatePositionCubeful4``):
 
 * for each of the 21 rolls the player on roll makes the play best for it, cubefully, under
   each cube it may hold (centred or its own for "no double", twice the value owned by the
-  opponent for "double, take");
-* each board after that play is valued for the opponent, now on roll, *with its cube
-  options*: it may double or redouble (or cash) and the other side answers as is best;
-* at those leaves a finished game is worth its points at the cube. Where both sides bear off
-  (the one-sided database gives exact chances) and the game is sure to end within the
-  leaf's roll and the next one, the cube can't be turned usefully after the leaf's own
-  decision, so the dead-cube equities are exact. Elsewhere Janowski's model values the leaf
-  on the evaluator's chances.
+  opponent for "double, take"), chosen on the quick (0-ply) values of the boards after;
+* on each board so chosen the opponent, now on roll, makes its own cube decision (double
+  or redouble, or cash, the other side taking or passing as is best) on its own look-ahead
+  over its 21 rolls: its best play per roll under each cube it may hold, and at those
+  leaves, the first player on roll again, that player's cube options valued by Janowski's
+  model on the evaluator's chances (0-ply: gnubg's own 2-ply leaves are 0-ply too);
+* a finished game is worth its points at the cube. Where both sides bear off (the
+  one-sided database gives exact chances) and the game is sure to end within a leaf's roll
+  and the next one, the cube can't be turned usefully after the leaf's own decision, so the
+  dead-cube equities are exact, and such a leaf one roll down needs no second roll.
 
-In a short bear-off of both sides (at most :data:`DEEP_CHECKERS` checkers left) a leaf with
-exact chances whose game goes on is itself valued by the same look-ahead, from the
-opponent's side: two rolls deep, exact where the game is sure to end within four rolls.
+Only the best play per roll is looked at a second roll deep, as gnubg prunes; in a short
+bear-off of both sides (at most :data:`DEEP_CHECKERS` checkers left) every play's board
+with exact chances is, before the choice, so the look-ahead is exact where the game is sure
+to end within four rolls.
 
 Values are carried as utilities (points in money play, match-winning chances in a match,
 from the Kazaross-XG2 table) and normalized to the cube only at the end, so a taken cube is
@@ -35,12 +38,13 @@ import numpy as np
 
 from core.ai.bearoff import bearoff_database
 from core.ai.cube import CubeState, may_double
-from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn
+from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, rows_array
 from core.ai.network import positions_array
 from core.ai.race import POINTS, both_in_bearoff_array, race_outputs_array
 from core.ai.sim import result_points
+from core.boards_after import boards_after
 from core.movegen import legal_plays
-from core.position import CHECKERS, OFF, Position
+from core.position import CHECKERS, OFF, SLOTS, Position
 from core.variants import Variant
 
 from .scoring import CubeEquities, Scoring, _mwc
@@ -48,17 +52,17 @@ from .scoring import CubeEquities, Scoring, _mwc
 #: Janowski's equities within this much of a cube threshold (double against no double, or
 #: take against pass) send the decision to the look-ahead.
 LOOKAHEAD_WINDOW = 0.16
-#: A bear-off of both sides with at most this many checkers left between them is looked at
-#: two rolls deep (few plays per roll: cheap).
+#: A bear-off of both sides with at most this many checkers left between them has every
+#: play's board looked at a second roll deep, not only the best (few plays per roll: cheap).
 DEEP_CHECKERS = 6
 
 
 class LeafOutputs(Protocol):
     """What the look-ahead needs of an evaluator: cubeless chances of boards."""
 
-    def outputs(self, variant: Variant, positions: list[Position], deep: bool) -> np.ndarray:
-        """Cubeless outputs ``(N, 5)`` of the side on roll of each board, before it rolls:
-        quickly (``deep=False``, to choose the plays) or as well as it can afford."""
+    def outputs_array(self, variant: Variant, arr: np.ndarray) -> np.ndarray:
+        """Cubeless outputs ``(N, 5)`` of the side on roll of each board of ``arr``
+        ``(N, 2, 26)`` (side on roll first), before it rolls, in one batch."""
         ...
 
 
@@ -112,16 +116,25 @@ def leaf_utilities(
     min(double/take, double/pass)). ``dead`` marks the boards whose game ends within two
     rolls, valued with a dead cube (exact given exact chances)."""
     scoring = Scoring.for_cube(state, backgammons=backgammons)
-    nd = np.where(dead, replace(scoring, cubeful=False).value(outs), scoring.value(outs))
+    nd = np.where(dead, _dead(scoring).value(outs), scoring.value(outs))
     units = _Units(state)
     best = units.utility(nd)
     if not may_double(state):
         return best
     after = taken(state)
     scoring2 = Scoring.for_cube(after, backgammons=backgammons)
-    dt = np.where(dead, replace(scoring2, cubeful=False).value(outs), scoring2.value(outs))
+    dt = np.where(dead, _dead(scoring2).value(outs), scoring2.value(outs))
     double = np.minimum(_Units(after).utility(dt), units.utility(1.0))
     return np.asarray(np.maximum(best, double))
+
+
+def _dead(scoring: Scoring) -> Scoring:
+    """``scoring`` with a dead cube: the outcomes at the stake. A free redouble too (see
+    :func:`~core.analysis.scoring.free_redouble`) is worth nothing where the game ends
+    within two rolls: its owner would redouble only before its last roll, sure to win, and
+    the other side passes, so every outcome keeps its stake (valuing the whole position at
+    the redoubled stake, capped at the cash, would cap the average, not each outcome)."""
+    return replace(scoring, cubeful=False, free=0, redoubled=None)
 
 
 def _exact_race(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -141,6 +154,19 @@ def _exact_race(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return exact, outs, dead
 
 
+def _leaf_values(
+    evaluator: LeafOutputs, variant: Variant, arr: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Outputs of boards (N, 2, 26) for the side on roll, which are exact (bear-offs of
+    both sides) and which of those end within two rolls (see :func:`_exact_race`)."""
+    if not len(arr):
+        return np.zeros((0, 5)), np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+    exact, outs, dead = _exact_race(arr)
+    if not exact.all():
+        outs[~exact] = evaluator.outputs_array(variant, arr[~exact])
+    return outs, exact, dead
+
+
 def lookahead_equities(
     evaluator: LeafOutputs,
     variant: Variant,
@@ -149,8 +175,8 @@ def lookahead_equities(
     backgammons: bool = True,
 ) -> CubeEquities:
     """No double, double/take and double/pass for the side on roll of ``position`` at
-    ``state`` (its own), by the cubeful look-ahead (see the module doc), normalized to the
-    cube. A short bear-off of both sides is looked at two rolls deep."""
+    ``state`` (its own), by the cubeful look-ahead two rolls deep (see the module doc),
+    normalized to the cube."""
     deepen = _short_bearoff(position)
     no_double, double_take = _rollout(
         evaluator, variant, position, [state, taken(state)], backgammons, deepen
@@ -161,10 +187,35 @@ def lookahead_equities(
 
 def _short_bearoff(position: Position) -> bool:
     """Both sides bear off (exact chances) with at most :data:`DEEP_CHECKERS` left between
-    them: few plays per roll, so a second roll of look-ahead is cheap."""
+    them: few plays per roll, so every play's board can be looked at a second roll deep."""
     arr = positions_array([position])
     left = 2 * CHECKERS - position.mover[OFF] - position.opponent[OFF]
     return bool(both_in_bearoff_array(arr, False)[0]) and left <= DEEP_CHECKERS
+
+
+def _answering(branches: list[CubeState]) -> list[CubeState]:
+    """The cube states the opponent may roll under after the roller's turn, for each of the
+    roller's ``branches``: the cube as it stands (from the opponent's side) and, where the
+    opponent may double, that cube doubled and taken."""
+    states: list[CubeState] = []
+    for branch in branches:
+        theirs = branch.swapped()
+        for state in (theirs, taken(theirs)) if may_double(theirs) else (theirs,):
+            if state not in states:
+                states.append(state)
+    return states
+
+
+def _their_decision(branch: CubeState, states: list[CubeState], rolling: np.ndarray) -> float:
+    """The roller's utility, at ``branch``, of a board on which the opponent decides on
+    the cube with its rolling utilities ``rolling`` at each of ``states`` (its own)."""
+    theirs = branch.swapped()
+    no_double = float(rolling[states.index(theirs)])
+    if may_double(theirs):
+        value = _with_cube(theirs, no_double, float(rolling[states.index(taken(theirs))]))
+    else:
+        value = no_double
+    return float(_other(branch, value))
 
 
 def _rollout(
@@ -176,9 +227,10 @@ def _rollout(
     deepen: bool,
 ) -> list[float]:
     """The utility, for the side on roll, of rolling now under each cube of ``branches``
-    (its own states): each roll's best play, the opponent's cube options at the leaf.
-    With ``deepen`` a leaf whose chances are exact but whose game goes on is valued by the
-    same look-ahead from the opponent's side instead of Janowski's model."""
+    (its own states): each roll's best play, chosen on the opponent's cube options at the
+    quick leaf values, then the opponent's cube decision on its own roll's look-ahead
+    (:func:`_second_roll`). With ``deepen`` every play's board with exact chances gets the
+    second roll before the choice."""
     first = first_turn(variant, position)
     # Per roll: the boards after each play (opponent on roll), or the game's result.
     rolls: list[list[tuple[Position | None, int]]] = []
@@ -198,49 +250,126 @@ def _rollout(
     leaves = [board for options in rolls for board, _ in options if board is not None]
     index = {board: i for i, board in enumerate(dict.fromkeys(leaves))}
     boards = list(index)
-    outs = np.zeros((len(boards), 5))
-    dead = np.zeros(len(boards), dtype=bool)
-    exact = np.zeros(len(boards), dtype=bool)
-    if boards:
-        arr = positions_array(boards)
-        exact, exact_outs, dead = _exact_race(arr)
-        outs[exact] = exact_outs[exact]
-        rest = [b for b, e in zip(boards, exact, strict=True) if not e]
-        if rest:
-            outs[~exact] = evaluator.outputs(variant, rest, False)
-    # The opponent's states at the leaves: per branch, its cube and the cube it would take.
-    opponent = [s for branch in branches for s in (branch.swapped(), taken(branch.swapped()))]
-    nested = {
-        i: _rollout(evaluator, variant, boards[i], opponent, backgammons, False)
-        for i in np.flatnonzero(exact & ~dead)
-        if deepen
-    }
+    outs, exact, dead = _leaf_values(
+        evaluator, variant, positions_array(boards) if boards else np.zeros((0, 2, SLOTS))
+    )
+    answering = _answering(branches)
+    # The opponent's rolling utilities at each of its states, per board looked at deeper.
+    rolling: dict[int, np.ndarray] = {}
+    if deepen:
+        _look_deeper(
+            evaluator,
+            variant,
+            boards,
+            np.flatnonzero(exact & ~dead),
+            answering,
+            backgammons,
+            rolling,
+        )
+    values = []
+    for branch in branches:
+        mine = _other(branch, leaf_utilities(outs, branch.swapped(), dead, backgammons))
+        for i, theirs in rolling.items():
+            mine[i] = _their_decision(branch, answering, theirs)
+        values.append(mine)
+    chosen = [
+        _choose(rolls, index, mine, b, backgammons)
+        for b, mine in zip(branches, values, strict=True)
+    ]
+    # Only the best play per roll (for any branch) is looked at a second roll deep; a board
+    # whose game ends within two rolls is exact already.
+    deeper = [
+        index[b]
+        for b in dict.fromkeys(
+            b for boards_chosen in chosen for b in boards_chosen if b is not None
+        )
+        if not dead[index[b]] and index[b] not in rolling
+    ]
+    _look_deeper(evaluator, variant, boards, deeper, answering, backgammons, rolling)
     totals = []
-    for k, branch in enumerate(branches):
-        theirs = branch.swapped()
-        mine = _other(branch, leaf_utilities(outs, theirs, dead, backgammons))
-        for i, values in nested.items():
-            mine[i] = _other(branch, _with_cube(theirs, values[2 * k], values[2 * k + 1]))
-        chosen = _choose(rolls, index, mine, branch, backgammons)
-        # The chosen boards get the evaluator's best chances (exact ones stay).
-        deeper = [
-            b for b in dict.fromkeys(b for b in chosen if b is not None) if not exact[index[b]]
-        ]
-        if deeper:
-            refined = outs.copy()
-            refined[[index[b] for b in deeper]] = evaluator.outputs(variant, deeper, True)
-            better = _other(branch, leaf_utilities(refined, theirs, dead, backgammons))
-            mine[~exact] = better[~exact]
+    for branch, mine, boards_chosen in zip(branches, values, chosen, strict=True):
         total = 0.0
-        for weight, options, board in zip(ROLL_WEIGHTS, rolls, chosen, strict=True):
+        for weight, options, board in zip(ROLL_WEIGHTS, rolls, boards_chosen, strict=True):
             if board is None:
                 total += weight * max(
                     _won(branch, pts, backgammons) for b, pts in options if b is None
                 )
+            elif index[board] in rolling:
+                total += weight * _their_decision(branch, answering, rolling[index[board]])
             else:
                 total += weight * float(mine[index[board]])
         totals.append(total)
     return totals
+
+
+def _look_deeper(
+    evaluator: LeafOutputs,
+    variant: Variant,
+    boards: list[Position],
+    which: list[int] | np.ndarray,
+    states: list[CubeState],
+    backgammons: bool,
+    rolling: dict[int, np.ndarray],
+) -> None:
+    """Adds to ``rolling`` the second roll's utilities of ``boards[i]`` for ``i`` in
+    ``which`` (see :func:`_second_roll`)."""
+    which = [int(i) for i in which]
+    if which:
+        found = _second_roll(evaluator, variant, [boards[i] for i in which], states, backgammons)
+        rolling.update(zip(which, found, strict=True))
+
+
+def _second_roll(
+    evaluator: LeafOutputs,
+    variant: Variant,
+    boards: list[Position],
+    states: list[CubeState],
+    backgammons: bool,
+) -> np.ndarray:
+    """``(len(boards), len(states))``: the utility, for the side on roll of each board, of
+    rolling under each of ``states`` (its own): for each roll its play best for it under
+    that cube (on the leaf values), the leaves, the other side on roll, valued with that
+    side's cube options (:func:`leaf_utilities`) on the evaluator's chances (exact ones in
+    bear-offs), all leaves in one batch."""
+    rows: dict[bytes, int] = {}
+    leaf_ids: list[int] = []
+    starts: list[int] = []
+    counts: list[int] = []
+    wins: list[int] = []  # per (board, roll): the most points a play wins outright, or 0
+    for board in boards:
+        first = first_turn(variant, board)
+        # The board unchanged, the other side to roll (a roll that can't be played).
+        unplayed = bytes(board.opponent + board.mover)
+        for roll in ROLLS:
+            start, won = len(leaf_ids), 0
+            for row in boards_after(variant, board, roll, first) or [unplayed]:
+                if row[SLOTS + OFF] == CHECKERS:  # the roller bore off its last checker
+                    after = Position(tuple(row[SLOTS:]), tuple(row[:SLOTS]))
+                    won = max(won, result_points(variant, after))
+                else:
+                    leaf_ids.append(rows.setdefault(bytes(row), len(rows)))
+            starts.append(start)
+            counts.append(len(leaf_ids) - start)
+            wins.append(won)
+    arr = rows_array(list(rows)) if rows else np.zeros((0, 2, SLOTS))
+    outs, _, dead = _leaf_values(evaluator, variant, arr)
+    ids = np.asarray(leaf_ids, dtype=np.intp)
+    some = np.asarray(counts) > 0
+    firsts = np.asarray(starts, dtype=np.intp)[some]
+    weights = np.tile(ROLL_WEIGHTS, len(boards))
+    result = np.zeros((len(boards), len(states)))
+    for k, state in enumerate(states):
+        # The leaves' values for the roller, the other side using its cube options.
+        leaf = _other(state, leaf_utilities(outs, state.swapped(), dead, backgammons))
+        best = np.full(len(starts), -np.inf)
+        if len(ids):
+            best[some] = np.maximum.reduceat(leaf[ids], firsts)
+        prizes = {pts: _won(state, pts, backgammons) for pts in set(wins) if pts}
+        for j, pts in enumerate(wins):
+            if pts:
+                best[j] = max(best[j], prizes[pts])
+        result[:, k] = (weights * best).reshape(len(boards), len(ROLLS)).sum(axis=1)
+    return result
 
 
 def _with_cube(state: CubeState, no_double: float, double_take: float) -> float:

@@ -8,8 +8,8 @@ An evaluator answers two questions, always from one player's side:
   candidates left, as gnubg does with its move filters);
 * :meth:`~Evaluator.chances`: the five cubeless probabilities of the side on roll before it
   rolls, for cube decisions;
-* :meth:`~Evaluator.outputs`: the same for many boards, for the leaves of the cubeful
-  look-ahead (:mod:`core.analysis.cubeful`).
+* :meth:`~Evaluator.outputs_array`: the same for many boards at once, for the
+  cubeful look-ahead (:mod:`core.analysis.cubeful`), whose leaves lie two rolls down.
 """
 
 from __future__ import annotations
@@ -66,9 +66,10 @@ class Evaluator(Protocol):
         """Cubeless outputs (5,) of the side on roll of ``position``, before rolling."""
         ...
 
-    def outputs(self, variant: Variant, positions: list[Position], deep: bool) -> np.ndarray:
-        """Cubeless outputs (N, 5) of the side on roll of each board: quickly (0-ply) or,
-        with ``deep``, as well as a leaf of the cube look-ahead can afford."""
+    def outputs_array(self, variant: Variant, arr: np.ndarray) -> np.ndarray:
+        """Cubeless outputs (N, 5) of the side on roll of each board of ``arr`` (N, 2, 26,
+        side on roll first), in one batch, as deep as the leaves of the cube look-ahead,
+        two rolls down, can afford (0-ply for the network and for gnubg at 2-ply)."""
         ...
 
 
@@ -129,9 +130,9 @@ class NetworkEvaluator:
             total += weight * outs[int(np.argmax(equity(outs, True, bgs)))]
         return total
 
-    def outputs(self, variant: Variant, positions: list[Position], deep: bool) -> np.ndarray:
-        """The network at 0-ply (``deep`` too: a look-ahead per leaf would cost a second)."""
-        return np.asarray(self.net.evaluate_array(positions_array(positions)))
+    def outputs_array(self, variant: Variant, arr: np.ndarray) -> np.ndarray:
+        """The network at 0-ply, in one batch."""
+        return np.asarray(self.net.evaluate_array(arr))
 
 
 class GnubgEvaluator:
@@ -150,8 +151,9 @@ class GnubgEvaluator:
         # (cubeful, plies, deterministic, prune, noise): cubeless, gnubg's pruning nets on.
         self._quick = gnubg.evalcontext(0, 0, 1, 1, 0)
         self._deep = gnubg.evalcontext(0, plies, 1, 1, 0)
-        # The cube look-ahead's leaves, one roll down: one ply less, so the whole is as deep.
-        self._leaf = gnubg.evalcontext(0, max(0, plies - 1), 1, 1, 0)
+        # The cube look-ahead's leaves, two rolls down: two plies less, so the whole is as
+        # deep as gnubg's own cubeful search at ``plies``.
+        self._leaf = gnubg.evalcontext(0, max(0, plies - 2), 1, 1, 0)
         self._cubeful = [gnubg.evalcontext(1, n, 1, 1, 0) for n in range(plies + 1)]
         # gnubg's move filters: its analysis's own, and one with every play kept at every depth.
         self._filters = [
@@ -178,11 +180,14 @@ class GnubgEvaluator:
     def chances(self, variant: Variant, position: Position) -> np.ndarray:
         return self._outputs(position, True)
 
-    def outputs(self, variant: Variant, positions: list[Position], deep: bool) -> np.ndarray:
-        context = self._leaf if deep else self._quick
-        return np.array(
-            [self.gnubg.evaluate(gnubg_board(p), self._cube, context)[:5] for p in positions]
-        )
+    def outputs_array(self, variant: Variant, arr: np.ndarray) -> np.ndarray:
+        """gnubg at two plies less than the analysis (0-ply at its 2-ply): the cube
+        look-ahead's leaves lie two rolls down."""
+        # gnubg's board: (side not on roll, side on roll), points 1..24 then the bar.
+        sides = arr[:, :, 1:].astype(np.int64).tolist()
+        evaluate, cube, leaf = self.gnubg.evaluate, self._cube, self._leaf
+        out = [evaluate((tuple(s[1]), tuple(s[0])), cube, leaf)[:5] for s in sides]
+        return np.array(out, dtype=np.float64).reshape(-1, 5)
 
     def cubeinfo(self, state: CubeState) -> dict[str, Any]:
         """gnubg's cube information for the side on roll (gnubg's player 0)."""
