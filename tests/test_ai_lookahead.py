@@ -13,7 +13,13 @@ import pytest
 from core.ai import EXPERT_FILTER, MASTER_FILTER, player_for
 from core.ai.lookahead import one_ply, replies, two_ply, two_ply_values
 from core.ai.network import Network, equity, shipped_network
-from core.ai.players import NeuralPlayer, one_ply_equity, two_ply_equity
+from core.ai.players import (
+    NeuralPlayer,
+    _best_replies,
+    one_ply_equity,
+    roll_equity,
+    two_ply_equity,
+)
 from core.ai.race import BearoffEvaluator
 from core.movegen import legal_plays
 from core.position import CHECKERS, OFF, Position
@@ -66,6 +72,30 @@ def test_two_ply_from_boards_after_equals_two_ply_equity(variant_name: str) -> N
         assert answer.value == pytest.approx(one_ply_equity(net, variant, after), abs=1e-9)
         assert v == pytest.approx(two_ply_equity(net, variant, after), abs=1e-6)
         assert answer.boards > 0
+
+
+@pytest.mark.parametrize("variant_name", ["tavla", "uzun"])
+def test_the_full_two_ply_looks_at_every_roll_and_counts_its_boards(variant_name: str) -> None:
+    """``full`` (the reference the expert's filter is tuned against) values all 21 of the
+    mover's rolls after each reply, as ``roll_equity`` over every roll does; ``sizes`` gets
+    each board's count of boards evaluated, about three times the reduced search's."""
+    variant = variant_by_name(variant_name)
+    net = _net("uzun" if variant_name == "uzun" else "tavla")
+    value = _value(variant)
+    afters = _afters(variant_name, 4, seed=37)
+    answers = replies(net, variant, afters, value, float)
+    full_sizes: list[int] = []
+    reduced_sizes: list[int] = []
+    full = two_ply_values(net, variant, answers, value, float, full=True, sizes=full_sizes)
+    two_ply_values(net, variant, answers, value, float, sizes=reduced_sizes)
+    for after, v in zip(afters, full, strict=True):
+        reference = sum(
+            weight if mine is None else weight * roll_equity(net, variant, mine)
+            for weight, mine in _best_replies(net, variant, after.swapped())
+        )
+        assert v == pytest.approx(reference, abs=1e-6)
+    assert len(full_sizes) == len(reduced_sizes) == len(afters)
+    assert sum(full_sizes) > 2 * sum(reduced_sizes) > 0
 
 
 def test_two_ply_in_an_exact_bearoff_is_the_databases_value() -> None:

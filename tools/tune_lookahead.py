@@ -32,19 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from core.ai import player_for  # noqa: E402
-from core.ai.lookahead import (  # noqa: E402
-    ROLL_WEIGHTS,
-    ROLLS,
-    Replies,
-    first_turn,
-    replies,
-    rows_array,
-)
-from core.ai.network import equity, flip  # noqa: E402
-from core.ai.sim import play_game, result_points  # noqa: E402
-from core.boards_after import boards_after  # noqa: E402
+from core.ai.lookahead import Replies, replies, two_ply_values  # noqa: E402
+from core.ai.network import equity  # noqa: E402
+from core.ai.sim import play_game  # noqa: E402
 from core.dice import RandomDice  # noqa: E402
-from core.position import CHECKERS, OFF, Position  # noqa: E402
+from core.position import CHECKERS, OFF  # noqa: E402
 from core.variants import variant_by_name  # noqa: E402
 
 UZUN = variant_by_name("uzun")
@@ -56,48 +48,10 @@ def _value(outs: np.ndarray) -> np.ndarray:
 
 def two_ply(net: Any, answer: Replies, full: bool) -> tuple[float, int]:
     """(value, boards evaluated) two rolls deep: all 21 of the mover's rolls after each
-    answer (``full``) or a third of them, as ``core.ai.lookahead.two_ply_values``."""
-    rows: list[bytes] = []
-    plan: list[float | list[tuple[float, int, int, list[float]]]] = []
-    for k, worst in enumerate(answer.worst):
-        if isinstance(worst, float):
-            plan.append(worst)
-            continue
-        mine = Position(tuple(worst[:26]), tuple(worst[26:]))
-        first = first_turn(UZUN, mine)
-        picked = list(range(21) if full else range(k % 3, 21, 3))
-        weights = ROLL_WEIGHTS[picked] / ROLL_WEIGHTS[picked].sum()
-        part: list[tuple[float, int, int, list[float]]] = []
-        for w, i in zip(weights, picked, strict=True):
-            boards = boards_after(UZUN, mine, ROLLS[i], first)
-            at = len(rows)
-            if not boards:
-                rows.append(bytes(mine.opponent + mine.mover))
-                part.append((float(w), at, 1, []))
-                continue
-            fixed = []
-            for row in boards:
-                if row[26 + OFF] == CHECKERS:
-                    won = Position(tuple(row[26:]), tuple(row[:26]))
-                    fixed.append(float(result_points(UZUN, won)))
-                else:
-                    rows.append(row)
-            part.append((float(w), at, len(rows) - at, fixed))
-        plan.append(part)
-    theirs = _value(flip(net.evaluate_array(rows_array(rows)))) if rows else np.empty(0)
-    total = 0.0
-    for weight, entry in zip(ROLL_WEIGHTS, plan, strict=True):
-        if isinstance(entry, float):
-            total += weight * entry
-            continue
-        inner = 0.0
-        for w, at, n, fixed in entry:
-            best = max(fixed) if fixed else -np.inf
-            if n:
-                best = max(best, float(theirs[at : at + n].max()))
-            inner += w * best
-        total += weight * inner
-    return total, len(rows)
+    answer (``full``) or a third of them, by ``core.ai.lookahead.two_ply_values``."""
+    sizes: list[int] = []
+    (value,) = two_ply_values(net, UZUN, [answer], _value, float, full=full, sizes=sizes)
+    return value, sizes[0]
 
 
 def collect(seed: int, games: int, out: Path) -> None:

@@ -133,6 +133,9 @@ def two_ply_values(
     value: Callable[[np.ndarray], np.ndarray],
     points: Callable[[int], float],
     limit: int | None = None,
+    *,
+    full: bool = False,
+    sizes: list[int] | None = None,
 ) -> list[float]:
     """The mover's values two rolls deep of the boards whose :func:`replies` are
     ``answers`` (in one network call): each opponent roll answered as in the 1-ply
@@ -147,6 +150,10 @@ def two_ply_values(
     the thirds' sampling errors largely cancel over the opponent's 21 rolls. The same as
     ``players.two_ply_equity`` with the network's equity, built on :func:`boards_after`:
     only the boards each roll leads to are needed, never the plays.
+
+    ``full`` looks at all 21 of the mover's rolls instead (the full 2-ply, for tuning the
+    reduced one); ``sizes``, if given, gets the number of boards evaluated for each answer
+    valued.
     """
     rows: list[bytes] = []
     # Per board, per opponent roll: a fixed value, or per mover's roll (first row, rows
@@ -164,10 +171,10 @@ def two_ply_values(
             mine = Position(tuple(worst[:26]), tuple(worst[26:]))
             first = first_turn(variant, mine)
             part: list[tuple[float, int, int, list[float]]] = []
-            for i in range(k % 3, 21, 3):
+            for i in range(21) if full else range(k % 3, 21, 3):
                 boards = boards_after(variant, mine, ROLLS[i], first)
                 at = len(rows)
-                weight = float(_THIRD_WEIGHTS[i])
+                weight = float(ROLL_WEIGHTS[i] if full else _THIRD_WEIGHTS[i])
                 if not boards:
                     rows.append(bytes(mine.opponent + mine.mover))  # the opponent to roll
                     part.append((weight, at, 1, []))
@@ -185,6 +192,8 @@ def two_ply_values(
             del rows[start:]  # this board does not fit: it and those after are not valued
             break
         plans.append(plan)
+        if sizes is not None:
+            sizes.append(len(rows) - start)
     # The rows have the opponent on roll: the mover's values from the flipped outputs.
     theirs = value(flip(net.evaluate_array(rows_array(rows)))) if rows else np.empty(0)
     out: list[float] = []
