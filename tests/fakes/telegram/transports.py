@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from telegram.request import BaseRequest, RequestData
 
 from tests.fakes.telegram.fake import FakeTelegram
-from tests.fakes.telegram.records import UploadedFile
+from tests.fakes.telegram.forms import FormError, header_value, parse_form
+from tests.fakes.telegram.records import ApiError, UploadedFile
 from tests.fakes.telegram.text import decode_params
 
 
@@ -110,25 +112,32 @@ class FakeBotAPI(FakeTelegram):
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
 
+    @staticmethod
+    def _refused(description: str) -> web.Response:
+        payload = ApiError(400, description).payload()
+        return web.json_response(payload, status=400)
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         params = decode_params(request.query)
         files: dict[str, UploadedFile] = {}
         if request.can_read_body:
-            if request.content_type == "application/json":
-                body = await request.json()
+            kind, extra = header_value(request.headers.get(hdrs.CONTENT_TYPE, ""))
+            if kind == "application/json":
+                try:
+                    body = json.loads(await request.read())
+                except ValueError as exc:
+                    return self._refused(f"Bad Request: can't parse JSON: {exc}")
                 if isinstance(body, dict):
                     params.update(body)
+            elif kind == "multipart/form-data":
+                try:
+                    raw, files = parse_form(await request.read(), extra.get("boundary", ""))
+                except FormError as exc:
+                    return self._refused(f"Bad Request: can't parse the request: {exc}")
+                params.update(decode_params(raw))
             else:
                 form = await request.post()
-                raw: dict[str, str] = {}
-                for name, value in form.items():
-                    if isinstance(value, web.FileField):
-                        files[name] = UploadedFile(
-                            value.filename, value.file.read(), value.content_type
-                        )
-                    else:
-                        raw[name] = str(value)
-                params.update(decode_params(raw))
+                params.update(decode_params({name: str(value) for name, value in form.items()}))
         reply = await self.handle_url(request.method, request.path, params, files)
         if reply.drop and request.transport is not None:
             request.transport.abort()  # the client sees the connection closed, no answer
