@@ -38,6 +38,26 @@ def first_turn(variant: Variant, side: Position) -> bool:
     return variant.head_rule and side.mover[HEAD] == CHECKERS
 
 
+def roll_leaves(
+    variant: Variant, side: Position, roll: tuple[int, int], first: bool, rows: list[bytes]
+) -> list[int]:
+    """Adds to ``rows`` the boards the side on roll of ``side`` may reach with ``roll``
+    (:func:`~core.boards_after.boards_after`'s rows, the other side on roll), or ``side``
+    unchanged, the other side to roll, where the roll can't be played; returns the points
+    of each play that bears off the roller's last checker (those boards are not added)."""
+    found = boards_after(variant, side, roll, first)
+    if not found:
+        rows.append(bytes(side.opponent + side.mover))
+        return []
+    won: list[int] = []
+    for row in found:
+        if row[26 + OFF] == CHECKERS:  # the roller bore off its last checker
+            won.append(result_points(variant, Position(tuple(row[26:]), tuple(row[:26]))))
+        else:
+            rows.append(row)
+    return won
+
+
 class Replies:
     """The opponent's answers to one board after the mover's play: the 1-ply value and,
     for each of the 21 rolls, the answer worst for the mover by 0-ply.
@@ -73,19 +93,8 @@ def replies(
         plan: list[tuple[int, int, list[float]]] = []
         for roll in ROLLS:
             # Only the boards matter here, seen from the mover again (boards_after's rows).
-            boards = boards_after(variant, theirs, roll, first)
             at = len(rows)
-            if not boards:
-                rows.append(bytes(after.mover + after.opponent))  # the mover to roll
-                plan.append((at, 1, []))
-                continue
-            fixed: list[float] = []
-            for row in boards:
-                if row[26 + OFF] == CHECKERS:  # the opponent bore off its last checker
-                    reply = Position(tuple(row[26:]), tuple(row[:26]))
-                    fixed.append(points(-result_points(variant, reply)))
-                else:
-                    rows.append(row)
+            fixed = [points(-won) for won in roll_leaves(variant, theirs, roll, first, rows)]
             plan.append((at, len(rows) - at, fixed))
         plans.append(plan)
     mine = value(net.evaluate_array(rows_array(rows))) if rows else np.empty(0)
@@ -172,21 +181,10 @@ def two_ply_values(
             first = first_turn(variant, mine)
             part: list[tuple[float, int, int, list[float]]] = []
             for i in range(21) if full else range(k % 3, 21, 3):
-                boards = boards_after(variant, mine, ROLLS[i], first)
                 at = len(rows)
                 weight = float(ROLL_WEIGHTS[i] if full else _THIRD_WEIGHTS[i])
-                if not boards:
-                    rows.append(bytes(mine.opponent + mine.mover))  # the opponent to roll
-                    part.append((weight, at, 1, []))
-                    continue
-                fixed: list[float] = []
-                for row in boards:
-                    if row[26 + OFF] == CHECKERS:  # the mover bore off its last checker
-                        won = Position(tuple(row[26:]), tuple(row[:26]))
-                        fixed.append(points(result_points(variant, won)))
-                    else:
-                        rows.append(row)
-                part.append((weight, at, len(rows) - at, fixed))
+                won = roll_leaves(variant, mine, ROLLS[i], first, rows)
+                part.append((weight, at, len(rows) - at, [points(p) for p in won]))
             plan.append(part)
         if limit is not None and len(rows) > limit:
             del rows[start:]  # this board does not fit: it and those after are not valued

@@ -38,11 +38,10 @@ import numpy as np
 
 from core.ai.bearoff import bearoff_database
 from core.ai.cube import CubeState, may_double
-from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, rows_array
+from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, roll_leaves, rows_array
 from core.ai.network import positions_array
 from core.ai.race import POINTS, both_in_bearoff_array, race_outputs_array
 from core.ai.sim import result_points
-from core.boards_after import boards_after
 from core.movegen import legal_plays
 from core.position import CHECKERS, OFF, SLOTS, Position
 from core.variants import Variant
@@ -338,19 +337,14 @@ def _second_roll(
     wins: list[int] = []  # per (board, roll): the most points a play wins outright, or 0
     for board in boards:
         first = first_turn(variant, board)
-        # The board unchanged, the other side to roll (a roll that can't be played).
-        unplayed = bytes(board.opponent + board.mover)
         for roll in ROLLS:
-            start, won = len(leaf_ids), 0
-            for row in boards_after(variant, board, roll, first) or [unplayed]:
-                if row[SLOTS + OFF] == CHECKERS:  # the roller bore off its last checker
-                    after = Position(tuple(row[SLOTS:]), tuple(row[:SLOTS]))
-                    won = max(won, result_points(variant, after))
-                else:
-                    leaf_ids.append(rows.setdefault(bytes(row), len(rows)))
+            start = len(leaf_ids)
+            found: list[bytes] = []
+            won = roll_leaves(variant, board, roll, first, found)
+            leaf_ids.extend(rows.setdefault(bytes(row), len(rows)) for row in found)
             starts.append(start)
             counts.append(len(leaf_ids) - start)
-            wins.append(won)
+            wins.append(max(won, default=0))
     arr = rows_array(list(rows)) if rows else np.zeros((0, 2, SLOTS))
     outs, _, dead = _leaf_values(evaluator, variant, arr)
     ids = np.asarray(leaf_ids, dtype=np.intp)
