@@ -14,14 +14,9 @@ import pytest
 from core.ai import CubeState, RandomPlayer, player_for
 from core.ai.bearoff import bearoff_database
 from core.ai.cube import double_decision, match_equity, take_decision
+from core.ai.lookahead import one_ply, two_ply
 from core.ai.network import Network, equity, flip
-from core.ai.players import (
-    HeuristicUzunPlayer,
-    NeuralPlayer,
-    one_ply_equity,
-    roll_equity,
-    two_ply_equity,
-)
+from core.ai.players import HeuristicUzunPlayer, NeuralPlayer
 from core.ai.pubeval import PubevalPlayer, is_race, score
 from core.ai.race import BearoffEvaluator, race_outputs_array
 from core.ai.sim import play_game
@@ -30,6 +25,7 @@ from core.gnubg import position_from_id, position_id
 from core.movegen import legal_plays
 from core.position import Position
 from core.variants import variant_by_name
+from tests.ai_reference import roll_equity
 
 ROOT = Path(__file__).resolve().parent.parent
 TAVLA_START = "4HPwATDgc/ABMA"
@@ -315,6 +311,10 @@ def test_deeper_searches_agree_with_an_exact_bearoff() -> None:
     database plays for the fewest rolls, the search for the best equity)."""
     tavla = variant_by_name("tavla")
     ev = BearoffEvaluator(_fresh("tavla"))
+
+    def value(outs: np.ndarray) -> np.ndarray:
+        return equity(outs, True, tavla.backgammons)
+
     for mine, theirs in [
         ({6: 3, 5: 3, 4: 3}, {6: 3, 5: 3, 4: 3}),
         ({6: 2, 3: 2, 1: 3}, {5: 4, 2: 4}),
@@ -322,10 +322,10 @@ def test_deeper_searches_agree_with_an_exact_bearoff() -> None:
     ]:
         after = Position.from_points(mine, theirs)  # my move made, the opponent to roll
         zero = -float(equity(ev.evaluate([after.swapped()]), True, False)[0])
-        assert one_ply_equity(ev, tavla, after) == pytest.approx(zero, abs=1e-3)
+        assert one_ply(ev, tavla, after, value, float) == pytest.approx(zero, abs=1e-3)
         assert -roll_equity(ev, tavla, after.swapped()) == pytest.approx(zero, abs=1e-3)
         # The reduced 2-ply samples a third of the second rolls: close, not equal.
-        assert two_ply_equity(ev, tavla, after) == pytest.approx(zero, abs=0.02)
+        assert two_ply(ev, tavla, after, value, float) == pytest.approx(zero, abs=0.02)
 
 
 @pytest.mark.parametrize("variant_name", ["turkish", "uzun"])

@@ -11,10 +11,10 @@ import pytest
 
 from core.ai.distill import one_ply_targets
 from core.ai.network import WIN, Network, equity
-from core.ai.players import roll_equity
 from core.ai.race import BearoffEvaluator, both_in_bearoff_array
 from core.position import Position, side_from_points
 from core.variants import variant_by_name
+from tests.ai_reference import roll_equity
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 

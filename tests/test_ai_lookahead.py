@@ -13,17 +13,12 @@ import pytest
 from core.ai import EXPERT_FILTER, MASTER_FILTER, player_for
 from core.ai.lookahead import one_ply, replies, two_ply, two_ply_values
 from core.ai.network import Network, equity, shipped_network
-from core.ai.players import (
-    NeuralPlayer,
-    _best_replies,
-    one_ply_equity,
-    roll_equity,
-    two_ply_equity,
-)
+from core.ai.players import NeuralPlayer
 from core.ai.race import BearoffEvaluator
 from core.movegen import legal_plays
 from core.position import CHECKERS, OFF, Position
 from core.variants import variant_by_name
+from tests.ai_reference import best_replies, one_ply_equity, roll_equity, two_ply_equity
 from tests.test_ai import _random_positions
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
@@ -91,7 +86,7 @@ def test_the_full_two_ply_looks_at_every_roll_and_counts_its_boards(variant_name
     for after, v in zip(afters, full, strict=True):
         reference = sum(
             weight if mine is None else weight * roll_equity(net, variant, mine)
-            for weight, mine in _best_replies(net, variant, after.swapped())
+            for weight, mine in best_replies(net, variant, after.swapped())
         )
         assert v == pytest.approx(reference, abs=1e-6)
     assert len(full_sizes) == len(reduced_sizes) == len(afters)

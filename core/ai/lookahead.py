@@ -156,9 +156,10 @@ def two_ply_values(
 
     The reduced search of GNU Backgammon: after the opponent's roll ``k`` only the mover's
     rolls ``k % 3, k % 3 + 3, ...`` of the 21 are looked at, their weights scaled to 1, so
-    the thirds' sampling errors largely cancel over the opponent's 21 rolls. The same as
-    ``players.two_ply_equity`` with the network's equity, built on :func:`boards_after`:
-    only the boards each roll leads to are needed, never the plays.
+    the thirds' sampling errors largely cancel over the opponent's 21 rolls. The same
+    values as the play-by-play 2-ply (``tests/ai_reference.py``, the players' code before)
+    with the network's equity, built on :func:`boards_after`: only the boards each roll
+    leads to are needed, never the plays.
 
     ``full`` looks at all 21 of the mover's rolls instead (the full 2-ply, for tuning the
     reduced one); ``sizes``, if given, gets the number of boards evaluated for each answer

@@ -6,19 +6,15 @@ import random
 
 import numpy as np
 
-from core.movegen import Play, legal_plays
+from core.movegen import Play
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
 from .cube import CubeState, double_decision, take_decision
-from .lookahead import Replies, one_ply, replies, two_ply_values
+from .lookahead import Replies, replies, two_ply_values
 from .network import Network, equity, flip, positions_array
 from .race import BearoffEvaluator, home_array, is_race_array
 from .sim import result_points
-
-# The 21 distinct rolls and their weights out of 36.
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
-ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 
 
 def _play_equities(net: Network, variant: Variant, plays: list[Play]) -> np.ndarray:
@@ -35,87 +31,6 @@ def _play_equities(net: Network, variant: Variant, plays: list[Play]) -> np.ndar
         arr = positions_array([plays[i].after.swapped() for i in rest])
         eqs[rest] = equity(flip(net.evaluate_array(arr)), True, bgs)
     return eqs
-
-
-def _first_turn(variant: Variant, side: Position) -> bool:
-    # In Uzun Tavla a player with all fifteen on the head has not moved yet.
-    return variant.head_rule and side.mover[HEAD] == CHECKERS
-
-
-def one_ply_equity(net: Network, variant: Variant, after: Position) -> float:
-    """Equity of a board after my move, averaging the opponent's best 0-ply reply."""
-    if after.mover[OFF] == CHECKERS:
-        return float(result_points(variant, after))
-    bgs = variant.backgammons
-    return one_ply(net, variant, after, lambda outs: equity(outs, True, bgs), float)
-
-
-def _best_replies(
-    net: Network | BearoffEvaluator, variant: Variant, theirs: Position
-) -> list[tuple[float, Position | None]]:
-    """For each of the 21 rolls of the side on roll in ``theirs``: its best play by 0-ply,
-    as (weight, board after it seen from the other side), or (weight, None) with the
-    game's points folded into the weight's sign when that play wins at once."""
-    first = _first_turn(variant, theirs)
-    out: list[tuple[float, Position | None]] = []
-    for weight, roll in zip(ROLL_WEIGHTS, ROLLS, strict=True):
-        replies = legal_plays(variant, theirs, roll, first)
-        if not replies:
-            out.append((float(weight), theirs.swapped()))
-            continue
-        eqs = _play_equities(net, variant, replies)
-        best = int(np.argmax(eqs))
-        if replies[best].after.mover[OFF] == CHECKERS:
-            out.append((-float(weight) * float(eqs[best]), None))
-        else:
-            out.append((float(weight), replies[best].after.swapped()))
-    return out
-
-
-def roll_equity(
-    net: Network | BearoffEvaluator, variant: Variant, position: Position, part: int = -1
-) -> float:
-    """Equity of the side on roll before rolling: its best 0-ply play, averaged over rolls.
-
-    With ``part`` 0, 1 or 2 only every third of the 21 rolls (from that one on) is looked
-    at, their weights scaled to 1: the reduced search that keeps 2-ply affordable, as in
-    GNU Backgammon's reduced evaluations. Different branches use different thirds, so the
-    sampling errors largely cancel over an opponent's 21 rolls.
-    """
-    first = _first_turn(variant, position)
-    picked = range(21) if part < 0 else range(part, 21, 3)
-    rolls = [ROLLS[i] for i in picked]
-    weights = ROLL_WEIGHTS[list(picked)]
-    weights = weights / weights.sum()
-    per_roll = [legal_plays(variant, position, roll, first) for roll in rolls]
-    # One evaluation for every play of every roll (a roll with no play passes the turn).
-    flat = [play for plays in per_roll for play in plays]
-    total = 0.0
-    eqs = _play_equities(net, variant, flat) if flat else np.empty(0)
-    at = 0
-    for weight, plays in zip(weights, per_roll, strict=True):
-        if plays:
-            total += weight * float(np.max(eqs[at : at + len(plays)]))
-            at += len(plays)
-        else:
-            out = net.evaluate_array(positions_array([position.swapped()]))
-            total -= weight * float(equity(out, True, variant.backgammons)[0])
-    return total
-
-
-def two_ply_equity(net: Network | BearoffEvaluator, variant: Variant, after: Position) -> float:
-    """Equity of a board after my move, two rolls deep: each opponent roll answered by its
-    best 0-ply reply, then my best 0-ply play over a third of my rolls (see
-    :func:`roll_equity`; the third changes with the opponent's roll)."""
-    if after.mover[OFF] == CHECKERS:
-        return float(result_points(variant, after))
-    total = 0.0
-    for k, (weight, mine) in enumerate(_best_replies(net, variant, after.swapped())):
-        if mine is None:
-            total += weight  # the opponent won: weight already holds -points * weight
-        else:
-            total += weight * roll_equity(net, variant, mine, part=k % 3)
-    return total
 
 
 class NeuralPlayer:
