@@ -112,33 +112,34 @@ class FakeBotAPI(FakeTelegram):
     async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
 
-    @staticmethod
-    def _refused(description: str) -> web.Response:
-        payload = ApiError(400, description).payload()
-        return web.json_response(payload, status=400)
-
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         params = decode_params(request.query)
         files: dict[str, UploadedFile] = {}
+        refused: str | None = None  # a body Telegram could not read: its 400, no call
         if request.can_read_body:
             kind, extra = header_value(request.headers.get(hdrs.CONTENT_TYPE, ""))
             if kind == "application/json":
                 try:
                     body = json.loads(await request.read())
                 except ValueError as exc:
-                    return self._refused(f"Bad Request: can't parse JSON: {exc}")
-                if isinstance(body, dict):
-                    params.update(body)
+                    refused = f"Bad Request: can't parse JSON: {exc}"
+                else:
+                    if isinstance(body, dict):
+                        params.update(body)
             elif kind == "multipart/form-data":
                 try:
                     raw, files = parse_form(await request.read(), extra.get("boundary", ""))
                 except FormError as exc:
-                    return self._refused(f"Bad Request: can't parse the request: {exc}")
-                params.update(decode_params(raw))
+                    refused = f"Bad Request: can't parse the request: {exc}"
+                else:
+                    params.update(decode_params(raw))
             else:
                 form = await request.post()
                 params.update(decode_params({name: str(value) for name, value in form.items()}))
-        reply = await self.handle_url(request.method, request.path, params, files)
+        if refused is not None:
+            reply = self._error_reply(ApiError(400, refused))
+        else:
+            reply = await self.handle_url(request.method, request.path, params, files)
         if reply.drop and request.transport is not None:
             request.transport.abort()  # the client sees the connection closed, no answer
         return web.Response(status=reply.status, body=reply.body, content_type=reply.content_type)
