@@ -458,8 +458,9 @@ async def test_insert_get_and_save_game(storage: Storage, players):
     assert saved.created == 10.0
     assert saved.updated == 20.0
 
-    async with storage.transaction() as tx:
-        with pytest.raises(StaleVersionError):
+    # Raised at the call or, where the backend holds the save back, when the block ends.
+    with pytest.raises(StaleVersionError):
+        async with storage.transaction() as tx:
             await tx.save_game(saved, expected_version=1)
     assert (await storage.get_game(record.id)).version == 2
     assert await storage.get_game(12345) is None

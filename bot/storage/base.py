@@ -345,7 +345,10 @@ class Transaction(Protocol):
     async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
         """Write the game if its stored version is ``expected_version``; bumps the version.
 
-        Raises :class:`StaleVersionError` otherwise.
+        Raises :class:`StaleVersionError` otherwise: at once, or (a backend may hold a
+        transaction's first write back to send it with the commit) when the transaction
+        ends, in which case nothing of the transaction is written. Catch it around the
+        ``async with`` block.
         """
         ...
 

@@ -15,6 +15,10 @@ apart by the database itself:
   ``get_rating`` takes a transaction-level advisory lock on the rating's key (the row may not
   exist yet), so a rating is never updated from a stale read.
 
+A transaction begins lazily (:mod:`bot.storage.postgres_tx`): a press's save and its events,
+when nothing else is done, reach the server as one statement instead of four round trips.
+The dialect and the error translation are in :mod:`bot.storage.postgres_db`.
+
 Methods of the storage called from inside a transaction (in the same task, or in tasks it
 starts while it is open) run as part of that transaction.
 
@@ -33,295 +37,40 @@ and programming errors (bugs) are left as they are.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
-import itertools
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from contextvars import ContextVar, Token
-from types import TracebackType
-from typing import Any, ClassVar, TypeAlias
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from typing import ClassVar
 
 import asyncpg
-from asyncpg.pool import PoolConnectionProxy
 
-from bot.storage.base import OPEN_STATUSES, GameRecord, GameStatus, RatingRow, StorageError
+from bot.storage.base import OPEN_STATUSES, GameRecord, GameStatus, StorageError
+from bot.storage.postgres_db import (
+    ADVISORY_LOCK_KEY,
+    Connection,
+    PostgresDb,
+    release,
+    storage_error,
+    translated,
+)
+from bot.storage.postgres_tx import PostgresTransaction, TransactionScope
 from bot.storage.refs import MessageRef
-from bot.storage.rows import dumps
 from bot.storage.schema import POSTGRES_FOLDER, Migration, load_migrations
-from bot.storage.sql import Db, SqlStorage, SqlTransaction
+from bot.storage.sql import Db, SqlStorage
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCK_TIMEOUT = 5.0
 DEFAULT_POOL_SIZE = 10
-#: The first key of the advisory locks taken here (the second is per schema or per rating).
-_MIGRATION_LOCK = 0x7A71A  # "tavla"
-
-Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
 
 
 def load_pg_migrations() -> list[Migration]:
     """The migrations shipped in ``bot/storage/migrations_pg``, in order (numbered like
     ``migrations/``, without gaps or repeats)."""
     return load_migrations(POSTGRES_FOLDER)
-
-
-# --- errors ------------------------------------------------------------------------------
-
-#: SQLSTATE classes of a database that is unavailable or busy, not of a bug in our code:
-#: connection exceptions, transaction rollbacks (deadlock, serialization), insufficient
-#: resources (too many connections, disk full), operator intervention (shutdown, cannot
-#: connect now, statement cancelled), system errors and internal errors.
-_UNAVAILABLE_CLASSES = frozenset({"08", "40", "53", "57", "58", "XX"})
-_UNAVAILABLE_STATES = frozenset({"55P03"})  # lock_not_available (lock_timeout)
-
-
-def _is_unavailable(exc: BaseException) -> bool:
-    if isinstance(exc, asyncpg.PostgresError):
-        state = getattr(exc, "sqlstate", None) or ""
-        return state[:2] in _UNAVAILABLE_CLASSES or state in _UNAVAILABLE_STATES
-    if isinstance(exc, asyncpg.InterfaceError):  # e.g. "connection is closed"
-        return "closed" in str(exc) or "closing" in str(exc)
-    return isinstance(exc, OSError)  # refused, reset, unreachable, timed out (TimeoutError)
-
-
-def _storage_error(exc: BaseException, what: str = "database error") -> StorageError:
-    return StorageError(f"{what}: {type(exc).__name__}: {exc}")
-
-
-@contextlib.contextmanager
-def _translated(what: str = "database error") -> Iterator[None]:
-    """Raise the database's own failures as :class:`StorageError`, the cause chained."""
-    try:
-        yield
-    except StorageError:
-        raise
-    except Exception as exc:
-        if _is_unavailable(exc):
-            raise _storage_error(exc, what) from exc
-        raise
-
-
-# --- the dialect -------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=256)
-def _numbered(sql: str) -> str:
-    """The shared SQL with PostgreSQL's placeholders: each ``?`` becomes ``$1``, ``$2``, …
-
-    (The shared queries never hold a ``?`` inside a string literal.)
-    """
-    numbers = itertools.count(1)
-    return re.sub(r"\?", lambda _: f"${next(numbers)}", sql)
-
-
-def _rows_changed(status: str) -> int:
-    """The row count at the end of a command status such as ``UPDATE 1`` or ``INSERT 0 1``."""
-    last = status.rpartition(" ")[2]
-    return int(last) if last.isdigit() else 0
-
-
-class PostgresDb:
-    """The shared queries (:class:`bot.storage.sql.Db`) on an asyncpg connection."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-
-    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
-        with _translated():
-            return list(await self.conn.fetch(_numbered(sql), *args))
-
-    async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
-        with _translated():
-            return await self.conn.fetchrow(_numbered(sql), *args)
-
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        with _translated():
-            return await self.conn.fetchval(_numbered(sql), *args)
-
-    async def execute(self, sql: str, *args: Any) -> int:
-        with _translated():
-            return _rows_changed(await self.conn.execute(_numbered(sql), *args))
-
-    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with _translated():
-            await self.conn.executemany(_numbered(sql), rows)
-
-    async def insert(self, sql: str, *args: Any) -> int:
-        new_id = await self.fetchval(sql + " RETURNING id", *args)
-        return int(new_id)
-
-
-class PostgresTransaction(SqlTransaction):
-    """The operations of one transaction on one pooled connection (see ``base.Transaction``).
-
-    Read committed, so the reads that a write depends on take locks: the game's row
-    (``FOR UPDATE``) and an advisory lock per rating.
-    """
-
-    _db: PostgresDb
-
-    @property
-    def db(self) -> PostgresDb:
-        if not self._open:
-            raise RuntimeError("this transaction is over")
-        return self._db
-
-    @property
-    def conn(self) -> Connection:
-        """The transaction's asyncpg connection."""
-        return self.db.conn
-
-    #: ``get_game`` locks the game's row until the transaction ends.
-    _row_lock: ClassVar[str] = " FOR UPDATE"
-
-    def __init__(self, storage: PostgresStorage, db: PostgresDb) -> None:
-        super().__init__(storage, db)
-        #: Games whose row this transaction has locked (read FOR UPDATE, saved or inserted).
-        self._locked: set[int] = set()
-
-    async def get_game(self, game_id: int) -> GameRecord | None:
-        record = await super().get_game(game_id)
-        if record is not None:
-            self._locked.add(game_id)
-        return record
-
-    async def insert_game(self, record: GameRecord) -> GameRecord:
-        record = await super().insert_game(record)
-        assert record.id is not None
-        self._locked.add(record.id)  # no other transaction sees the row before we commit
-        return record
-
-    async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
-        record = await super().save_game(record, expected_version)
-        assert record.id is not None
-        self._locked.add(record.id)  # the UPDATE locked the row
-        return record
-
-    async def add_events(
-        self,
-        game_id: int,
-        events: list[tuple[str, dict[str, Any]]],
-        *,
-        ts: float | None = None,
-    ) -> None:
-        """Append events with the next sequence numbers (``ts`` defaults to now).
-
-        The game's row lock keeps two transactions (two workers) from taking the same
-        numbers. A transaction that already holds it (it read the game ``FOR UPDATE``, or
-        saved it: a press does both) numbers and inserts every event in one statement, one
-        round trip. Otherwise it takes the lock first, in a statement of its own: in read
-        committed a statement sees the rows committed when it began, so a ``MAX(seq)`` in the
-        statement that waited for the lock could miss the events of the transaction it
-        waited for.
-        """
-        if not events:
-            return
-        if game_id not in self._locked:
-            await self.db.execute("SELECT 1 FROM games WHERE id = ? FOR UPDATE", game_id)
-            self._locked.add(game_id)
-        stamp = float(time.time() if ts is None else ts)
-        await self.db.execute(
-            "INSERT INTO events (game_id, seq, ts, type, data) "
-            "SELECT $1, last.seq + e.n, $2, e.type, e.data::json "
-            "FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE game_id = $1) AS last, "
-            "unnest($3::text[], $4::text[]) WITH ORDINALITY AS e(type, data, n)",
-            game_id,
-            stamp,
-            [kind for kind, _ in events],
-            [dumps(data) for _, data in events],
-        )
-
-    async def get_rating(self, user_id: int, scope: str, kind: str) -> RatingRow:
-        """The rating row (or a fresh one), locked against other writers until the end."""
-        await self.db.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended(?, ?))",
-            f"tavla.rating:{user_id}:{scope}:{kind}",
-            _MIGRATION_LOCK,
-        )
-        return await super().get_rating(user_id, scope, kind)
-
-
-class _TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
-    """``async with storage.transaction() as tx``: a pooled connection, BEGIN, commit/rollback."""
-
-    def __init__(self, storage: PostgresStorage) -> None:
-        self._storage = storage
-        self._tx: PostgresTransaction | None = None
-        self._token: Token[PostgresTransaction | None] | None = None
-        self._conn: Connection | None = None
-        self._transaction: Any = None
-
-    async def __aenter__(self) -> PostgresTransaction:
-        storage = self._storage
-        if storage._current_transaction() is not None:
-            raise RuntimeError("PostgresStorage transactions do not nest")
-        pool = storage._connection_pool()
-        try:
-            conn = await pool.acquire()
-        except Exception as exc:
-            if _is_unavailable(exc):
-                raise _storage_error(exc, "could not get a connection") from exc
-            raise
-        try:
-            transaction = conn.transaction()
-            await transaction.start()
-        except BaseException as exc:
-            await _release(self._storage._pool, conn)
-            if isinstance(exc, Exception) and _is_unavailable(exc):
-                raise _storage_error(exc, "could not start a transaction") from exc
-            raise
-        self._conn = conn
-        self._transaction = transaction
-        self._tx = PostgresTransaction(storage, PostgresDb(conn))
-        self._token = storage._active.set(self._tx)
-        return self._tx
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> bool:
-        assert self._tx is not None
-        assert self._token is not None
-        assert self._conn is not None
-        tx, self._tx = self._tx, None
-        self._storage._active.reset(self._token)
-        tx._open = False
-        conn, transaction = self._conn, self._transaction
-        try:
-            if exc is None:
-                try:
-                    await transaction.commit()
-                except BaseException as commit_exc:
-                    await self._quiet_rollback(transaction)
-                    if isinstance(commit_exc, Exception) and _is_unavailable(commit_exc):
-                        raise _storage_error(commit_exc, "could not commit") from commit_exc
-                    raise
-            else:
-                await self._quiet_rollback(transaction)
-                if (
-                    isinstance(exc, Exception)
-                    and not isinstance(exc, StorageError)
-                    and _is_unavailable(exc)
-                ):
-                    raise _storage_error(exc) from exc
-        finally:
-            await _release(self._storage._pool, conn)
-        return False
-
-    @staticmethod
-    async def _quiet_rollback(transaction: Any) -> None:
-        """Roll back if still possible; a lost connection has rolled back by itself."""
-        try:
-            await transaction.rollback()
-        except Exception:
-            log.debug("rollback failed", exc_info=True)
 
 
 class _PooledConnection(asyncpg.Connection):
@@ -402,7 +151,7 @@ class PostgresStorage(SqlStorage):
             )
         except Exception as exc:
             if isinstance(exc, asyncpg.PostgresError | asyncpg.InterfaceError | OSError):
-                raise _storage_error(exc, f"cannot connect to {_redacted(self.dsn)}") from exc
+                raise storage_error(exc, f"cannot connect to {_redacted(self.dsn)}") from exc
             raise
         try:
             async with pool.acquire() as conn:
@@ -429,7 +178,7 @@ class PostgresStorage(SqlStorage):
         migrations = self.migrations
         lock = (
             "SELECT pg_advisory_xact_lock($1, hashtext(COALESCE(current_schema(), '')))",
-            _MIGRATION_LOCK,
+            ADVISORY_LOCK_KEY,
         )
         try:
             async with conn.transaction():
@@ -441,7 +190,7 @@ class PostgresStorage(SqlStorage):
             applied = {row[0] for row in await conn.fetch("SELECT version FROM schema_migrations")}
         except Exception as exc:
             if isinstance(exc, asyncpg.PostgresError | asyncpg.InterfaceError | OSError):
-                raise _storage_error(exc, "cannot read schema_migrations") from exc
+                raise storage_error(exc, "cannot read schema_migrations") from exc
             raise
         for migration in migrations:
             if migration.version in applied:
@@ -464,7 +213,7 @@ class PostgresStorage(SqlStorage):
                         )
             except Exception as exc:
                 if isinstance(exc, asyncpg.PostgresError | asyncpg.InterfaceError | OSError):
-                    raise _storage_error(exc, f"migration {migration.name} failed") from exc
+                    raise storage_error(exc, f"migration {migration.name} failed") from exc
                 raise
             if done is None:
                 log.info("%s: applied migration %s", self, migration.name)
@@ -530,26 +279,17 @@ class PostgresStorage(SqlStorage):
 
     # --- transactions ----------------------------------------------------------------------
 
-    def _scope(self) -> _TransactionScope:
-        return _TransactionScope(self)
+    def _scope(self) -> TransactionScope:
+        return TransactionScope(self)
 
     @asynccontextmanager
     async def _connection_alone(self) -> AsyncIterator[Db]:
-        with _translated("could not get a connection"):
+        with translated("could not get a connection"):
             conn = await self._connection_pool().acquire()
         try:
             yield PostgresDb(conn)
         finally:
-            await _release(self._pool, conn)
-
-
-async def _release(pool: asyncpg.Pool | None, conn: Connection) -> None:
-    """Give a connection back to its pool; a broken one is dropped (the pool replaces it)."""
-    try:
-        if pool is not None:
-            await pool.release(conn)
-    except Exception:
-        log.debug("releasing a connection failed", exc_info=True)
+            await release(self._pool, conn)
 
 
 def _redacted(dsn: str) -> str:

@@ -1,0 +1,224 @@
+"""PostgreSQL's lazily begun transactions (bot/storage/postgres_tx.py): a press's save and
+events reach the server as one statement, with the same outcome as a transaction of four."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from bot.storage.base import ContestSettings, GameStatus, StaleVersionError
+from bot.storage.postgres import PostgresStorage
+from tests.test_storage import insert, new_game
+
+
+@pytest.fixture
+async def storage(postgres_schema: tuple[str, str]) -> AsyncIterator[PostgresStorage]:
+    dsn, schema = postgres_schema
+    store = PostgresStorage(dsn, server_settings={"search_path": schema}, pool_size=4)
+    await store.open()
+    yield store
+    await store.close()
+
+
+@contextmanager
+def sent_queries(conn: Any) -> Iterator[list[str]]:
+    """The queries sent on ``conn`` meanwhile (asyncpg's query logger)."""
+    sent: list[str] = []
+
+    def logger(record: Any) -> None:
+        sent.append(record.query.split()[0].rstrip(";").upper())
+
+    conn.add_query_logger(logger)
+    try:
+        yield sent
+    finally:
+        conn.remove_query_logger(logger)
+
+
+async def started(storage: PostgresStorage):
+    ali = await storage.get_or_create_user("telegram", "1", "Ali")
+    veli = await storage.get_or_create_user("telegram", "2", "Veli")
+    game = await insert(storage, new_game(ali.id, veli.id, settings=ContestSettings()))
+    async with storage.transaction() as tx:
+        await tx.add_events(game.stored_id, [("start", {})])
+    return game
+
+
+async def test_a_press_sends_its_save_and_events_as_one_statement(storage):
+    game = await started(storage)
+    record = await storage.get_game(game.stored_id)
+    assert record is not None
+    async with storage.transaction() as tx:
+        conn = tx.db.conn
+        with sent_queries(conn) as sent:
+            record.status = GameStatus.ACTIVE
+            saved = await tx.save_game(record, record.version)
+            await tx.add_events(record.stored_id, [("roll", {"dice": [6, 5]}), ("play", {})])
+        # Nothing is sent before the block ends: the write waits for the commit.
+        await asyncio.sleep(0)
+        assert sent == []
+    assert saved.version == 2
+    stored = await storage.get_game(game.stored_id)
+    assert stored is not None
+    assert stored.version == 2
+    assert stored.status is GameStatus.ACTIVE
+    events = await storage.events(game.stored_id)
+    assert [(e.seq, e.type) for e in events] == [(1, "start"), (2, "roll"), (3, "play")]
+    assert events[1].data == {"dice": [6, 5]}
+
+
+async def test_the_commit_of_a_held_save_is_one_round_trip(storage):
+    game = await started(storage)
+    record = await storage.get_game(game.stored_id)
+    assert record is not None
+    sent: list[str] = []
+    async with storage.transaction() as tx:
+        conn = tx.db.conn
+        conn.add_query_logger(lambda r: sent.append(r.query.split()[0].rstrip(";").upper()))
+        await tx.save_game(record, record.version)
+        await tx.add_events(record.stored_id, [("play", {})])
+    await asyncio.sleep(0)
+    assert sent == ["WITH"]  # not BEGIN, UPDATE, INSERT, COMMIT
+
+
+async def test_a_transaction_that_does_nothing_sends_nothing(storage):
+    sent: list[str] = []
+    async with storage.transaction() as tx:
+        tx.db.conn.add_query_logger(lambda r: sent.append(r.query))
+    await asyncio.sleep(0)
+    assert sent == []
+
+
+async def test_a_stale_held_save_writes_nothing_and_is_told_at_the_end(storage):
+    game = await started(storage)
+    first = await storage.get_game(game.stored_id)
+    second = await storage.get_game(game.stored_id)
+    assert first is not None
+    assert second is not None
+    async with storage.transaction() as tx:
+        await tx.save_game(first, first.version)
+
+    async def abort() -> None:
+        async with storage.transaction() as tx:
+            second.status = GameStatus.ABORTED
+            await tx.save_game(second, second.version)
+            await tx.add_events(second.stored_id, [("abort", {"seat": 0})])
+
+    with pytest.raises(StaleVersionError):
+        await abort()
+    assert second.version == 1  # the caller's record is as it was
+    stored = await storage.get_game(game.stored_id)
+    assert stored is not None
+    assert stored.version == 2
+    assert stored.status is not GameStatus.ABORTED
+    assert [e.type for e in await storage.events(game.stored_id)] == ["start"]
+
+
+async def test_a_statement_after_a_held_save_sees_it(storage):
+    """Any other statement begins the transaction and writes the held save first."""
+    game = await started(storage)
+    record = await storage.get_game(game.stored_id)
+    assert record is not None
+    sent: list[str] = []
+    async with storage.transaction() as tx:
+        tx.db.conn.add_query_logger(lambda r: sent.append(r.query.split()[0].rstrip(";")))
+        record.reminded = True
+        await tx.save_game(record, record.version)
+        await tx.add_events(record.stored_id, [("reminded", {})])
+        again = await tx.get_game(record.stored_id)
+        assert again is not None
+        assert again.version == 2
+        assert again.reminded
+        assert [e.type for e in await storage.events(record.stored_id)] == ["start", "reminded"]
+    await asyncio.sleep(0)
+    assert sent == ["BEGIN", "UPDATE", "INSERT", "SELECT", "SELECT", "COMMIT"]
+
+
+async def test_a_stale_held_save_is_told_at_the_next_statement(storage):
+    game = await started(storage)
+    old = await storage.get_game(game.stored_id)
+    assert old is not None
+    async with storage.transaction() as tx:
+        await tx.save_game(await tx.get_game(game.stored_id), old.version)
+    reached: list[str] = []
+
+    async def save_then_read() -> None:
+        async with storage.transaction() as tx:
+            await tx.save_game(old, old.version)
+            await tx.get_game(game.stored_id)
+            reached.append("after the read")
+
+    with pytest.raises(StaleVersionError):
+        await save_then_read()
+    assert reached == []  # the read after the stale save raised
+    assert (await storage.get_game(game.stored_id)).version == 2
+
+
+async def test_a_held_save_that_waited_for_the_row_numbers_its_events_after_the_holder(
+    postgres_schema,
+):
+    """Worker A locks the game (FOR UPDATE, no save) and adds events; worker B's press
+    (a held save with events) waits for the row meanwhile. B's statement saw the events
+    committed when it began, so its first numbers collide: it is tried again, and every
+    event keeps its own number, in order, nothing lost."""
+    dsn, schema = postgres_schema
+    workers = [
+        PostgresStorage(dsn, server_settings={"search_path": schema}, pool_size=2) for _ in range(2)
+    ]
+    for worker in workers:
+        await worker.open()
+    a, b = workers
+    try:
+        game = await started(a)
+        record = await b.get_game(game.stored_id)
+        assert record is not None
+        release = asyncio.Event()
+        locked = asyncio.Event()
+
+        async def holder() -> None:
+            async with a.transaction() as tx:
+                await tx.get_game(game.stored_id)
+                await tx.add_events(game.stored_id, [("claim", {}), ("reply", {})])
+                locked.set()
+                await release.wait()
+
+        async def press() -> None:
+            async with b.transaction() as tx:
+                await tx.save_game(record, record.version)
+                await tx.add_events(game.stored_id, [("roll", {}), ("play", {})])
+
+        holding = asyncio.create_task(holder())
+        await locked.wait()
+        pressing = asyncio.create_task(press())
+        await waiting_for_a_lock(a)
+        release.set()
+        await asyncio.gather(holding, pressing)
+        events = await a.events(game.stored_id)
+    finally:
+        for worker in workers:
+            await worker.close()
+    assert [(e.seq, e.type) for e in events] == [
+        (1, "start"),
+        (2, "claim"),
+        (3, "reply"),
+        (4, "roll"),
+        (5, "play"),
+    ]
+
+
+async def waiting_for_a_lock(storage: PostgresStorage) -> None:
+    """Return once some backend's statement waits for a lock (the press behind the holder)."""
+    for _ in range(2000):
+        async with storage._connection_alone() as db:
+            waiting = await db.fetchval(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE wait_event_type = 'Lock' AND query LIKE 'WITH saved%'"
+            )
+        if waiting:
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the press never waited for the row")
