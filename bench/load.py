@@ -25,7 +25,11 @@ bench takes from the bot and a real deployment would not.
 ``--busy`` starts one more process running a plain CPU loop at normal priority for the whole
 run, as a neighbour on a shared host would (another service: in a session of its own).
 
-Run: ``python bench/load.py [--games 1000] [--rate 100] [--seconds 60] [--database URL] [--busy]``.
+``--timeline FILE`` writes, per second of the run, the presses answered and their median and
+worst latency: whether a tail is spread thin or one stretch where the bot fell behind.
+
+Run: ``python bench/load.py [--games 1000] [--rate 100] [--seconds 60] [--database URL] [--busy]
+[--timeline FILE]``.
 """
 
 from __future__ import annotations
@@ -81,10 +85,9 @@ class Game:
         self.chat = fake.group(-(1_000_000 + n), f"Room {n}")
 
     def board(self) -> dict | None:
-        for message in reversed(self.fake.messages(self.chat)):
-            if message.get("photo") and buttons(message):
-                return message
-        return None
+        return self.fake.newest_message(
+            self.chat, lambda message: message.get("photo") and buttons(message)
+        )
 
     async def open(self) -> None:
         await self.fake.send_text(self.a, self.chat, "/tavla")
@@ -124,8 +127,11 @@ class Game:
         return time.perf_counter() - start
 
 
-async def drive(game: Game, pause: float, until: float, rng: random.Random, out: list) -> None:
-    """Press about every ``pause`` seconds until ``until``.
+async def drive(
+    game: Game, pause: float, until: float, rng: random.Random, out: list, ends: list
+) -> None:
+    """Press about every ``pause`` seconds until ``until``; each latency goes to ``out``
+    (None for a press never answered), and each answered press's end time to ``ends``.
 
     The first wait is a random phase in ``[0, pause)`` so that the games' presses are spread
     evenly from the start rather than arriving after a quiet first stretch.
@@ -140,6 +146,7 @@ async def drive(game: Game, pause: float, until: float, rng: random.Random, out:
             out.append(None)
             continue
         out.append(latency)
+        ends.append((time.perf_counter(), latency))
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -202,7 +209,31 @@ async def fresh_database(database: str | None, folder: str) -> AsyncIterator[str
         await conn.close()
 
 
-async def run(games: int, rate: float, seconds: float, database: str | None, busy: bool) -> None:
+def timeline(ends: list[tuple[float, float]], began: float) -> str:
+    """Per second of the run: presses answered, their median and worst latency (ms).
+
+    A tail is either spread thin or one stretch where the bot fell behind; this tells which.
+    """
+    seconds: dict[int, list[float]] = {}
+    for end, latency in ends:
+        seconds.setdefault(int(end - began), []).append(latency)
+    lines = ["second presses p50_ms max_ms"]
+    for second in sorted(seconds):
+        done = sorted(seconds[second])
+        lines.append(
+            f"{second} {len(done)} {done[len(done) // 2] * 1000:.0f} {done[-1] * 1000:.0f}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+async def run(
+    games: int,
+    rate: float,
+    seconds: float,
+    database: str | None,
+    busy: bool,
+    timeline_file: Path | None = None,
+) -> None:
     folder = tempfile.mkdtemp(prefix="tavla-load-")
     # The bot's rate limiter is off (TELEGRAM_*_RATE=0 below) and so are Telegram's flood
     # limits in the fake: this measures the bot's own throughput, not Telegram's 30 a second.
@@ -244,6 +275,7 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
                     await asyncio.gather(*(g.open() for g in table[i : i + 25]))
                 print(f"opened {games} games in {time.perf_counter() - start:.1f} s")
                 results: list[float | None] = []
+                ends: list[tuple[float, float]] = []
                 pause = games / rate
                 cpu_before = cpu_seconds(bot.pid)
                 harness_before = time.process_time()
@@ -251,7 +283,10 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
                 until = began + seconds
                 rng = random.Random(20261130)
                 await asyncio.gather(
-                    *(drive(g, pause, until, random.Random(rng.random()), results) for g in table)
+                    *(
+                        drive(g, pause, until, random.Random(rng.random()), results, ends)
+                        for g in table
+                    )
                 )
                 # Presses start until ``until``; the last replies may come a little later.
                 elapsed = max(seconds, time.perf_counter() - began)
@@ -274,6 +309,8 @@ async def run(games: int, rate: float, seconds: float, database: str | None, bus
     finally:
         # The SQLite file and the bot's files: gone with the run.
         shutil.rmtree(folder, ignore_errors=True)
+    if timeline_file is not None:
+        timeline_file.write_text(timeline(ends, began))
     done = sorted(r for r in results if r is not None)
     errors = len(results) - len(done)
     if not done:
@@ -334,12 +371,15 @@ def main() -> None:
     parser.add_argument(
         "--busy", action="store_true", help="run a CPU loop at normal priority beside the bot"
     )
+    parser.add_argument(
+        "--timeline", type=Path, help="write presses and latency per second to this file"
+    )
     args = parser.parse_args()
     # Stopped (by ``timeout``, say) as when interrupted: the bot, in a session of its own,
     # is not stopped with this script's process group, so the script must stop it.
     signal.signal(signal.SIGTERM, _interrupted)
     own_session()
-    asyncio.run(run(args.games, args.rate, args.seconds, args.database, args.busy))
+    asyncio.run(run(args.games, args.rate, args.seconds, args.database, args.busy, args.timeline))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.load import timeline
+
 ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = f"""
@@ -44,3 +46,13 @@ def test_the_load_generator_goes_on_in_a_session_of_its_own(tmp_path: Path, lead
     )
     assert done.stdout.split() == ["True"]
     assert done.returncode == 3
+
+
+def test_the_timeline_gives_each_second_its_presses_median_and_worst():
+    began = 100.0
+    ends = [(100.2, 0.010), (100.9, 0.030), (100.5, 0.020), (102.1, 1.500)]
+    assert timeline(ends, began).splitlines() == [
+        "second presses p50_ms max_ms",
+        "0 3 20 30",
+        "2 1 1500 1500",
+    ]

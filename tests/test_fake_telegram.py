@@ -354,6 +354,19 @@ async def test_fake_request_sends_and_edits(bot, state):
         await bot.delete_message(chat.id, text.message_id)
     assert [m["message_id"] for m in fake.messages(chat)] == [2, 3, 4]
 
+    # The newest message a predicate accepts, copied; deleted ones and others' left out.
+    found = fake.newest_message(chat, lambda m: m.get("text"))
+    assert found is not None
+    assert found["message_id"] == 4
+    assert found == fake.message(chat, 4)
+    found["text"] = "changed"
+    assert fake.message(chat, 4)["text"] == "reply"  # a copy, the record unchanged
+    photos = [m for m in fake.messages(chat) if m.get("photo")]
+    assert photos
+    assert fake.newest_message(chat, lambda m: m.get("photo")) == photos[-1]
+    assert fake.newest_message(chat, lambda m: m.get("photo"), from_bot=False) is None
+    assert fake.newest_message(chat, lambda m: m.get("message_id") == text.message_id) is None
+
 
 async def test_fake_accepts_jpeg_photos_and_refuses_unreadable_ones(bot, state):
     fake = state

@@ -101,6 +101,27 @@ class Observations:
             if from_bot is None or (msg.get("from", {}).get("id") == bot_id) == from_bot
         ]
 
+    def newest_message(
+        self,
+        chat: FakeChat | int,
+        where: Callable[[dict], Any],
+        *,
+        from_bot: bool | None = True,
+    ) -> dict | None:
+        """A copy of the chat's newest message (deleted ones left out) that ``where``
+        accepts, or None. Only the message found is copied, so a load generator can look
+        for its board on every press; ``where`` sees the stored message and must not
+        change it."""
+        state = self._chats.get(chat_id_of(chat))
+        if state is None:
+            return None
+        bot_id = self.bot_user()["id"]
+        for msg in reversed(state.messages.values()):
+            mine = msg.get("from", {}).get("id") == bot_id
+            if (from_bot is None or mine == from_bot) and where(msg):
+                return copy.deepcopy(msg)
+        return None
+
     def last_message(self, chat: FakeChat | int, *, from_bot: bool | None = True) -> dict:
         found = self.messages(chat, from_bot=from_bot)
         if not found:
