@@ -17,6 +17,22 @@ def _racing_leader() -> Position:
     return Position(side_from_points({1: 2}), side_from_points({19: 8, 20: 7}))
 
 
+def test_gnubg_boards_of_position_arrays_are_the_positions_boards() -> None:
+    """The batch conversion the analysis's cube leaves and the labelling use gives, for
+    each position array, gnubg's board of that position (side not on roll first, then
+    the side on roll, each points 1..24 and the bar)."""
+    from core.ai.gnubg_player import gnubg_board, gnubg_boards
+
+    start = variant_by_name("tavla").start_position()
+    hit = Position(side_from_points({6: 5, 13: 4}, bar=1), side_from_points({24: 2, 1: 3}))
+    positions = [start, _racing_leader(), hit, hit.swapped()]
+    arr = positions_array(positions)
+    assert gnubg_boards(arr) == [gnubg_board(p) for p in positions]
+    assert gnubg_boards(arr[2]) == [gnubg_board(hit)]  # one (2, 26) array
+    assert gnubg_boards(arr.astype(np.uint8)) == gnubg_boards(arr)
+    assert gnubg_board(hit)[1][24] == 1  # the checker on the bar, last
+
+
 def test_gnubg_labels_are_for_the_side_on_roll() -> None:
     """The labels follow the network's convention: the five chances of the side on roll,
     the same numbers gnubg gives for that board, and their flip for the swapped board."""

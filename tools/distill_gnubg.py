@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from core.ai.distill import SupervisedTrainer, cross_entropy, gnubg_board_array  # noqa: E402
+from core.ai.distill import SupervisedTrainer, cross_entropy  # noqa: E402
+from core.ai.gnubg_player import gnubg_boards  # noqa: E402
 from core.ai.network import Network, equity, positions_array  # noqa: E402
 from core.ai.race import both_in_bearoff_array  # noqa: E402
 from core.ai.sim import opening  # noqa: E402
@@ -82,7 +83,7 @@ def label_chunk(
     labels: list[np.ndarray] = []
 
     def rate(arr: np.ndarray) -> np.ndarray:
-        return np.array(gnubg.evaluate(gnubg_board_array(arr), cubeinfo, context)[:5])
+        return np.array(gnubg.evaluate(gnubg_boards(arr)[0], cubeinfo, context)[:5])
 
     def keep(arr: np.ndarray, label: np.ndarray) -> None:
         if both_in_bearoff_array(arr[None], False)[0] and rng.random() > BEAROFF_KEEP:

@@ -16,21 +16,13 @@ from types import ModuleType
 import numpy as np
 
 from core.movegen import legal_plays
-from core.position import BAR, CHECKERS, OFF, Position
+from core.position import CHECKERS, OFF, Position
 from core.variants import Variant
 
+from .gnubg_player import gnubg_boards
 from .lookahead import ROLL_WEIGHTS, ROLLS, Evaluates, first_turn
 from .network import N_OUT, Network, _sigmoid, equity, flip, positions_array
 from .sim import outcome_vector, result_points
-
-
-def gnubg_board_array(arr: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """gnubg's board for one (2, 26) position array: (side not on roll, side on roll),
-    each points 1..24 then the bar."""
-    return (
-        tuple(int(n) for n in arr[1, 1 : BAR + 1]),
-        tuple(int(n) for n in arr[0, 1 : BAR + 1]),
-    )
 
 
 def gnubg_targets(
@@ -42,8 +34,8 @@ def gnubg_targets(
     cubeinfo = gnubg.cubeinfo()
     context = gnubg.evalcontext(0, plies, 0, 0, 0)
     out = np.empty((len(arr), N_OUT), dtype=np.float64)
-    for i, one in enumerate(arr):
-        out[i] = gnubg.evaluate(gnubg_board_array(one), cubeinfo, context)[:N_OUT]
+    for i, board in enumerate(gnubg_boards(arr)):
+        out[i] = gnubg.evaluate(board, cubeinfo, context)[:N_OUT]
     return out
 
 

@@ -11,6 +11,8 @@ import importlib
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from core.movegen import Play
 from core.position import BAR, Position
 from core.variants import Variant
@@ -30,6 +32,12 @@ def gnubg_board(position: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """gnubg's board: (side not on roll, side on roll), each points 1..24 then the bar."""
     mover, opponent = position
     return tuple(opponent[1 : BAR + 1]), tuple(mover[1 : BAR + 1])
+
+
+def gnubg_boards(arr: np.ndarray) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """gnubg's boards (as :func:`gnubg_board`) of position arrays, shaped (2, 26) or (N, 2, 26)."""
+    sides = np.asarray(arr).reshape(-1, 2, 26)[:, :, 1 : BAR + 1].astype(np.int64).tolist()
+    return [(tuple(opponent), tuple(mover)) for mover, opponent in sides]
 
 
 class GnubgPlayer:

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.ai.cube import CubeState
-from core.ai.gnubg_player import gnubg_board, load_gnubg
+from core.ai.gnubg_player import gnubg_board, gnubg_boards, load_gnubg
 from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, one_ply
 from core.ai.network import (
     Network,
@@ -183,10 +183,8 @@ class GnubgEvaluator:
     def outputs_array(self, variant: Variant, arr: np.ndarray) -> np.ndarray:
         """gnubg at two plies less than the analysis (0-ply at its 2-ply): the cube
         look-ahead's leaves lie two rolls down."""
-        # gnubg's board: (side not on roll, side on roll), points 1..24 then the bar.
-        sides = arr[:, :, 1:].astype(np.int64).tolist()
         evaluate, cube, leaf = self.gnubg.evaluate, self._cube, self._leaf
-        out = [evaluate((tuple(s[1]), tuple(s[0])), cube, leaf)[:5] for s in sides]
+        out = [evaluate(board, cube, leaf)[:5] for board in gnubg_boards(arr)]
         return np.array(out, dtype=np.float64).reshape(-1, 5)
 
     def cubeinfo(self, state: CubeState) -> dict[str, Any]:
