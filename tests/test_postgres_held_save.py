@@ -222,3 +222,150 @@ async def waiting_for_a_lock(storage: PostgresStorage) -> None:
             return
         await asyncio.sleep(0.005)
     raise AssertionError("the press never waited for the row")
+
+
+async def two_workers(postgres_schema, press_pool: int = 2) -> list[PostgresStorage]:
+    """A holder worker and a press worker on one schema (the press's pool ``press_pool``)."""
+    dsn, schema = postgres_schema
+    workers = [
+        PostgresStorage(dsn, server_settings={"search_path": schema}, pool_size=size)
+        for size in (2, press_pool)
+    ]
+    for worker in workers:
+        await worker.open()
+    return workers
+
+
+async def test_a_press_cancelled_while_its_held_save_waits_writes_nothing_and_frees_the_connection(
+    postgres_schema,
+):
+    """The press's task is cancelled while its one statement waits for the game's row: the
+    statement is cancelled on the server (nothing of it written, while the holder still
+    holds the row), the press's only connection goes back to its pool usable, and the next
+    press on the game is saved with its events numbered after the holder's."""
+    a, b = await two_workers(postgres_schema, press_pool=1)
+    try:
+        game = await started(a)
+        record = await b.get_game(game.stored_id)
+        assert record is not None
+        release = asyncio.Event()
+        locked = asyncio.Event()
+
+        async def holder() -> None:
+            async with a.transaction() as tx:
+                await tx.get_game(game.stored_id)
+                await tx.add_events(game.stored_id, [("claim", {})])
+                locked.set()
+                await release.wait()
+
+        async def press() -> None:
+            async with b.transaction() as tx:
+                record.status = GameStatus.ABORTED
+                await tx.save_game(record, record.version)
+                await tx.add_events(game.stored_id, [("abort", {"seat": 0})])
+
+        holding = asyncio.create_task(holder())
+        await locked.wait()
+        pressing = asyncio.create_task(press())
+        await waiting_for_a_lock(a)
+        pressing.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await pressing
+        # b's only connection: reading through it waits until the cancelled statement has
+        # ended on the server, which it can only have done by being cancelled (the holder
+        # still holds the row). Bounded, so a statement left waiting fails the test.
+        meanwhile = await asyncio.wait_for(b.get_game(game.stored_id), 30)
+        assert meanwhile is not None
+        assert meanwhile.version == 1
+        assert meanwhile.status is GameStatus.ACTIVE
+        release.set()
+        await holding
+        assert [e.type for e in await a.events(game.stored_id)] == ["start", "claim"]
+
+        fresh = await b.get_game(game.stored_id)
+        assert fresh is not None
+        async with b.transaction() as tx:
+            await tx.save_game(fresh, fresh.version)
+            await tx.add_events(game.stored_id, [("roll", {})])
+        stored = await a.get_game(game.stored_id)
+        assert stored is not None
+        assert stored.version == 2
+        assert stored.status is GameStatus.ACTIVE
+        events = await a.events(game.stored_id)
+    finally:
+        for worker in (a, b):
+            await worker.close()
+    assert [(e.seq, e.type) for e in events] == [(1, "start"), (2, "claim"), (3, "roll")]
+
+
+async def test_a_held_save_that_waited_for_a_row_saved_meanwhile_is_stale_and_adds_no_events(
+    postgres_schema,
+):
+    """The holder saves the game while the press's statement waits for the row: the press's
+    ``version = $n`` no longer holds once the row is free (PostgreSQL re-checks it on the
+    newest row), so nothing of the press is written and it is told StaleVersionError, its
+    record as it was."""
+    a, b = await two_workers(postgres_schema)
+    try:
+        game = await started(a)
+        record = await b.get_game(game.stored_id)
+        assert record is not None
+        release = asyncio.Event()
+        locked = asyncio.Event()
+
+        async def holder() -> None:
+            async with a.transaction() as tx:
+                mine = await tx.get_game(game.stored_id)
+                assert mine is not None
+                mine.reminded = True
+                await tx.save_game(mine, mine.version)
+                await tx.add_events(game.stored_id, [("reminded", {})])
+                locked.set()
+                await release.wait()
+
+        async def press() -> None:
+            async with b.transaction() as tx:
+                record.status = GameStatus.ABORTED
+                await tx.save_game(record, record.version)
+                await tx.add_events(game.stored_id, [("abort", {"seat": 0})])
+
+        holding = asyncio.create_task(holder())
+        await locked.wait()
+        pressing = asyncio.create_task(press())
+        await waiting_for_a_lock(a)
+        release.set()
+        await holding
+        with pytest.raises(StaleVersionError):
+            await pressing
+        assert record.version == 1
+        stored = await a.get_game(game.stored_id)
+        assert stored is not None
+        events = await a.events(game.stored_id)
+    finally:
+        for worker in (a, b):
+            await worker.close()
+    assert (stored.version, stored.status, stored.reminded) == (2, GameStatus.ACTIVE, True)
+    assert [(e.seq, e.type) for e in events] == [(1, "start"), (2, "reminded")]
+
+
+async def test_pages_hear_of_a_held_save_only_once_it_is_written(storage):
+    """NotifyingStorage (bot/web/hub.py) tells the pages after the block; a held save found
+    stale at the end is no change to tell."""
+    from bot.web.hub import NotifyingStorage
+
+    told: list[list[int]] = []
+    notifying = NotifyingStorage(storage, told.append)
+    game = await started(storage)
+    first = await storage.get_game(game.stored_id)
+    second = await storage.get_game(game.stored_id)
+    assert first is not None
+    assert second is not None
+    async with notifying.transaction() as tx:
+        await tx.save_game(first, first.version)
+        await tx.add_events(game.stored_id, [("roll", {})])
+        assert told == []
+    assert told == [[game.stored_id]]
+    with pytest.raises(StaleVersionError):
+        async with notifying.transaction() as tx:
+            await tx.save_game(second, second.version)
+    assert told == [[game.stored_id]]
