@@ -345,10 +345,14 @@ class Transaction(Protocol):
     async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
         """Write the game if its stored version is ``expected_version``; bumps the version.
 
-        Raises :class:`StaleVersionError` otherwise: at once, or (a backend may hold a
-        transaction's first write back to send it with the commit) when the transaction
-        ends, in which case nothing of the transaction is written. Catch it around the
-        ``async with`` block.
+        ``record`` carries the new version (and ``updated``) on return. Raises
+        :class:`StaleVersionError` otherwise: at once, or, where a backend holds a
+        transaction's first write back (PostgreSQL), from the transaction's next statement,
+        whichever call makes it (``add_events`` of another game, a read, a storage method
+        inside the block), or when the transaction ends; the record's version and
+        ``updated`` are then put back, and nothing of the transaction is written once the
+        error leaves the block. Catch it around the ``async with`` block, not around a call
+        inside it.
         """
         ...
 
