@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.storage.base import ContestSettings, GameStatus, StaleVersionError
+from bot.storage.base import ContestSettings, GameStatus, StaleVersionError, StorageError
 from bot.storage.postgres import PostgresStorage
 from tests.test_storage import insert, new_game
 
@@ -369,3 +369,58 @@ async def test_pages_hear_of_a_held_save_only_once_it_is_written(storage):
         async with notifying.transaction() as tx:
             await tx.save_game(second, second.version)
     assert told == [[game.stored_id]]
+
+
+async def test_a_press_whose_connection_is_lost_during_its_held_save_is_told_storage_error(
+    postgres_schema,
+):
+    """The server ends the press's connection while its one statement waits for the row:
+    the press is told StorageError (the database's own failure, not a stale board and not
+    asyncpg's exception), nothing of it is written, and its pool serves the next press."""
+    a, b = await two_workers(postgres_schema, press_pool=1)
+    try:
+        game = await started(a)
+        record = await b.get_game(game.stored_id)
+        assert record is not None
+        release = asyncio.Event()
+        locked = asyncio.Event()
+
+        async def holder() -> None:
+            async with a.transaction() as tx:
+                await tx.get_game(game.stored_id)
+                locked.set()
+                await release.wait()
+
+        async def press() -> None:
+            async with b.transaction() as tx:
+                record.status = GameStatus.ABORTED
+                await tx.save_game(record, record.version)
+                await tx.add_events(game.stored_id, [("abort", {"seat": 0})])
+
+        holding = asyncio.create_task(holder())
+        await locked.wait()
+        pressing = asyncio.create_task(press())
+        await waiting_for_a_lock(a)
+        async with a._connection_alone() as db:
+            ended = await db.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'WITH saved%' "
+                "AND wait_event_type = 'Lock' AND pg_terminate_backend(pid)"
+            )
+        assert ended == 1
+        with pytest.raises(StorageError) as caught:
+            await pressing
+        assert not isinstance(caught.value, StaleVersionError)
+        release.set()
+        await holding
+
+        fresh = await b.get_game(game.stored_id)
+        assert fresh is not None
+        assert (fresh.version, fresh.status) == (1, GameStatus.ACTIVE)
+        async with b.transaction() as tx:
+            await tx.save_game(fresh, fresh.version)
+            await tx.add_events(game.stored_id, [("roll", {})])
+        events = await a.events(game.stored_id)
+    finally:
+        for worker in (a, b):
+            await worker.close()
+    assert [(e.seq, e.type) for e in events] == [(1, "start"), (2, "roll")]
