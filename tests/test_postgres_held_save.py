@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.storage import postgres_tx
 from bot.storage.base import ContestSettings, GameStatus, StaleVersionError, StorageError
 from bot.storage.postgres import PostgresStorage
 from tests.test_storage import insert, new_game
@@ -158,13 +159,16 @@ async def test_a_stale_held_save_is_told_at_the_next_statement(storage):
     assert (await storage.get_game(game.stored_id)).version == 2
 
 
+@pytest.mark.parametrize("retries", [3, 1], ids=["tried again", "no tries left"])
 async def test_a_held_save_that_waited_for_the_row_numbers_its_events_after_the_holder(
-    postgres_schema,
+    postgres_schema, monkeypatch, retries
 ):
     """Worker A locks the game (FOR UPDATE, no save) and adds events; worker B's press
     (a held save with events) waits for the row meanwhile. B's statement saw the events
     committed when it began, so its first numbers collide: it is tried again, and every
-    event keeps its own number, in order, nothing lost."""
+    event keeps its own number, in order, nothing lost. With no tries left the press is
+    told the save failed (StorageError, as for a database away), its record as it was."""
+    monkeypatch.setattr(postgres_tx, "_SEQUENCE_RETRIES", retries)
     dsn, schema = postgres_schema
     workers = [
         PostgresStorage(dsn, server_settings={"search_path": schema}, pool_size=2) for _ in range(2)
@@ -196,18 +200,25 @@ async def test_a_held_save_that_waited_for_the_row_numbers_its_events_after_the_
         pressing = asyncio.create_task(press())
         await waiting_for_a_lock(a)
         release.set()
-        await asyncio.gather(holding, pressing)
+        outcomes = await asyncio.gather(holding, pressing, return_exceptions=True)
         events = await a.events(game.stored_id)
+        stored = await a.get_game(game.stored_id)
     finally:
         for worker in workers:
             await worker.close()
-    assert [(e.seq, e.type) for e in events] == [
-        (1, "start"),
-        (2, "claim"),
-        (3, "reply"),
-        (4, "roll"),
-        (5, "play"),
-    ]
+    assert outcomes[0] is None
+    expected = [(1, "start"), (2, "claim"), (3, "reply")]
+    if retries > 1:
+        assert outcomes[1] is None
+        assert [(e.seq, e.type) for e in events] == [*expected, (4, "roll"), (5, "play")]
+        assert stored is not None
+        assert stored.version == 2
+    else:
+        assert isinstance(outcomes[1], StorageError)
+        assert [(e.seq, e.type) for e in events] == expected
+        assert stored is not None
+        assert stored.version == 1
+        assert record.version == 1
 
 
 async def waiting_for_a_lock(storage: PostgresStorage) -> None:

@@ -151,6 +151,7 @@ class PostgresTransaction(SqlTransaction):
         if held is None:
             return
         if await self._raw.execute(_SAVE, *held.save_args()) != 1:
+            self._locked.discard(held.record.stored_id)  # the UPDATE matched no row
             raise held.stale()
         if held.events:
             await self._raw.execute(
@@ -268,9 +269,11 @@ class PostgresTransaction(SqlTransaction):
         for attempt in range(_SEQUENCE_RETRIES):
             try:
                 saved = await self._raw.fetchval(sql, *held.save_args(), *held.event_args())
-            except asyncpg.UniqueViolationError:
+            except asyncpg.UniqueViolationError as exc:
                 if attempt == _SEQUENCE_RETRIES - 1:
-                    raise
+                    # Not reachable by today's callers; told as a failed save, not a bug.
+                    held.record.version, held.record.updated = held.before
+                    raise storage_error(exc, "could not number the events") from exc
                 continue
             if saved != 1:
                 raise held.stale()
