@@ -142,3 +142,16 @@ def test_shipped_uzun_net_says_how_it_was_made() -> None:
     assert net.meta["init_meta"]["games"] == 41215
     assert net.meta["label_games"] > 0
     assert net.meta["positions"] > 0
+
+
+def test_keeping_a_share_of_turns_stores_a_subset_of_the_same_game(tools) -> None:
+    """With ``keep`` below 1 the same game is played (its dice and choices do not depend on
+    ``keep``) and only some turns' positions are stored, in the same order."""
+    distill_lookahead, _ = tools
+    teacher = _teacher()
+    every = distill_lookahead.game_positions(teacher, 3, 4, 0.1)
+    some = distill_lookahead.game_positions(teacher, 3, 4, 0.1, keep=0.3)
+    assert 0 < len(some) < len(every) / 2
+    rest = iter(every)
+    assert all(any(p == q for q in rest) for p in some)  # an ordered subsequence
+    assert distill_lookahead.game_positions(teacher, 3, 4, 0.1, keep=0.3) == some

@@ -14,7 +14,9 @@ roll, before rolling) is stored with up to ``OTHERS`` positions after other play
 same roll among the teacher's best five (the choices the network must rank), each
 labelled with :func:`core.ai.distill.one_ply_targets` (the teacher with the bear-off
 database, so bear-offs are exact). Positions with both sides bearing off, where the players
-use the database and never the network, are not stored. Chunk ``k`` uses the seed
+use the database and never the network, are not stored. With ``--keep P`` each turn's
+positions are stored with chance P (the games are played the same), which spreads the
+labelling time over more games. Chunk ``k`` uses the seed
 ``seed * 1000003 + k`` and is written to ``DIR/chunk_1_<teacher stem>_<seed>_<k>.npz`` in
 ``distill_gnubg.py``'s format (positions uint8, labels float32, plies 1, the teacher and
 the number of games);
@@ -50,11 +52,17 @@ OTHERS = 2  # other candidate plays stored per roll, from the teacher's best fiv
 
 
 def game_positions(
-    teacher: BearoffEvaluator, seed: int, games_seed: int, eps: float
+    teacher: BearoffEvaluator, seed: int, games_seed: int, eps: float, keep: float = 1.0
 ) -> list[Position]:
-    """The positions to label from one seeded self-play game (see the module doc)."""
+    """The positions to label from one seeded self-play game (see the module doc).
+
+    With ``keep`` below 1 each turn's positions (the one met and its other plays) are
+    stored with that chance: more games for the same labelling time. The choice has its
+    own generator, so the game played is the same whatever ``keep`` is and its stored
+    positions are a subset of those with ``keep`` 1."""
     variant = variant_by_name("uzun")
     rng = np.random.default_rng(seed)
+    sampler = np.random.default_rng([seed, 1])
     dice = RandomDice(games_seed)
     _seat, roll = opening(variant, dice)
     side = variant.start_position()
@@ -67,7 +75,9 @@ def game_positions(
             continue
         if any(p.after.mover[OFF] == CHECKERS for p in plays):
             break  # the game ends with this play
-        out.append(side)
+        stored = keep >= 1.0 or sampler.random() < keep
+        if stored:
+            out.append(side)
         if len(plays) > 1:
             arr = positions_array([p.after.swapped() for p in plays])
             eqs = -equity(teacher.evaluate_array(arr))  # the mover's equity of each play
@@ -77,17 +87,18 @@ def game_positions(
                 choice = int(rng.integers(len(plays)))
             others = [int(i) for i in order[:5] if i != choice]
             for i in rng.permutation(others)[:OTHERS]:
-                out.append(plays[int(i)].after.swapped())
+                if stored:
+                    out.append(plays[int(i)].after.swapped())
         else:
             choice = 0
         side = plays[choice].after.swapped()
         roll = dice.roll()
-    keep = ~both_in_bearoff_array(positions_array(out), True) if out else []
-    return [p for p, k in zip(out, keep, strict=True) if k]
+    wanted = ~both_in_bearoff_array(positions_array(out), True) if out else []
+    return [p for p, k in zip(out, wanted, strict=True) if k]
 
 
 def label_chunk(
-    teacher: BearoffEvaluator, seed: int, size: int
+    teacher: BearoffEvaluator, seed: int, size: int, keep: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """``size`` or more labelled positions from seeded games; also the number of games."""
     variant = variant_by_name("uzun")
@@ -98,7 +109,9 @@ def label_chunk(
     while sum(len(p) for p in positions) < size:
         games += 1
         eps = EPSILONS[games % len(EPSILONS)]
-        met = game_positions(teacher, int(rng.integers(1 << 62)), int(rng.integers(1 << 62)), eps)
+        met = game_positions(
+            teacher, int(rng.integers(1 << 62)), int(rng.integers(1 << 62)), eps, keep
+        )
         if not met:
             continue
         positions.append(positions_array(met).astype(np.uint8))
@@ -114,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=0, help="stop after chunk k (0: no limit)")
     parser.add_argument("--minutes", type=float, default=0.0, help="stop after this long")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--keep", type=float, default=1.0, help="chance a turn's positions are stored"
+    )
     parser.add_argument("--log", type=Path, default=None)
     args = parser.parse_args(argv)
     if not args.chunks and not args.minutes:
@@ -131,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             k += 1
             continue
         t0, cpu0 = time.time(), time.process_time()
-        pos, lab, games = label_chunk(teacher, args.seed * 1_000_003 + k, args.chunk)
+        pos, lab, games = label_chunk(teacher, args.seed * 1_000_003 + k, args.chunk, args.keep)
         tmp = path.with_name(path.stem + ".tmp.npz")
         np.savez_compressed(
             tmp,
@@ -140,11 +156,13 @@ def main(argv: list[str] | None = None) -> int:
             plies=1,
             teacher=f"{args.teacher.name} 1-ply",
             games=games,
+            keep=args.keep,
         )
         tmp.replace(path)
         made += len(pos)
         line = (
             f"{time.strftime('%H:%M:%S')} label chunk={k} positions={len(pos)} games={games} "
+            f"keep={args.keep} "
             f"wall_s={time.time() - t0:.1f} cpu_s={time.process_time() - cpu0:.1f} "
             f"total_new={made} load={os.getloadavg()[0]:.2f}"
         )
