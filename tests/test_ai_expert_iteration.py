@@ -133,15 +133,20 @@ def test_widening_keeps_what_the_network_computes(tools) -> None:
 
 def test_shipped_uzun_net_says_how_it_was_made() -> None:
     """The shipped Uzun net records its making: TD self-play (the starting weights' games
-    and schedule), then one round of fitting to that net's own 1-ply values."""
+    and schedule), then two rounds of fitting to a net's own 1-ply values, each round's
+    teacher shipped beside it (the first round's as ``uzun-round1.npz``)."""
     from core.ai.network import WEIGHTS_DIR
 
     net = Network.load(WEIGHTS_DIR / "uzun.npz")
-    assert net.kind == "uzun"
-    assert net.meta["teacher"] == "uzun.npz 1-ply"
-    assert net.meta["init_meta"]["games"] == 41215
-    assert net.meta["label_games"] > 0
-    assert net.meta["positions"] > 0
+    round1 = Network.load(WEIGHTS_DIR / "uzun-round1.npz")
+    selfplay = Network.load(WEIGHTS_DIR / "uzun-selfplay.npz")
+    assert net.kind == round1.kind == selfplay.kind == "uzun"
+    assert net.meta["teacher"] == "uzun.npz 1-ply"  # the first round's file name then
+    assert net.meta["label_games"] == 833
+    assert net.meta["init_meta"] == round1.meta
+    assert round1.meta["label_games"] == 213
+    assert round1.meta["init_meta"]["games"] == selfplay.meta["games"] == 41215
+    assert net.meta["positions"] > round1.meta["positions"] > 0
 
 
 def test_keeping_a_share_of_turns_stores_a_subset_of_the_same_game(tools) -> None:

@@ -22,7 +22,9 @@ The networks (:mod:`core.ai.network`) are small NumPy nets trained by TD(lambda)
 (``tools/train_td.py``), except the Tavla net (``weights/tavla.npz``), which is fitted to
 GNU Backgammon's 0-ply evaluations (``tools/distill_gnubg.py``, :mod:`core.ai.distill`);
 the self-play Tavla net it replaced is kept as ``weights/tavla-selfplay.npz`` for
-comparison. Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take
+comparison. The Uzun net (``weights/uzun.npz``) is fitted in two rounds to a net's own 1-ply
+look-ahead (``tools/distill_lookahead.py``), starting from the self-play net; both earlier
+nets ship as the teachers (``uzun-selfplay.npz``, ``uzun-round1.npz``). Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take
 an optional :class:`~core.ai.cube.CubeState` with the cube and the match score.
 """
 
