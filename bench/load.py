@@ -128,10 +128,14 @@ class Game:
 
 
 async def drive(
-    game: Game, pause: float, until: float, rng: random.Random, out: list, ends: list
+    game: Game,
+    pause: float,
+    until: float,
+    rng: random.Random,
+    out: list[tuple[float, float] | None],
 ) -> None:
-    """Press about every ``pause`` seconds until ``until``; each latency goes to ``out``
-    (None for a press never answered), and each answered press's end time to ``ends``.
+    """Press about every ``pause`` seconds until ``until``; each press goes to ``out`` as
+    the time its answer came and its latency, or None if it was refused or never answered.
 
     The first wait is a random phase in ``[0, pause)`` so that the games' presses are spread
     evenly from the start rather than arriving after a quiet first stretch.
@@ -143,10 +147,8 @@ async def drive(
         try:
             latency = await game.act()
         except TimeoutError:
-            out.append(None)
-            continue
-        out.append(latency)
-        ends.append((time.perf_counter(), latency))
+            latency = None
+        out.append(None if latency is None else (time.perf_counter(), latency))
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -274,8 +276,7 @@ async def run(
                 for i in range(0, games, 25):
                     await asyncio.gather(*(g.open() for g in table[i : i + 25]))
                 print(f"opened {games} games in {time.perf_counter() - start:.1f} s")
-                results: list[float | None] = []
-                ends: list[tuple[float, float]] = []
+                results: list[tuple[float, float] | None] = []
                 pause = games / rate
                 cpu_before = cpu_seconds(bot.pid)
                 harness_before = time.process_time()
@@ -283,10 +284,7 @@ async def run(
                 until = began + seconds
                 rng = random.Random(20261130)
                 await asyncio.gather(
-                    *(
-                        drive(g, pause, until, random.Random(rng.random()), results, ends)
-                        for g in table
-                    )
+                    *(drive(g, pause, until, random.Random(rng.random()), results) for g in table)
                 )
                 # Presses start until ``until``; the last replies may come a little later.
                 elapsed = max(seconds, time.perf_counter() - began)
@@ -309,9 +307,10 @@ async def run(
     finally:
         # The SQLite file and the bot's files: gone with the run.
         shutil.rmtree(folder, ignore_errors=True)
+    answered = [r for r in results if r is not None]
     if timeline_file is not None:
-        timeline_file.write_text(timeline(ends, began))
-    done = sorted(r for r in results if r is not None)
+        timeline_file.write_text(timeline(answered, began))
+    done = sorted(latency for _, latency in answered)
     errors = len(results) - len(done)
     if not done:
         print("no press was handled")

@@ -169,13 +169,7 @@ async def test_a_held_save_that_waited_for_the_row_numbers_its_events_after_the_
     event keeps its own number, in order, nothing lost. With no tries left the press is
     told the save failed (StorageError, as for a database away), its record as it was."""
     monkeypatch.setattr(postgres_tx, "_SEQUENCE_RETRIES", retries)
-    dsn, schema = postgres_schema
-    workers = [
-        PostgresStorage(dsn, server_settings={"search_path": schema}, pool_size=2) for _ in range(2)
-    ]
-    for worker in workers:
-        await worker.open()
-    a, b = workers
+    workers = a, b = await two_workers(postgres_schema)
     try:
         game = await started(a)
         record = await b.get_game(game.stored_id)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
+from contextvars import Token
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -41,6 +42,7 @@ from bot.storage.postgres_db import (
 )
 from bot.storage.rows import GAME_ASSIGNMENTS, dumps, game_values
 from bot.storage.sql import SqlTransaction
+from bot.storage.transaction import versioned_update
 
 if TYPE_CHECKING:
     from bot.storage.postgres import PostgresStorage
@@ -49,14 +51,23 @@ if TYPE_CHECKING:
 #: taken by a transaction that committed while the statement waited for the game's row.
 _SEQUENCE_RETRIES = 3
 
-#: The events of a game, numbered after its last one, given the game's id (twice), the time,
-#: and the types and JSON data as two arrays.
+#: The events of a game, numbered after its last one, given :func:`_event_args`.
 _EVENTS_SELECT = (
     "SELECT ?, last.seq + e.n, ?, e.type, e.data::json "
     "FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE game_id = ?) AS last, "
     "unnest(?::text[], ?::text[]) WITH ORDINALITY AS e(type, data, n)"
 )
-_SAVE = f"UPDATE games SET {GAME_ASSIGNMENTS}, updated = ?, version = version + 1 WHERE id = ? AND version = ?"
+_INSERT_EVENTS = f"INSERT INTO events (game_id, seq, ts, type, data) {_EVENTS_SELECT}"
+_SAVE = versioned_update("games", GAME_ASSIGNMENTS)
+
+
+def _event_args(
+    game_id: int, stamp: float, events: list[tuple[str, dict[str, Any]]]
+) -> tuple[Any, ...]:
+    """The arguments of :data:`_EVENTS_SELECT`: the game's id (twice), the time, and the
+    events' types and JSON data as two arrays."""
+    kinds = [kind for kind, _ in events]
+    return (game_id, stamp, game_id, kinds, [dumps(data) for _, data in events])
 
 
 @dataclass
@@ -76,10 +87,7 @@ class _HeldSave:
         return (*self.values, self.updated, self.record.id, self.expected)
 
     def event_args(self) -> tuple[Any, ...]:
-        events = self.events or []
-        game_id = self.record.id
-        kinds = [kind for kind, _ in events]
-        return (game_id, self.stamp, game_id, kinds, [dumps(data) for _, data in events])
+        return _event_args(self.record.stored_id, self.stamp, self.events or [])
 
     def stale(self) -> StaleVersionError:
         self.record.version, self.record.updated = self.before
@@ -154,10 +162,7 @@ class PostgresTransaction(SqlTransaction):
             self._locked.discard(held.record.stored_id)  # the UPDATE matched no row
             raise held.stale()
         if held.events:
-            await self._raw.execute(
-                f"INSERT INTO events (game_id, seq, ts, type, data) {_EVENTS_SELECT}",
-                *held.event_args(),
-            )
+            await self._raw.execute(_INSERT_EVENTS, *held.event_args())
 
     async def get_game(self, game_id: int) -> GameRecord | None:
         record = await super().get_game(game_id)
@@ -217,14 +222,7 @@ class PostgresTransaction(SqlTransaction):
         if game_id not in self._locked:
             await self.db.execute("SELECT 1 FROM games WHERE id = ? FOR UPDATE", game_id)
             self._locked.add(game_id)
-        await self.db.execute(
-            f"INSERT INTO events (game_id, seq, ts, type, data) {_EVENTS_SELECT}",
-            game_id,
-            stamp,
-            game_id,
-            [kind for kind, _ in events],
-            [dumps(data) for _, data in events],
-        )
+        await self.db.execute(_INSERT_EVENTS, *_event_args(game_id, stamp, events))
 
     async def get_rating(self, user_id: int, scope: str, kind: str) -> RatingRow:
         """The rating row (or a fresh one), locked against other writers until the end."""
@@ -286,7 +284,7 @@ class TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
     def __init__(self, storage: PostgresStorage) -> None:
         self._storage = storage
         self._tx: PostgresTransaction | None = None
-        self._token: Any = None
+        self._token: Token[PostgresTransaction | None] | None = None
         self._conn: Connection | None = None
 
     async def __aenter__(self) -> PostgresTransaction:

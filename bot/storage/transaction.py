@@ -34,6 +34,15 @@ from bot.storage.rows import (
 _Versioned = TypeVar("_Versioned", GameRecord, TournamentRecord)
 
 
+def versioned_update(table: str, assignments: str) -> str:
+    """The update of a versioned row (optimistic locking): the ``assignments``' values, then
+    ``updated``, the row's id and the version it must still be at."""
+    return (
+        f"UPDATE {table} SET {assignments}, updated = ?, version = version + 1 "
+        "WHERE id = ? AND version = ?"
+    )
+
+
 class Db(Protocol):
     """One connection, running the shared SQL (``?`` placeholders) in its dialect."""
 
@@ -135,8 +144,7 @@ class SqlTransaction:
         locking); raises :class:`StaleVersionError` naming the ``kind`` of record otherwise."""
         updated = record.updated or time.time()
         changed = await self.db.execute(
-            f"UPDATE {table} SET {assignments}, updated = ?, version = version + 1 "
-            "WHERE id = ? AND version = ?",
+            versioned_update(table, assignments),
             *values,
             float(updated),
             record.id,

@@ -91,15 +91,7 @@ class Observations:
     def messages(self, chat: FakeChat | int, *, from_bot: bool | None = True) -> list[dict]:
         """Current state of a chat's messages (deleted ones left out), oldest first: the bot's
         by default, the users' with ``from_bot=False``, all with ``None``."""
-        state = self._chats.get(chat_id_of(chat))
-        if state is None:
-            return []
-        bot_id = self.bot_user()["id"]
-        return [
-            copy.deepcopy(msg)
-            for msg in state.messages.values()
-            if from_bot is None or (msg.get("from", {}).get("id") == bot_id) == from_bot
-        ]
+        return [copy.deepcopy(msg) for msg in self._stored_messages(chat, from_bot)]
 
     def newest_message(
         self,
@@ -112,15 +104,23 @@ class Observations:
         accepts, or None. Only the message found is copied, so a load generator can look
         for its board on every press; ``where`` sees the stored message and must not
         change it."""
-        state = self._chats.get(chat_id_of(chat))
-        if state is None:
-            return None
-        bot_id = self.bot_user()["id"]
-        for msg in reversed(state.messages.values()):
-            mine = msg.get("from", {}).get("id") == bot_id
-            if (from_bot is None or mine == from_bot) and where(msg):
+        for msg in reversed(self._stored_messages(chat, from_bot)):
+            if where(msg):
                 return copy.deepcopy(msg)
         return None
+
+    def _stored_messages(self, chat: FakeChat | int, from_bot: bool | None) -> list[dict]:
+        """The chat's stored messages themselves (not copies), oldest first, filtered as
+        :meth:`messages` says."""
+        state = self._chats.get(chat_id_of(chat))
+        if state is None:
+            return []
+        bot_id = self.bot_user()["id"]
+        return [
+            msg
+            for msg in state.messages.values()
+            if from_bot is None or (msg.get("from", {}).get("id") == bot_id) == from_bot
+        ]
 
     def last_message(self, chat: FakeChat | int, *, from_bot: bool | None = True) -> dict:
         found = self.messages(chat, from_bot=from_bot)
