@@ -4,6 +4,8 @@
     .venv/bin/python bench/ai_strength.py --variant uzun --a expert --b heuristic --games 1000
 
 Games come in pairs with the same dice and the seats swapped, which lowers the variance.
+``--jobs N`` spreads the pairs over N processes (one a core; the game numbers fix the
+dice and seats, so the figures are those of one process).
 Prints points per game of A with a 95% confidence interval, A's win rate, gammon (mars)
 and backgammon rates both ways, and each side's mean and 95th-percentile decision time
 (only rolls with a choice are timed). The last line holds the headline figures as
@@ -17,6 +19,7 @@ import math
 import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 # One core: keep NumPy's BLAS from spreading small matrix products over threads.
@@ -38,6 +41,38 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
+def _play_games(
+    args: argparse.Namespace, games: list[int]
+) -> list[tuple[int, int, list[float], list[float]]]:
+    """Plays games ``games`` (by number: the dice and seats depend on it alone): for each,
+    the number, A's signed points, and A's and B's decision times."""
+    variant = variant_by_name(args.variant)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    net_a = Network.load(args.a_weights) if args.a_weights else None
+    net_b = Network.load(args.b_weights) if args.b_weights else None
+    a = player_for(args.variant, args.a, seed=args.seed, net=net_a)
+    b = player_for(args.variant, args.b, seed=args.seed + 1, net=net_b)
+    out = []
+    for g in games:
+        a_seat = g % 2
+        players = [a, b] if a_seat == 0 else [b, a]
+        dice = RandomDice(args.seed * 100_003 + g // 2)
+        record = play_game(variant, players, dice, timed=True, clock=clock)
+        points = record.points if record.winner == a_seat else -record.points
+        out.append((g, points, record.times[a_seat], record.times[1 - a_seat]))
+        if args.progress and len(out) % args.progress == 0:
+            n = len(out)
+            mean = sum(r[1] for r in out) / n
+            sd = math.sqrt(sum((r[1] - mean) ** 2 for r in out) / max(1, n - 1))
+            wins = sum(r[1] > 0 for r in out)
+            print(
+                f"{'' if args.jobs <= 1 else f'worker {games[0] // 2}: '}{n} games: "
+                f"ppg={mean:+.3f} ± {1.96 * sd / math.sqrt(n):.3f} win={wins / n:.3f}",
+                flush=True,
+            )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variant", default="tavla", choices=["tavla", "turkish", "uzun"])
@@ -49,6 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--progress", type=int, default=0, help="print every N games")
     parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="play the games in this many processes (same figures, except the noise of "
+        "beginner and heuristic players, which each process draws afresh)",
+    )
+    parser.add_argument(
         "--clock",
         choices=["wall", "cpu"],
         default="wall",
@@ -57,39 +99,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     variant = variant_by_name(args.variant)
-    clock = time.process_time if args.clock == "cpu" else time.perf_counter
-    net_a = Network.load(args.a_weights) if args.a_weights else None
-    net_b = Network.load(args.b_weights) if args.b_weights else None
-    a = player_for(args.variant, args.a, seed=args.seed, net=net_a)
-    b = player_for(args.variant, args.b, seed=args.seed + 1, net=net_b)
+    start = time.time()
+    games = range(args.games)
+    if args.jobs > 1:
+        # Whole pairs (same dice, seats swapped) to each worker, in game order.
+        parts = [[g for g in games if (g // 2) % args.jobs == j] for j in range(args.jobs)]
+        with ProcessPoolExecutor(args.jobs) as pool:
+            played = [r for part in pool.map(_play_games, [args] * args.jobs, parts) for r in part]
+        played.sort(key=lambda r: r[0])
+    else:
+        played = _play_games(args, list(games))
     results: list[int] = []
     wins = gammon_wins = gammon_losses = bg_wins = bg_losses = 0
     times_a: list[float] = []
     times_b: list[float] = []
-    start = time.time()
-    for g in range(args.games):
-        a_seat = g % 2
-        players = [a, b] if a_seat == 0 else [b, a]
-        dice = RandomDice(args.seed * 100_003 + g // 2)
-        record = play_game(variant, players, dice, timed=True, clock=clock)
-        won = record.winner == a_seat
-        points = record.points if won else -record.points
+    for _g, points, own_times, other_times in played:
+        won = points > 0
         results.append(points)
         wins += won
-        gammon_wins += won and record.points >= 2
-        gammon_losses += (not won) and record.points >= 2
-        bg_wins += won and record.points >= 3
-        bg_losses += (not won) and record.points >= 3
-        times_a += record.times[a_seat]
-        times_b += record.times[1 - a_seat]
-        if args.progress and (g + 1) % args.progress == 0:
-            n = len(results)
-            mean_n = sum(results) / n
-            sd = math.sqrt(sum((x - mean_n) ** 2 for x in results) / max(1, n - 1))
-            print(
-                f"{n} games: ppg={mean_n:+.3f} ± {1.96 * sd / math.sqrt(n):.3f} win={wins / n:.3f}",
-                flush=True,
-            )
+        gammon_wins += points >= 2
+        gammon_losses += points <= -2
+        bg_wins += points >= 3
+        bg_losses += points <= -3
+        times_a += own_times
+        times_b += other_times
     n = len(results)
     mean = sum(results) / n
     var = sum((x - mean) ** 2 for x in results) / max(1, n - 1)

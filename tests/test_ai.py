@@ -473,6 +473,25 @@ def test_bench_ends_with_name_value_line() -> None:
     assert {"ppg", "ci95", "win", "gammon_win", "a_ms", "a_p95_ms"} <= set(pairs)
 
 
+def test_bench_jobs_play_the_same_games() -> None:
+    """--jobs spreads the games over processes; the game numbers fix the dice and the
+    seats, so deterministic players give the figures of one process."""
+
+    def figures(*extra: str) -> dict[str, str]:
+        match = ["--variant", "uzun", "--a", "club", "--b", "heuristic", "--games", "6"]
+        out = subprocess.run(
+            [sys.executable, "bench/ai_strength.py", *match, "--seed", "5", *extra],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        ).stdout.strip()
+        pairs = dict(item.split("=", 1) for item in out.splitlines()[-1].split())
+        return {k: v for k, v in pairs.items() if not k.endswith("ms")}
+
+    assert figures("--jobs", "2") == figures()
+
+
 def test_cube_bench_compares_with_the_stored_gnubg_answers() -> None:
     """bench/cube_gnubg.py reads gnubg's stored cube actions (no gnubg needed) and ends
     with a name=value line of agreement figures for the positions it compared."""
