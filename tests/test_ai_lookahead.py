@@ -60,11 +60,12 @@ def test_two_ply_from_boards_after_equals_two_ply_equity(variant_name: str) -> N
         assert two_ply(net, variant, after, value, float) == pytest.approx(old, abs=1e-6)
         one = one_ply(net, variant, after, value, float)
         assert one == pytest.approx(one_ply_equity(net, variant, after), abs=1e-9)
-    # Many boards in one call give each board's own values.
+    # Many boards in one call give each board's own values: the same up to float32's
+    # rounding, since the BLAS of some machines sums a larger batch in another order.
     answers = replies(net, variant, afters, value, float)
     many = two_ply_values(net, variant, answers, value, float)
     for after, answer, v in zip(afters, answers, many, strict=True):
-        assert answer.value == pytest.approx(one_ply_equity(net, variant, after), abs=1e-9)
+        assert answer.value == pytest.approx(one_ply_equity(net, variant, after), abs=1e-6)
         assert v == pytest.approx(two_ply_equity(net, variant, after), abs=1e-6)
         assert answer.boards > 0
 
@@ -115,7 +116,8 @@ def test_two_ply_values_stop_at_the_limit_of_boards() -> None:
     assert two_ply_values(net, uzun, answers, value, float, limit=10**9) == full
     partial = two_ply_values(net, uzun, answers, value, float, limit=4000)
     assert len(partial) < len(full)
-    assert partial == full[: len(partial)]
+    # Fewer boards go to the net in one batch: equal up to float32's rounding (see above).
+    assert partial == pytest.approx(full[: len(partial)], abs=1e-6)
 
 
 def _oracle(player: NeuralPlayer, variant, position: Position, dice) -> Position:
