@@ -42,10 +42,11 @@ def _p95(values: list[float]) -> float:
 
 
 def _play_games(
-    args: argparse.Namespace, games: list[int]
+    args: argparse.Namespace, games: list[int], label: str = ""
 ) -> list[tuple[int, int, list[float], list[float]]]:
     """Plays games ``games`` (by number: the dice and seats depend on it alone): for each,
-    the number, A's signed points, and A's and B's decision times."""
+    the number, A's signed points, and A's and B's decision times. ``label`` starts the
+    progress lines (a worker's number)."""
     variant = variant_by_name(args.variant)
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     net_a = Network.load(args.a_weights) if args.a_weights else None
@@ -66,7 +67,7 @@ def _play_games(
             sd = math.sqrt(sum((r[1] - mean) ** 2 for r in out) / max(1, n - 1))
             wins = sum(r[1] > 0 for r in out)
             print(
-                f"{'' if args.jobs <= 1 else f'worker {games[0] // 2}: '}{n} games: "
+                f"{label}{n} games: "
                 f"ppg={mean:+.3f} ± {1.96 * sd / math.sqrt(n):.3f} win={wins / n:.3f}",
                 flush=True,
             )
@@ -105,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         # Whole pairs (same dice, seats swapped) to each worker, in game order.
         parts = [[g for g in games if (g // 2) % args.jobs == j] for j in range(args.jobs)]
         with ProcessPoolExecutor(args.jobs) as pool:
-            played = [r for part in pool.map(_play_games, [args] * args.jobs, parts) for r in part]
+            labels = [f"worker {j}: " for j in range(args.jobs)]
+            runs = pool.map(_play_games, [args] * args.jobs, parts, labels)
+            played = [r for part in runs for r in part]
         played.sort(key=lambda r: r[0])
     else:
         played = _play_games(args, list(games))
