@@ -449,26 +449,20 @@ def test_td_self_play_game_learns_and_resumes(tmp_path: Path) -> None:
     assert Network.load(tmp_path / "u.npz").meta["games"] == 2
 
 
-def test_bench_ends_with_name_value_line() -> None:
+def _strength_line(*args: str) -> dict[str, str]:
+    """The name=value pairs of ``bench/ai_strength.py``'s last line, run with ``args``."""
     out = subprocess.run(
-        [
-            sys.executable,
-            "bench/ai_strength.py",
-            "--variant",
-            "uzun",
-            "--a",
-            "heuristic",
-            "--b",
-            "random",
-            "--games",
-            "2",
-        ],
+        [sys.executable, "bench/ai_strength.py", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
         check=True,
     ).stdout.strip()
-    pairs = dict(item.split("=", 1) for item in out.splitlines()[-1].split())
+    return dict(item.split("=", 1) for item in out.splitlines()[-1].split())
+
+
+def test_bench_ends_with_name_value_line() -> None:
+    pairs = _strength_line("--variant", "uzun", "--a", "heuristic", "--b", "random", "--games", "2")
     assert pairs["games"] == "2"
     assert {"ppg", "ci95", "win", "gammon_win", "a_ms", "a_p95_ms"} <= set(pairs)
 
@@ -479,14 +473,7 @@ def test_bench_jobs_play_the_same_games() -> None:
 
     def figures(*extra: str) -> dict[str, str]:
         match = ["--variant", "uzun", "--a", "club", "--b", "heuristic", "--games", "6"]
-        out = subprocess.run(
-            [sys.executable, "bench/ai_strength.py", *match, "--seed", "5", *extra],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            check=True,
-        ).stdout.strip()
-        pairs = dict(item.split("=", 1) for item in out.splitlines()[-1].split())
+        pairs = _strength_line(*match, "--seed", "5", *extra)
         return {k: v for k, v in pairs.items() if not k.endswith("ms")}
 
     assert figures("--jobs", "2") == figures()
