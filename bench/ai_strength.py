@@ -41,6 +41,14 @@ def _p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
+def _mean_ci(values: list[int]) -> tuple[float, float]:
+    """The mean of ``values`` and the half-width of its 95% confidence interval."""
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((x - mean) ** 2 for x in values) / max(1, n - 1)
+    return mean, 1.96 * math.sqrt(var / n)
+
+
 def _play_games(
     args: argparse.Namespace, games: list[int], label: str = ""
 ) -> list[tuple[int, int, list[float], list[float]]]:
@@ -63,14 +71,9 @@ def _play_games(
         out.append((g, points, record.times[a_seat], record.times[1 - a_seat]))
         if args.progress and len(out) % args.progress == 0:
             n = len(out)
-            mean = sum(r[1] for r in out) / n
-            sd = math.sqrt(sum((r[1] - mean) ** 2 for r in out) / max(1, n - 1))
+            mean, ci = _mean_ci([r[1] for r in out])
             wins = sum(r[1] > 0 for r in out)
-            print(
-                f"{label}{n} games: "
-                f"ppg={mean:+.3f} ± {1.96 * sd / math.sqrt(n):.3f} win={wins / n:.3f}",
-                flush=True,
-            )
+            print(f"{label}{n} games: ppg={mean:+.3f} ± {ci:.3f} win={wins / n:.3f}", flush=True)
     return out
 
 
@@ -127,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         times_a += own_times
         times_b += other_times
     n = len(results)
-    mean = sum(results) / n
-    var = sum((x - mean) ** 2 for x in results) / max(1, n - 1)
-    ci = 1.96 * math.sqrt(var / n)
+    mean, ci = _mean_ci(results)
     ms_a = 1000 * sum(times_a) / max(1, len(times_a))
     ms_b = 1000 * sum(times_b) / max(1, len(times_b))
     print(f"{args.variant}: {args.a} (A) against {args.b} (B), {n} games, seed {args.seed}")
