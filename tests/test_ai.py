@@ -238,10 +238,38 @@ def test_player_for_levels() -> None:
         # Above beginner the net is wrapped by the bear-off database; beginner plays it bare.
         assert player_for("turkish", "club").net.net is shipped_network("tavla")
         assert player_for("tavla", "beginner").net is shipped_network("tavla")
-    if shipped_network("uzun") is not None:
-        assert player_for("uzun", "club").net.net is shipped_network("uzun")
     with pytest.raises(ValueError, match="unknown level"):
         player_for("tavla", "grandmaster")
+
+
+def test_uzun_levels_below_expert_play_the_first_rounds_net() -> None:
+    """Issue 17: Uzun's beginner and club play ``uzun-round1``, expert and master the
+    game's net, so the levels stay a clear step apart; a given net replaces both."""
+    from core.ai.network import shipped_network
+
+    game_net, round1 = shipped_network("uzun"), shipped_network("uzun-round1")
+    if game_net is None or round1 is None:
+        pytest.skip("no shipped weights")
+    assert round1 is not game_net
+    assert player_for("uzun", "club").net.net is round1
+    assert player_for("uzun", "beginner").net is round1
+    for level in ("expert", "master"):
+        assert player_for("uzun", level).net.net is game_net
+    # Tavla and Turkish levels all play the Tavla net.
+    assert player_for("turkish", "club").net.net is shipped_network("tavla")
+    given = _fresh("uzun")
+    assert player_for("uzun", "club", net=given).net.net is given
+    assert player_for("uzun", "beginner", net=given).net is given
+
+
+def test_a_level_whose_net_is_missing_plays_the_games_net(monkeypatch) -> None:
+    from core.ai import LEVEL_NETS
+    from core.ai.network import shipped_network
+
+    if shipped_network("uzun") is None:
+        pytest.skip("no shipped weights")
+    monkeypatch.setitem(LEVEL_NETS, ("uzun", "club"), "no-such-net")
+    assert player_for("uzun", "club").net.net is shipped_network("uzun")
 
 
 def _bearoff_players(variant_name: str) -> list[NeuralPlayer]:

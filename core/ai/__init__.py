@@ -24,8 +24,10 @@ GNU Backgammon's 0-ply evaluations (``tools/distill_gnubg.py``, :mod:`core.ai.di
 the self-play Tavla net it replaced is kept as ``weights/tavla-selfplay.npz`` for
 comparison. The Uzun net (``weights/uzun.npz``) is fitted in two rounds to a net's own 1-ply
 look-ahead (``tools/distill_lookahead.py``), starting from the self-play net; both earlier
-nets ship as the teachers (``uzun-selfplay.npz``, ``uzun-round1.npz``). Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take
-an optional :class:`~core.ai.cube.CubeState` with the cube and the match score.
+nets ship as the teachers (``uzun-selfplay.npz``, ``uzun-round1.npz``), and Uzun's
+``beginner`` and ``club`` play the first round's (:data:`LEVEL_NETS`). Turkish tavla uses the
+Tavla net. Cube decisions (Tavla only) take an optional :class:`~core.ai.cube.CubeState`
+with the cube and the match score.
 """
 
 from __future__ import annotations
@@ -63,6 +65,15 @@ EXPERT_FILTER: dict[str, dict[str, float]] = {
 MASTER_FILTER: dict[str, dict[str, float]] = {
     "tavla": {"candidates": 12, "threshold": 0.24, "deep": 3, "deep_threshold": 0.06},
     "uzun": {"candidates": 12, "threshold": 0.24, "deep": 5, "deep_threshold": 0.16},
+}
+#: Levels that play a shipped net other than their game's, by (network kind, level).
+#: Uzun's ``beginner`` and ``club`` play the first distillation round's net: with both
+#: levels on one net the expert's look-ahead is worth only about +0.22 a game over ``club``
+#: whatever the net, and every better net narrowed that step; one round behind, ``club``
+#: still wins 86.5% against the heuristic and the expert's step is +0.30 (issue 17, README).
+LEVEL_NETS: dict[tuple[str, str], str] = {
+    ("uzun", "beginner"): "uzun-round1",
+    ("uzun", "club"): "uzun-round1",
 }
 
 
@@ -125,9 +136,10 @@ def player_for(
     2-ply; see the module doc);
     also ``pubeval`` (Tavla) and ``heuristic`` (Uzun) baselines. Without trained weights
     the network levels fall back on pubeval (Tavla, Turkish) or the heuristic (Uzun).
-    ``net`` replaces the shipped network (to compare new weights with the shipped ones).
+    ``net`` replaces the shipped network (to compare new weights with the shipped ones);
+    without it a level plays its net in :data:`LEVEL_NETS`, else the game's.
     """
-    from .network import network_kind, shipped_network
+    from .network import network_kind
     from .players import HeuristicUzunPlayer, NeuralPlayer
     from .pubeval import PubevalPlayer
     from .race import BearoffEvaluator
@@ -142,7 +154,8 @@ def player_for(
         return HeuristicUzunPlayer(seed=seed)
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
-    net = net if net is not None else shipped_network(kind)
+    if net is None:
+        net = _level_network(kind, level)
     if net is None:
         if kind == "uzun":
             return HeuristicUzunPlayer(noise=8.0 if level == "beginner" else 0.0, seed=seed)
@@ -165,4 +178,14 @@ def player_for(
     return NeuralPlayer(exact, plies=1, name="master", **MASTER_FILTER[kind])
 
 
-__all__ = ["LEVELS", "CubeState", "Player", "RandomPlayer", "player_for"]
+def _level_network(kind: str, level: str) -> Network | None:
+    """The shipped net ``level`` plays for a network ``kind``: its own in
+    :data:`LEVEL_NETS` when that file is there, else the game's."""
+    from .network import shipped_network
+
+    own = LEVEL_NETS.get((kind, level))
+    net = shipped_network(own) if own is not None else None
+    return net if net is not None else shipped_network(kind)
+
+
+__all__ = ["LEVELS", "LEVEL_NETS", "CubeState", "Player", "RandomPlayer", "player_for"]
