@@ -255,6 +255,25 @@ async def test_computer_game_runs_to_the_end(env):
     assert not record.rated
 
 
+@pytest.mark.parametrize("variant", ["tavla", "uzun"])
+async def test_the_computer_answers_a_resignation_at_once(env, variant):
+    """T-9 against the computer: a resignation offered on one's own turn (before rolling in
+    Tavla, with the dice to play in Uzun) is accepted at once, never left waiting."""
+    service, _ = env
+    views = await service.command(ALI, GROUP, "bot", f"{variant} 3")
+    game_id = board(views).game_id
+    computer = (await service.storage.get_game(game_id)).settings.computer
+    resigned = await service.command(ALI, GROUP, "resign", "")
+    assert not resigned[0].notice
+    assert not find(board(resigned), A.RESIGN_ACCEPT)
+    match = Match.from_dict((await service.storage.get_game(game_id)).match)
+    assert len(match.results) == 1
+    assert match.results[0].reason.value == "resign"
+    assert (match.results[0].winner, match.results[0].points) == (computer, 1)
+    assert match.game is not None  # game 2 is on
+    assert match.game.resign_offer is None
+
+
 async def test_rated_match_updates_ratings_top_and_stats(env):
     service, _ = env
     views = await start_game(service)

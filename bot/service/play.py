@@ -337,10 +337,14 @@ class PlayMixin(ServiceBase):
         player = self.computer(ctx.record.variant, ctx.record.settings.level or "club")
         game = ctx.game
         for _ in range(1000):  # a bound, not a limit anyone reaches
-            if game.over or game.awaiting != seat:
+            if game.over:
                 return
+            # A resignation may be offered on the offerer's own turn; the computer answers
+            # it at once (accepting), or the player would wait for an answer that never came.
             if game.resign_offer and game.resign_offer[0] != seat:
                 game.accept_resign(seat)
+            elif game.awaiting != seat:
+                return
             elif game.phase is Phase.DOUBLED:
                 cube = CubeState.from_game(game, seat, ctx.match)
                 if player.should_take(game.variant, game.position(seat), cube):
