@@ -16,7 +16,7 @@ from bot.service.views import Actor, Place
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from tests.drivers import press_order
-from tests.factory import make_service
+from tests.factory import Clock, make_service
 
 PREFERENCE = press_order()
 
@@ -40,10 +40,12 @@ async def play_to_the_end(console: ConsoleAdapter, service: GameService) -> None
     raise AssertionError("the game did not end")
 
 
-async def make(tmp_path: Path, images: bool = False):
+async def make(tmp_path: Path, images: bool = False, clock: Clock | None = None):
     storage = SqliteStorage(str(tmp_path / "console.db"))
     await storage.open()
-    service = make_service(storage, burst_actions=10**6, render_images=images)
+    service = make_service(
+        storage, burst_actions=10**6, render_images=images, **({"clock": clock} if clock else {})
+    )
     out = io.StringIO()
     console = ConsoleAdapter(service, board_dir=tmp_path / "boards", out=out)
     return storage, service, console, out
@@ -59,6 +61,30 @@ async def test_a_whole_game_against_the_computer(tmp_path):
     assert "wins" in text
     assert (tmp_path / "boards" / f"game-{console.game_id}.png").read_bytes()[:4] == b"\x89PNG"
     await storage.close()
+
+
+async def test_printed_boards_are_not_redrawn_over_the_current_game(tmp_path):
+    """The console confirms every board it prints, so the service's repair of boards never
+    shown does not print an old game's board later and take over the numbered buttons."""
+    clock = Clock()
+    storage, service, console, out = await make(tmp_path, clock=clock)
+    try:
+        await console.handle("/bot")
+        await play_to_the_end(console, service)
+        finished = console.game_id
+        await console.handle("/bot uzun")
+        current, buttons = console.game_id, list(console.buttons)
+        assert current != finished
+        for game_id in (finished, current):
+            record = await storage.get_game(game_id)
+            assert record.shown_version == record.version
+        clock.now += 10 * 60  # long past the repair delay
+        printed = len(out.getvalue())
+        await console.deadlines.round()
+        assert out.getvalue()[printed:] == ""
+        assert (console.game_id, console.buttons) == (current, buttons)
+    finally:
+        await storage.close()
 
 
 async def test_a_finished_game_is_analysed_off_the_line(tmp_path):

@@ -86,20 +86,23 @@ class ConsoleAdapter:
             if name in ("tavla", "uzun", "nardy") and views and not views[0].notice:
                 # Hot-seat: the second local player accepts at once.
                 accept = views[-1].buttons[0][0].action if views[-1].buttons else None
-                self.show(views)
+                await self.show(views)
                 if accept:
                     views = await self.service.press(PLAYERS[1], PLACE, accept)
         else:
             views = await self.service.text(actor, PLACE, line, reply_to_game=self.game_id)
             if not views:
                 self.say("Nothing to do with that. Type /help.")
-        self.show(views)
+        await self.show(views)
         if self.web_links and self.game_id is not None and self.game_id != self._linked:
             self._linked = self.game_id
             for name, url in await self.web_links(self.game_id):
                 self.say(f"Web board{' for ' + name if name else ' to watch'}: {url}")
 
-    def show(self, views: list[View]) -> None:
+    async def show(self, views: list[View]) -> None:
+        """Print ``views`` and confirm each board printed, as a chat adapter confirms a board
+        on screen (a board never confirmed is redrawn by the service, here over the game
+        being played)."""
         for view in views:
             self._shown += 1
             lang = view.lang or self.lang
@@ -126,9 +129,11 @@ class ConsoleAdapter:
                 where = MessageRef(self._shown, chat_id=PLACE.chat_id)
                 self._posted.add(asyncio.ensure_future(view.posted(where)))
                 self._posted = {task for task in self._posted if not task.done()}
+            if view.game_id is not None and view.version is not None and not view.keyboard_only:
+                await self.service.board_shown(view.game_id, view.version)
 
     async def _show_one(self, view: View) -> None:
-        self.show([view])
+        await self.show([view])
 
     def _write(self, name: str, data: bytes, what: str) -> None:
         """Save a picture or file; a full or read-only disk must not stop the game."""
