@@ -136,32 +136,54 @@ def _last_play(game: Game) -> tuple[tuple, str | None]:
     return (), None
 
 
-def last_play_line(game: Game, names: list[str]) -> Text | None:
-    """``Ali played 6-5: 24/13`` for the latest play or pass of the game."""
+#: At most this many plays are told under a board (both closed out, passes can run long).
+MOST_PLAYS_TOLD = 3
+
+
+def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
+    """``Ali played 6-5: 24/13``, oldest first, for every play and pass since the player
+    now to act last chose a move: the opponent's answer and what was done for them
+    meanwhile (an only move made, a roll that could not be played), at most
+    :data:`MOST_PLAYS_TOLD`. When the game is over, its last play alone."""
+    awaited = None if game.over else game.awaiting
+    lines: list[Text] = []
+    for index in range(len(game.history) - 1, -1, -1):
+        event = game.history[index]
+        if event["type"] == EventType.START:
+            break
+        if event["type"] not in (EventType.PLAY, EventType.PASS):
+            continue
+        chosen = event["type"] == EventType.PLAY and not event.get("forced")
+        if event["seat"] == awaited and chosen:
+            if not lines:  # the player's own move, when the opponent doubled after it
+                lines.append(_play_line(game, names, index))
+            break
+        lines.append(_play_line(game, names, index))
+        if awaited is None or len(lines) == MOST_PLAYS_TOLD:
+            break
+    return lines[::-1]
+
+
+def _play_line(game: Game, names: list[str], index: int) -> Text:
+    """The line for the play or pass at ``game.history[index]``, with the roll before it."""
+    event = game.history[index]
+    seat = event["seat"]
     roll = None
-    for event in reversed(game.history):
-        if event["type"] in (EventType.PLAY, EventType.PASS):
-            seat = event["seat"]
-            for earlier in reversed(game.history[: game.history.index(event)]):
-                if earlier["type"] == EventType.ROLL and earlier["seat"] == seat:
-                    roll = earlier["dice"]
-                    break
-            rolled = f"{roll[0]}-{roll[1]}" if roll else ""
-            if event["type"] == EventType.PASS:
-                return t("{name} rolled {dice} and cannot move.", name=names[seat], dice=rolled)
-            if event.get("forced"):
-                return t(
-                    "{name} rolled {dice}: the only move, {play}, was made.",
-                    name=names[seat],
-                    dice=rolled,
-                    play=event["play"],
-                )
-            return t(
-                "{name} played {dice}: {play}", name=names[seat], dice=rolled, play=event["play"]
-            )
-        if event["type"] == "start":
-            return None
-    return None
+    for earlier in reversed(game.history[:index]):
+        if earlier["type"] == EventType.ROLL and earlier["seat"] == seat:
+            roll = earlier["dice"]
+            break
+    rolled = f"{roll[0]}-{roll[1]}" if roll else ""
+    if event["type"] == EventType.PASS:
+        return t("{name} rolled {dice} and cannot move.", name=names[seat], dice=rolled)
+    if event.get("forced"):
+        return t(
+            "{name} rolled {dice}: the only move, {play}, was made.",
+            name=names[seat],
+            dice=rolled,
+            play=event["play"],
+        )
+    return t("{name} played {dice}: {play}", name=names[seat], dice=rolled, play=event["play"])
 
 
 def caption(match: Match, names: list[str], variant_name: str) -> list[Text | str]:
@@ -190,9 +212,7 @@ def caption(match: Match, names: list[str], variant_name: str) -> list[Text | st
     )
     if game.crawford:
         lines.append(t("Crawford game: no doubling."))
-    last = last_play_line(game, names)
-    if last is not None:
-        lines.append(last)
+    lines.extend(recent_play_lines(game, names))
     pips = game.pips()
     lines.append(t("Pips: ⚪ {w} · ⚫ {b}", w=pips[white], b=pips[black]))
     lines.append(action_line(game, names))

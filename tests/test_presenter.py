@@ -1,0 +1,65 @@
+"""The caption's account of the plays: what happened since the player to act last chose."""
+
+from __future__ import annotations
+
+from bot.i18n import translate
+from bot.service import presenter
+from bot.service.presenter import recent_play_lines
+from core.dice import FixedDice
+from core.game import Game, Phase
+from core.position import side_from_points
+from core.variants import variant_by_name
+
+NAMES = ["Ali", "Veli"]
+
+
+def told(game: Game) -> list[str]:
+    return [translate(line, "en") for line in recent_play_lines(game, NAMES)]
+
+
+def test_only_moves_made_for_both_sides_are_all_told() -> None:
+    """U-2 and U-5: Veli wins the opening and his 6-6 is played 24/18(2) for him; Ali's
+    6-6 too. Veli, to roll, is told both, oldest first."""
+    game = Game.new(variant_by_name("uzun"), FixedDice([2, 5]))
+    game.roll(1, FixedDice([(6, 6)]))
+    game.roll(0, FixedDice([(6, 6)]))
+    assert (game.awaiting, game.phase) == (1, Phase.ROLL)
+    assert told(game) == [
+        "Veli rolled 6-6: the only move, 24/18(2), was made.",
+        "Ali rolled 6-6: the only move, 24/18(2), was made.",
+    ]
+
+
+def test_a_player_who_chose_a_move_is_told_only_the_answer() -> None:
+    game = Game.new(variant_by_name("tavla"), FixedDice([]), opening="winner_rolls", starter=0)
+    game.roll(0, FixedDice([(5, 2)]))
+    game.play(0, game.legal_plays()[0])
+    game.roll(1, FixedDice([(4, 1)]))
+    answer = game.legal_plays()[0]
+    game.play(1, answer)
+    assert game.awaiting == 0
+    assert told(game) == [f"Veli played 4-1: {game.history[-1]['play']}"]
+
+
+def test_a_roll_that_could_not_be_played_is_told_before_the_answer() -> None:
+    """T-5 common ground: Ali, on the bar against a closed board, cannot move with 6-6."""
+    tavla = variant_by_name("tavla")
+    ali = side_from_points({6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 24: 2}, bar=1)
+    veli = side_from_points({6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2, 24: 1})
+    game = Game(tavla, [ali, veli], phase=Phase.ROLL, turn=0)
+    game.roll(0, FixedDice([(6, 6)]))
+    game.roll(1, FixedDice([(2, 1)]))
+    game.play(1, game.legal_plays()[0])
+    assert game.awaiting == 0
+    lines = told(game)
+    assert lines[0] == "Ali rolled 6-6 and cannot move."
+    assert lines[1].startswith("Veli played 2-1: ")
+    assert len(lines) == 2
+
+
+def test_the_account_is_bounded(monkeypatch) -> None:
+    monkeypatch.setattr(presenter, "MOST_PLAYS_TOLD", 1)
+    game = Game.new(variant_by_name("uzun"), FixedDice([2, 5]))
+    game.roll(1, FixedDice([(6, 6)]))
+    game.roll(0, FixedDice([(6, 6)]))
+    assert told(game) == ["Ali rolled 6-6: the only move, 24/18(2), was made."]
