@@ -331,6 +331,8 @@ class Turn:
 
     def resolve(self, legs: Sequence[Leg]) -> list[DoneStep]:
         """The steps that ``legs`` mean from the current state, without making them."""
+        if not self.remaining_dice:
+            raise IllegalPlayError("All the dice have been played", ErrorCode.NO_DICE_LEFT)
         if len(legs) > len(self.remaining_dice):
             raise IllegalPlayError(
                 f"That is more moves than the dice left allow ({len(self.remaining_dice)})",
@@ -490,6 +492,16 @@ class Turn:
                 "You have a checker on the bar: enter it first", ErrorCode.MUST_ENTER_FIRST
             )
         if not own[source]:
+            if source == BAR:  # none left: "bar/23 bar/22" with one checker up
+                return IllegalPlayError(
+                    "You have no checker left on the bar", ErrorCode.NO_CHECKER_ON_BAR
+                )
+            if opp[self.variant.opposite[source]]:
+                return IllegalPlayError(
+                    f"The checkers on {where} are your opponent's",
+                    ErrorCode.OPPONENTS_CHECKER,
+                    point=where,
+                )
             return IllegalPlayError(
                 f"You have no checker on {where}", ErrorCode.NO_CHECKER, point=where
             )

@@ -226,11 +226,13 @@ def test_notation_step_by_step_and_undo() -> None:
     assert turn.position == START
 
 
-def test_notation_too_many_after_a_complete_play() -> None:
+def test_notation_after_a_complete_play_asks_for_the_confirm() -> None:
+    """Not "more moves than dice left" when none is left: the turn only waits for Confirm."""
     turn = play_text(START, (6, 5), "24/13")
     with pytest.raises(IllegalPlayError) as error:
         turn.apply_text("6/1")
-    assert error.value.code == "too_many_moves"
+    assert error.value.code == "no_dice_left"
+    assert turn.notation() == "24/13"
 
 
 # -- errors -----------------------------------------------------------------------------
@@ -283,7 +285,9 @@ UZUN_AFTER_55 = legal_plays(UZUN, UZUN_START, (5, 5), True)[0].after.swapped()
     [
         (TAVLA, ON_BAR, (3, 1), "13/10 6/5", "must_enter_first"),
         (TAVLA, START, (6, 5), "20/15", "no_checker"),
-        (TAVLA, START, (6, 5), "bar/20", "no_checker"),
+        (TAVLA, START, (6, 5), "bar/20", "no_checker_on_bar"),
+        (TAVLA, START, (6, 5), "19/13", "opponents_checker"),
+        (TAVLA, ON_BAR, (3, 2), "bar/22 bar/23", "no_checker_on_bar"),
         (TAVLA, START, (6, 5), "13/10", "no_die"),
         (TAVLA, START, (6, 5), "13/8(2)", "no_die"),
         (TAVLA, START, (6, 5), "6/1", "blocked"),

@@ -233,6 +233,11 @@ async def test_illegal_and_unreadable_moves_get_reasons(env):
     assert "higher to lower" in text_of(backwards)
     empty = await service.command(actor, GROUP, "move", "3/1")
     assert empty[0].notice  # no checker on 3 at the start
+    assert "no checker on 3" in text_of(empty)
+    theirs = await service.command(actor, GROUP, "move", "19/13")
+    assert "on 19 are your opponent's" in text_of(theirs)
+    entering = await service.command(actor, GROUP, "move", "bar/20")
+    assert "no checker left on the bar" in text_of(entering)
 
 
 @pytest.mark.parametrize("level", ["random", "beginner", "expert"])
