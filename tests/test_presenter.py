@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.i18n import translate
 from bot.service import presenter
-from bot.service.presenter import recent_play_lines
+from bot.service.presenter import action_line, recent_play_lines
 from core.dice import FixedDice
 from core.game import Game, Phase
 from core.position import side_from_points
@@ -34,9 +34,12 @@ def test_a_player_who_chose_a_move_is_told_only_the_answer() -> None:
     game = Game.new(variant_by_name("tavla"), FixedDice([]), opening="winner_rolls", starter=0)
     game.roll(0, FixedDice([(5, 2)]))
     game.play(0, game.legal_plays()[0])
-    game.roll(1, FixedDice([(4, 1)]))
-    answer = game.legal_plays()[0]
-    game.play(1, answer)
+    game.roll(1, FixedDice([(1, 4)]))
+    # Dice names: a mixed roll is named, and here written, the larger die first.
+    assert translate(action_line(game, NAMES), "en").startswith(
+        "Veli to play 4-1 (cihar yek). Dice left: 4 1"
+    )
+    game.play(1, game.legal_plays()[0])
     assert game.awaiting == 0
     assert told(game) == [f"Veli played 4-1: {game.history[-1]['play']}"]
 
@@ -63,3 +66,20 @@ def test_the_account_is_bounded(monkeypatch) -> None:
     game.roll(1, FixedDice([(6, 6)]))
     game.roll(0, FixedDice([(6, 6)]))
     assert told(game) == ["Ali rolled 6-6: the only move, 24/18(2), was made."]
+
+
+def test_a_double_taken_is_told_to_the_doubler() -> None:
+    """T-8: Ali doubles, Veli takes; Ali, to roll, reads that the cube is at 2 (not again
+    Veli's play, which he saw before doubling)."""
+    game = Game.new(variant_by_name("tavla"), FixedDice([]), opening="winner_rolls", starter=0)
+    game.roll(0, FixedDice([(5, 2)]))
+    game.play(0, game.legal_plays()[0])
+    game.roll(1, FixedDice([(4, 1)]))
+    game.play(1, game.legal_plays()[0])
+    game.double(0)
+    asked = told(game)  # Veli, asked to take, still reads his own last play
+    assert len(asked) == 1
+    assert asked[0].startswith("Veli played 4-1: ")
+    game.take(1)
+    assert (game.awaiting, game.phase) == (0, Phase.ROLL)
+    assert told(game) == ["Veli took the double: the cube is at 2."]

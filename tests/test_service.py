@@ -258,6 +258,8 @@ async def test_computer_game_runs_to_the_end(env):
     record = await service.storage.get_game(board(views).game_id)
     assert record.status is GameStatus.FINISHED
     assert not record.rated
+    assert " wins!" in text_of(views)  # one game, not "the match 2–0"
+    assert "wins the match" not in text_of(views)
 
 
 @pytest.mark.parametrize("variant", ["tavla", "uzun"])

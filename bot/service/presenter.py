@@ -141,23 +141,26 @@ MOST_PLAYS_TOLD = 3
 
 
 def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
-    """``Ali played 6-5: 24/13``, oldest first, for every play and pass since the player
-    now to act last chose a move: the opponent's answer and what was done for them
-    meanwhile (an only move made, a roll that could not be played), at most
-    :data:`MOST_PLAYS_TOLD`. When the game is over, its last play alone."""
+    """``Ali played 6-5: 24/13``, oldest first, for every play, pass and take since the
+    player now to act last chose (a move, a double, a take): the opponent's answer and what
+    was done for them meanwhile (an only move made, a roll that could not be played), at
+    most :data:`MOST_PLAYS_TOLD`. When the game is over, its last play alone."""
     awaited = None if game.over else game.awaiting
     lines: list[Text] = []
     for index in range(len(game.history) - 1, -1, -1):
         event = game.history[index]
         if event["type"] == EventType.START:
             break
-        if event["type"] not in (EventType.PLAY, EventType.PASS):
+        kind = event["type"]
+        if kind not in (EventType.PLAY, EventType.PASS, EventType.TAKE, EventType.DOUBLE):
             continue
-        chosen = event["type"] == EventType.PLAY and not event.get("forced")
+        chosen = kind != EventType.PASS and not event.get("forced")
         if event["seat"] == awaited and chosen:
             if not lines:  # the player's own move, when the opponent doubled after it
                 lines.append(_play_line(game, names, index))
             break
+        if kind == EventType.DOUBLE:
+            continue  # the line under the board asks for the answer
         lines.append(_play_line(game, names, index))
         if awaited is None or len(lines) == MOST_PLAYS_TOLD:
             break
@@ -165,15 +168,22 @@ def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
 
 
 def _play_line(game: Game, names: list[str], index: int) -> Text:
-    """The line for the play or pass at ``game.history[index]``, with the roll before it."""
+    """The line for the play, pass or take at ``game.history[index]`` (a play's and a
+    pass's with the roll before it)."""
     event = game.history[index]
     seat = event["seat"]
+    if event["type"] == EventType.TAKE:
+        return t(
+            "{name} took the double: the cube is at {value}.",
+            name=names[seat],
+            value=event["value"],
+        )
     roll = None
     for earlier in reversed(game.history[:index]):
         if earlier["type"] == EventType.ROLL and earlier["seat"] == seat:
             roll = earlier["dice"]
             break
-    rolled = f"{roll[0]}-{roll[1]}" if roll else ""
+    rolled = "-".join(map(str, sorted(roll, reverse=True))) if roll else ""
     if event["type"] == EventType.PASS:
         return t("{name} rolled {dice} and cannot move.", name=names[seat], dice=rolled)
     if event.get("forced"):
@@ -257,7 +267,7 @@ def action_line(game: Game, names: list[str]) -> Text:
             return t("{name}, your last roll: bear off everything for a draw.", name=who)
         return t("{name} to roll.", name=who)
     assert game.dice is not None
-    a, b = game.dice
+    a, b = sorted(game.dice, reverse=True)  # the larger first, as the roll is named
     turn = game.current_turn
     left = turn.remaining_dice if turn else []
     return t(
@@ -266,7 +276,7 @@ def action_line(game: Game, names: list[str]) -> Text:
         a=a,
         b=b,
         tr=dice_name_tr(a, b),
-        left=" ".join(map(str, left)) or "—",
+        left=" ".join(map(str, sorted(left, reverse=True))) or "—",
     )
 
 

@@ -96,6 +96,8 @@ class ResultsMixin(ServiceBase):
         lines: list[Text | str] = []
         if winner is None:
             lines.append(t("The match is over."))
+        elif match.length == 1:  # one game: its result line already gave the points
+            lines.append(t("🏆 {name} wins!", name=ctx.names[winner]))
         else:
             lines.append(
                 t(
