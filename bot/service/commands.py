@@ -70,7 +70,11 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("uzun", t("Challenge to Uzun Tavla (long nardy)"), _UZUN),
     Command("nardy", t("Challenge to long nardy"), _UZUN),
-    Command("bot", t("Play the computer"), t("/bot [uzun|turkish] [points] — play the computer")),
+    Command(
+        "bot",
+        t("Play the computer"),
+        t("/bot [uzun|turkish] [points] [beginner|club|expert|master] — play the computer"),
+    ),
     Command(
         "move",
         t("Type a move, e.g. /move 13/8 6/5"),
