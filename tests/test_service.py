@@ -262,6 +262,23 @@ async def test_computer_game_runs_to_the_end(env):
     assert "wins the match" not in text_of(views)
 
 
+async def test_one_game_against_the_computer_a_chat(env):
+    """A second /bot while the first game runs gives that game's board back (typed moves
+    must have one game to go to); once it is called off, a new one starts."""
+    service, _ = env
+    first = board(await service.command(ALI, GROUP, "bot", "")).game_id
+    again = await service.command(ALI, GROUP, "bot", "uzun")
+    assert again[0].notice
+    assert "already have a game against the computer" in text_of(again)
+    assert board(again).game_id == first
+    running = await service.storage.games_in_chat("test", GROUP.chat_id, (GameStatus.ACTIVE,))
+    assert [g.id for g in running] == [first]
+    await service.command(ALI, GROUP, "abort", "")
+    fresh = await service.command(ALI, GROUP, "bot", "uzun")
+    assert board(fresh).game_id != first
+    assert "Uzun" in text_of(fresh)
+
+
 @pytest.mark.parametrize("variant", ["tavla", "uzun"])
 async def test_the_computer_answers_a_resignation_at_once(env, variant):
     """T-9 against the computer: a resignation offered on one's own turn (before rolling in

@@ -182,6 +182,18 @@ class ChallengesMixin(ServiceBase):
             elif low in ("beginner", "club", "expert", "master", "random"):
                 level = low
         self._check_length(length)
+        for running in await self.storage.games_in_chat(
+            place.platform, place.chat_id, (GameStatus.ACTIVE,)
+        ):
+            if running.settings.computer and user.id in running.seats:
+                # One game against the computer a chat: a second one would take the typed
+                # moves of the first. The player gets that game's board back instead.
+                note = t(
+                    "You already have a game against the computer here: this one. "
+                    "Finish it, or /abort it to start another."
+                )
+                board = await self._board(self._context(running), chat, edit=False)
+                return [self._notice(user, chat, note), board]
         computer = await self.storage.computer_user(place.platform)
         now = self.clock()
         record = GameRecord(
