@@ -324,6 +324,8 @@ class Turn:
         code) or :class:`AmbiguousPlayError` (with the possible readings).
         """
         legs = parse_legs(text)
+        if not self.remaining_dice:  # the move is made: it only waits for Confirm
+            raise IllegalPlayError("All the dice have been played", ErrorCode.NO_DICE_LEFT)
         steps = self.resolve(legs)
         for step, die in steps:
             self._push(step, die)
@@ -331,8 +333,6 @@ class Turn:
 
     def resolve(self, legs: Sequence[Leg]) -> list[DoneStep]:
         """The steps that ``legs`` mean from the current state, without making them."""
-        if not self.remaining_dice:
-            raise IllegalPlayError("All the dice have been played", ErrorCode.NO_DICE_LEFT)
         if len(legs) > len(self.remaining_dice):
             raise IllegalPlayError(
                 f"That is more moves than the dice left allow ({len(self.remaining_dice)})",
@@ -472,10 +472,16 @@ class Turn:
         finally:
             for _ in range(made):
                 self.undo()
+        # From the position before them all: a leg that starts where an earlier one ends
+        # (``14/11* 11/8``) is explained by that one, not by what stood there before.
+        arrived: set[int] = set()
         for leg in legs:
+            if leg.source in arrived:
+                continue
             reason = self._explain(leg)
             if reason.code != ErrorCode.MUST_USE_DICE:
                 return reason
+            arrived.add(leg.dest)
         return self._explain(legs[0]) if legs else IllegalPlayError("Illegal move")
 
     def _explain(self, leg: Leg) -> IllegalPlayError:
@@ -494,7 +500,7 @@ class Turn:
         if not own[source]:
             if source == BAR:  # none left: "bar/23 bar/22" with one checker up
                 return IllegalPlayError(
-                    "You have no checker left on the bar", ErrorCode.NO_CHECKER_ON_BAR
+                    "You have no checker on the bar", ErrorCode.NO_CHECKER_ON_BAR
                 )
             if opp[self.variant.opposite[source]]:
                 return IllegalPlayError(

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from core.errors import AmbiguousPlayError, IllegalPlayError, NotationError
 from core.movegen import Step, legal_plays
 from core.notation import BAR_WORDS, OFF_WORDS, Leg, format_play, format_steps, parse_legs
-from core.position import BAR, OFF, Position
+from core.position import BAR, OFF, Position, side_from_points
 from core.turn import Turn
 from core.variants import Tavla, Uzun
 from tests.strategies import dice, tavla_positions, uzun_positions
@@ -311,6 +311,27 @@ def test_notation_illegal_moves(variant, position, dice, text, code) -> None:
     assert error.value.code == code
     assert turn.done == []  # nothing was made
     assert turn.position == position
+
+
+def test_a_leg_after_one_that_used_both_dice_is_too_many() -> None:
+    """Nothing was made, so not "confirm the move": the 6/1 has no die left after 24/13."""
+    turn = Turn(TAVLA, START, (6, 5))
+    with pytest.raises(IllegalPlayError) as error:
+        turn.apply_text("24/13 6/1")
+    assert error.value.code == "too_many_moves"
+    assert turn.done == []
+
+
+def test_a_checker_that_just_hit_is_not_called_the_opponents() -> None:
+    """T-4: 14/11* puts the mover's checker on 11; 11/8 fails because the 6 would go
+    unplayed (the maximum-dice rule of the common ground), not because 11 held the
+    opponent's blot."""
+    mover = side_from_points({1: 3, 2: 5, 3: 5, 6: 1, 14: 1})
+    opponent = side_from_points({2: 5, 3: 2, 5: 1, 6: 1, 10: 3, 14: 1, 20: 2})
+    turn = Turn(TAVLA, Position(mover, opponent), (3, 6))
+    with pytest.raises(IllegalPlayError) as error:
+        turn.apply_text("14/11* 11/8")
+    assert error.value.code == "must_use_dice"
 
 
 def test_notation_illegal_step_in_the_middle_of_a_turn() -> None:
