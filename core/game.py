@@ -354,14 +354,20 @@ class Game:
         self.resign_offer = (seat, kind)
         self.history.append({"type": EventType.RESIGN, "seat": seat, "kind": kind.value})
 
-    def accept_resign(self, seat: int) -> Result:
-        """Accept the opponent's resignation: the game ends at its level times the cube."""
-        offer = self._expect_resign_answer(seat)
-        self.history.append({"type": EventType.RESIGN_ACCEPT, "seat": seat})
-        kind = offer[1]
+    def resign_result(self) -> tuple[ResultKind, int]:
+        """The level and points the pending resignation ends the game at if accepted."""
+        if self.resign_offer is None:
+            raise IllegalActionError("Nobody has offered to resign", ErrorCode.NO_RESIGN_OFFER)
+        kind = self.resign_offer[1]
         if self.jacoby and not self.cube.turned:
             kind = ResultKind.SINGLE  # M-3: gammons count only once the cube has turned
-        points = LEVEL_VALUE[kind] * self.cube_value
+        return kind, LEVEL_VALUE[kind] * self.cube_value
+
+    def accept_resign(self, seat: int) -> Result:
+        """Accept the opponent's resignation: the game ends at its level times the cube."""
+        self._expect_resign_answer(seat)
+        kind, points = self.resign_result()
+        self.history.append({"type": EventType.RESIGN_ACCEPT, "seat": seat})
         return self._finish(Result(seat, kind, points, ResultReason.RESIGN))
 
     def decline_resign(self, seat: int) -> None:

@@ -24,6 +24,7 @@ from bot.service.views import View
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
+from core.position import side_from_points
 from renderers.picture import PNG, render_picture
 from renderers.themes import THEMES
 from renderers.view import BoardView
@@ -237,7 +238,7 @@ async def test_illegal_and_unreadable_moves_get_reasons(env):
     theirs = await service.command(actor, GROUP, "move", "19/13")
     assert "on 19 are your opponent's" in text_of(theirs)
     entering = await service.command(actor, GROUP, "move", "bar/20")
-    assert "no checker left on the bar" in text_of(entering)
+    assert "no checker on the bar" in text_of(entering)
 
 
 @pytest.mark.parametrize("level", ["random", "beginner", "expert"])
@@ -296,6 +297,30 @@ async def test_the_computer_answers_a_resignation_at_once(env, variant):
     assert (match.results[0].winner, match.results[0].points) == (computer, 1)
     assert match.game is not None  # game 2 is on
     assert match.game.resign_offer is None
+
+
+async def test_the_computer_declines_a_resignation_worth_less_than_playing_on(env):
+    """T-9, T-7: against a certain backgammon the computer declines a single and play goes
+    on (the player is told), then accepts the backgammon offered."""
+    service, _ = env
+    game_id = board(await service.command(ALI, GROUP, "bot", "tavla 5")).game_id
+    async with service.storage.transaction() as tx:
+        record = await tx.get_game(game_id)
+        match = Match.from_dict(record.match)
+        computer = record.settings.computer
+        assert match.game.awaiting == 1 - computer  # Ali, with the opening roll to play
+        match.game.sides[1 - computer] = side_from_points({19: 15})
+        match.game.sides[computer] = side_from_points({1: 1})
+        record.match = match.to_dict()
+        await tx.save_game(record, record.version)
+    declined = await service.command(ALI, GROUP, "resign", "")
+    assert "declined the resignation" in text_of(declined)
+    match = Match.from_dict((await service.storage.get_game(game_id)).match)
+    assert match.results == []
+    assert match.game.resign_offer is None
+    await service.command(ALI, GROUP, "resign", "backgammon")
+    match = Match.from_dict((await service.storage.get_game(game_id)).match)
+    assert (match.results[0].winner, match.results[0].points) == (computer, 3)
 
 
 async def test_rated_match_updates_ratings_top_and_stats(env):

@@ -38,7 +38,7 @@ MESSAGES: dict[ErrorCode, Text] = {
     ErrorCode.ILLEGAL_PLAY: t("That move is not allowed."),
     ErrorCode.MUST_ENTER_FIRST: t("You have a checker on the bar: enter it first."),
     ErrorCode.NO_CHECKER: t("You have no checker on {point}."),
-    ErrorCode.NO_CHECKER_ON_BAR: t("You have no checker left on the bar."),
+    ErrorCode.NO_CHECKER_ON_BAR: t("You have no checker on the bar."),
     ErrorCode.OPPONENTS_CHECKER: t("The checkers on {point} are your opponent's, not yours."),
     ErrorCode.NO_DIE: t("None of your dice fits that move."),
     ErrorCode.BLOCKED: t("Point {point} is closed: your opponent holds it."),

@@ -11,6 +11,7 @@ from typing import Any
 from bot.i18n import t
 from bot.storage.base import Chat, GameRecord, GameStatus, PlayerPrefs, StaleVersionError, User
 from core.ai.cube import CubeState
+from core.ai.resign import accepts_resignation
 from core.errors import NotationError, NotYourTurnError
 from core.game import Phase, ResultKind, ResultReason
 from core.match import Match
@@ -329,6 +330,25 @@ class PlayMixin(ServiceBase):
         record.reminded = False
         record.settings = replace(record.settings, claimable_since=None, abort_by=None)
 
+    @staticmethod
+    def _answer_resignation(ctx: ActionContext, seat: int) -> None:
+        """The computer at ``seat`` accepts the resignation if it gives at least what
+        playing on is worth to it (:func:`core.ai.resign.accepts_resignation`)."""
+        game, match = ctx.game, ctx.match
+        _, points = game.resign_result()
+        needed = None if match.money else match.length - int(match.score[seat])
+        if accepts_resignation(
+            game.variant,
+            game.position(seat),
+            points // game.cube_value,
+            on_roll=game.turn == seat,
+            needed=needed,
+            cube=game.cube_value,
+        ):
+            game.accept_resign(seat)
+        else:
+            game.decline_resign(seat)
+
     def _computer_turns(self, ctx: ActionContext) -> None:
         """Play every action that waits for the computer seat, if there is one."""
         if not ctx.record.settings.computer:
@@ -340,9 +360,9 @@ class PlayMixin(ServiceBase):
             if game.over:
                 return
             # A resignation may be offered on the offerer's own turn; the computer answers
-            # it at once (accepting), or the player would wait for an answer that never came.
+            # it at once, or the player would wait for an answer that never came.
             if game.resign_offer and game.resign_offer[0] != seat:
-                game.accept_resign(seat)
+                self._answer_resignation(ctx, seat)
             elif game.awaiting != seat:
                 return
             elif game.phase is Phase.DOUBLED:

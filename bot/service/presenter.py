@@ -140,27 +140,31 @@ def _last_play(game: Game) -> tuple[tuple, str | None]:
 MOST_PLAYS_TOLD = 3
 
 
+#: What the caption tells, and what counts as a choice of the player now to act.
+_TOLD = (EventType.PLAY, EventType.PASS, EventType.TAKE, EventType.RESIGN_DECLINE)
+_CHOICES = (EventType.PLAY, EventType.TAKE, EventType.DOUBLE, EventType.RESIGN)
+
+
 def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
-    """``Ali played 6-5: 24/13``, oldest first, for every play, pass and take since the
-    player now to act last chose (a move, a double, a take): the opponent's answer and what
-    was done for them meanwhile (an only move made, a roll that could not be played), at
-    most :data:`MOST_PLAYS_TOLD`. When the game is over, its last play alone."""
+    """``Ali played 6-5: 24/13``, oldest first, for every play, pass, take and declined
+    resignation since the player now to act last chose (a move, a double, a take, an offer
+    to resign): the opponent's answer and what was done for them meanwhile (an only move
+    made, a roll that could not be played), at most :data:`MOST_PLAYS_TOLD`. When the game
+    is over, its last play alone."""
     awaited = None if game.over else game.awaiting
     lines: list[Text] = []
     for index in range(len(game.history) - 1, -1, -1):
         event = game.history[index]
-        if event["type"] == EventType.START:
-            break
         kind = event["type"]
-        if kind not in (EventType.PLAY, EventType.PASS, EventType.TAKE, EventType.DOUBLE):
-            continue
-        chosen = kind != EventType.PASS and not event.get("forced")
-        if event["seat"] == awaited and chosen:
-            if not lines:  # the player's own move, when the opponent doubled after it
-                lines.append(_play_line(game, names, index))
+        if kind == EventType.START:
             break
-        if kind == EventType.DOUBLE:
-            continue  # the line under the board asks for the answer
+        own = awaited is not None and event.get("seat") == awaited
+        if own and kind in _CHOICES and not event.get("forced"):
+            if not lines and kind == EventType.PLAY:
+                lines.append(_play_line(game, names, index))  # asked to take: own last play
+            break
+        if kind not in _TOLD:
+            continue  # a double or an offer to resign: the line under the board asks
         lines.append(_play_line(game, names, index))
         if awaited is None or len(lines) == MOST_PLAYS_TOLD:
             break
@@ -168,10 +172,12 @@ def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
 
 
 def _play_line(game: Game, names: list[str], index: int) -> Text:
-    """The line for the play, pass or take at ``game.history[index]`` (a play's and a
-    pass's with the roll before it)."""
+    """The line for the play, pass, take or declined resignation at ``game.history[index]``
+    (a play's and a pass's with the roll before it)."""
     event = game.history[index]
     seat = event["seat"]
+    if event["type"] == EventType.RESIGN_DECLINE:
+        return t("{name} declined the resignation: play goes on.", name=names[seat])
     if event["type"] == EventType.TAKE:
         return t(
             "{name} took the double: the cube is at {value}.",

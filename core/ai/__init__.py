@@ -16,7 +16,8 @@ Every player implements :class:`Player`. The kinds (see :func:`player_for`):
   within 0.16, at least what its expert looks at 2-ply).
 
 Above beginner, bear-offs in a race are played (and doubled) by the one-sided bear-off
-database (:mod:`core.ai.bearoff`, :mod:`core.ai.race`).
+database (:mod:`core.ai.bearoff`, :mod:`core.ai.race`). Every level answers a resignation
+offered to it by :func:`core.ai.resign.accepts_resignation` (T-9).
 
 The networks (:mod:`core.ai.network`) are small NumPy nets trained by TD(lambda) self-play
 (``tools/train_td.py``), except the Tavla net (``weights/tavla.npz``), which is fitted to
