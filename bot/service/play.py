@@ -333,7 +333,9 @@ class PlayMixin(ServiceBase):
     @staticmethod
     def _answer_resignation(ctx: ActionContext, seat: int) -> None:
         """The computer at ``seat`` accepts the resignation if it gives at least what
-        playing on is worth to it (:func:`core.ai.resign.accepts_resignation`)."""
+        playing on is worth to it (:func:`core.ai.resign.accepts_resignation`). Games
+        against the computer are matches (1 point or more), never money play, so the
+        Jacoby rule never applies here."""
         game, match = ctx.game, ctx.match
         _, points = game.resign_result()
         needed = None if match.money else match.length - int(match.score[seat])

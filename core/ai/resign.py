@@ -43,8 +43,8 @@ def accepts_resignation(
     ``offered`` points per cube.
 
     ``on_roll``: whether that side is the one to roll (the network values the side on
-    roll); ``needed``: the points it still needs to win the match (None in money play and
-    single games); ``cube``: the cube's value.
+    roll); ``needed``: the points it still needs to win the match (None in money play; 1 in
+    a single game, where any win is the whole contest); ``cube``: the cube's value.
     """
     if offered >= most_still_possible(variant, position):
         return True
