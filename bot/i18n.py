@@ -72,13 +72,20 @@ def translate(text: Text | str, lang: str | None) -> str:
     args = {k: translate(v, lang) if isinstance(v, Text) else v for k, v in text.args.items()}
     try:
         return template.format(**args)
-    except (KeyError, IndexError, ValueError):
-        # A broken translation or a missing argument must not hide the message: fall back
-        # to English, leaving any unknown placeholder as it is written.
+    except KeyError:
+        # An argument filled in later (the web page puts in the cube's value itself): the
+        # translation, with that placeholder left as it is written.
         try:
-            return text.msgid.format_map(_Keep(args))
+            return template.format_map(_Keep(args))
         except (IndexError, ValueError):
-            return text.msgid
+            pass
+    except (IndexError, ValueError):
+        pass
+    # A broken translation must not hide the message: English, unknown placeholders kept.
+    try:
+        return text.msgid.format_map(_Keep(args))
+    except (IndexError, ValueError):
+        return text.msgid
 
 
 class _Keep(dict):

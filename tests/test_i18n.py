@@ -160,6 +160,16 @@ def test_translate_nested_texts():
     assert translate(text, "en") == "Ali wins a gammon (mars): 2 point(s)."
 
 
+def test_a_placeholder_filled_in_later_keeps_the_translation():
+    """The web page's words are sent with their placeholders ({n}: the cube's value) and
+    filled in by the page: translated, not English (the page showed "Double to 2")."""
+    from bot.web.texts import page_texts
+
+    assert translate(t("Double to {n}"), "tr") == "Katla ({n})"
+    assert page_texts("ru")["double"] == "Удвоить до {n}"
+    assert page_texts("tr")["last_play"] == "Son hamle: {play}"
+
+
 def test_translate_unknown_language_is_english():
     assert translate(t("It is not your turn."), "pt") == "It is not your turn."
     assert translate(t("It is not your turn."), None) == "It is not your turn."
