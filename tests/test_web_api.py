@@ -384,15 +384,30 @@ async def test_double_take_and_resign_from_the_page(web):
     assert answer["ok"], answer
     assert answer["state"]["board"]["cube"] == 2
     assert answer["state"]["board"]["cube_owner"] == answer["state"]["board"]["bottom"]
-    # Resigning offers the game; the opponent accepts on their page.
+    # The doubler's page says the double was taken (the chat's caption says the same).
+    mine = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    assert len(mine["news"]) == 1
+    assert mine["news"][0].endswith(" took the double: the cube is at 2.")
+    assert mine["over"] is False
+    # Resigning offers the game; declined, the offerer's page says so and play goes on.
     answer = await post(client, game_id, me, answer["state"]["version"], action="resign")
     assert answer["ok"], answer
     other = await (await client.get(f"/api/game/{game_id}", headers=them)).json()
     assert other["buttons"] == ["accept_resign", "decline_resign"]
+    answer = await post(client, game_id, them, other["version"], action="decline_resign")
+    assert answer["ok"], answer
+    mine = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    assert mine["news"][-1].endswith(" declined the resignation: play goes on.")
+    assert mine["can_resign"] is True
+    # Offered again and accepted: the game is over on both pages.
+    answer = await post(client, game_id, me, mine["version"], action="resign")
+    assert answer["ok"], answer
+    other = await (await client.get(f"/api/game/{game_id}", headers=them)).json()
     answer = await post(client, game_id, them, other["version"], action="accept_resign")
     assert answer["ok"], answer
     assert answer["state"]["status"] == "finished"
     assert answer["state"]["can_resign"] is False
+    assert answer["state"]["over"] is True
 
 
 async def test_the_last_play_is_shown_in_each_viewer_s_numbering(web):

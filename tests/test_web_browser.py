@@ -29,7 +29,7 @@ from bot.web.server import WebBoard
 from bot.web.state import game_state
 from tests.factory import make_service
 from tests.test_web_auth import signed
-from tests.web_helpers import seats, set_bear_off, start_game
+from tests.web_helpers import ALI, GROUP, seats, set_bear_off, set_position, start_game
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
@@ -386,3 +386,55 @@ async def test_inside_telegram_its_script_gives_colours_and_haptics_in_the_playe
         assert await watcher.evaluate("document.body.dataset.theme") == "classic"
         await browser.close()
     assert errors == []
+
+
+START_SIDE = [0, 0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
+
+
+async def test_a_double_tap_on_confirm_does_not_press_what_the_computer_s_answer_brings(served):
+    """Against the computer the answer comes within the Confirm request, and its buttons
+    (Roll and Double, or Take and Pass) appear where Confirm was: the second tap of a
+    double tap must not double or pass. The page tells what the computer did."""
+    from playwright.async_api import async_playwright
+
+    service, signer, base, _ = served
+    views = await service.command(ALI, GROUP, "bot", "tavla 5")
+    game_id = next(v.game_id for v in views if v.game_id is not None)
+    record = await service.storage.get_game(game_id)
+    human = record.seats[0]
+    await service.storage.set_user_prefs(human, PlayerPrefs(auto_confirm="never"))
+    await set_position(service, game_id, [START_SIDE, START_SIDE], turn=0, dice=(6, 5))
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = await browser.new_context(viewport=PHONE, has_touch=True)
+        page = await context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        await page.goto(seat_url(base, signer, game_id, 0, human) + "&lang=en")
+        await page.locator("body.ready").wait_for()
+        for _ in range(4):
+            fresh = await service.storage.get_game(game_id)
+            await wait_version(page, fresh.version)
+            mine = game_state(fresh, 0, "en")
+            if "confirm" in mine["buttons"]:
+                break
+            source = max(int(s) for s in mine["legal"])
+            await tap(page, source, mine["legal"][str(source)][0])
+            await wait_version(page, fresh.version + 1)
+        confirmed = (await service.storage.get_game(game_id)).version + 1
+        box = await page.locator('[data-action="confirm"]').bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        await page.touchscreen.tap(x, y)
+        await wait_version(page, confirmed)
+        await page.touchscreen.tap(x, y)  # the second tap lands on the new buttons
+        # Until the buttons take taps again and no action is on its way.
+        await page.wait_for_function(
+            "() => performance.now() >= Number(document.body.dataset.settleUntil)"
+            " && !document.body.classList.contains('busy')"
+        )
+        after = await service.storage.get_game(game_id)
+        assert after.version == confirmed  # nothing pressed by the second tap
+        assert "Tavla Bot" in await page.locator("#last").inner_text()  # its move, told
+        # A tap after the moment is taken.
+        await page.locator("#controls button").first.click()
+        await wait_version(page, confirmed + 1)
+        await browser.close()

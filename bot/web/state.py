@@ -10,7 +10,14 @@ from typing import Any
 
 from bot.i18n import translate, translate_lines
 from bot.service import actions as A
-from bot.service.presenter import action_line, board_view, caption, game_buttons, seat_color
+from bot.service.presenter import (
+    action_line,
+    board_view,
+    caption,
+    game_buttons,
+    recent_play_lines,
+    seat_color,
+)
 from bot.service.views import GameRecord, GameStatus
 from core.game import Phase
 from core.match import Match
@@ -121,4 +128,8 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     state["can_resign"] = bool(playing and seat is not None and not game.resign_offer)
     state["caption"] = translate_lines(caption(match, names, record.variant), lang).split("\n")
     state["action_line"] = translate(action_line(game, names), lang)
+    # What happened since the player to act last chose: the computer's answer, a double
+    # taken, a resignation declined (the chat's caption tells the same).
+    state["news"] = [translate(line, lang) for line in recent_play_lines(game, names)]
+    state["over"] = record.status in (GameStatus.FINISHED, GameStatus.ABORTED)
     return state

@@ -23,6 +23,7 @@ PAGE_TEXTS: dict[str, Text] = {
     "spectator": t("You are watching this game."),
     "your_turn": t("Your turn."),
     "waiting": t("Waiting for the opponent."),
+    "over": t("The game is over."),
     "connection_lost": t("Connection lost; reconnecting…"),
     "no_access": t("This link does not open a board. Ask the bot for a new one."),
     "not_started": t("This game has not started yet."),

@@ -7,6 +7,7 @@
 (function () {
   const el = window.TavlaDraw.el;
   const DRAG_START = 8; // pixels a pointer moves before a press becomes a drag
+  const SETTLE_MS = 500; // new buttons under a finger that just pressed one wait this long
   const TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
 
   const page = {
@@ -25,6 +26,7 @@
     telegram: false,
     dark: false,
     drag: null,
+    settleUntil: 0, // performance.now() before which the buttons take no tap
   };
 
   // -- launch parameters: Telegram's script if present, else the URL itself -------------------
@@ -176,15 +178,22 @@
     for (const name of s.buttons || []) {
       const label = word(name, { n: (b.cube || 1) * 2 });
       const button = html("button", { type: "button", "data-action": name, class: "action " + name }, controls, label);
-      button.addEventListener("click", () => act({ action: name }));
+      button.addEventListener("click", () => {
+        // A second tap of a double tap must not press the button that the first one's
+        // answer put under the finger (Confirm, then at once the computer's Double or Pass).
+        if (performance.now() < page.settleUntil) return;
+        act({ action: name }, true);
+      });
     }
     const resign = document.getElementById("resign");
     resign.hidden = !s.can_resign;
     document.body.classList.toggle("spectator", s.seat === null);
-    document.getElementById("last").textContent = b.last_play_text ? word("last_play", { play: b.last_play_text }) : "";
+    const news = (s.news || []).join("\n");
+    document.getElementById("last").textContent = news || (b.last_play_text ? word("last_play", { play: b.last_play_text }) : "");
     document.getElementById("caption").textContent = s.action_line || "";
     if (!page.busy) {
-      if (s.seat === null) say(word("spectator"));
+      if (s.over) say(word("over"));
+      else if (s.seat === null) say(word("spectator"));
       else if (s.my_turn && Object.keys(s.legal || {}).length) say(word("pick_checker"));
       else say(s.my_turn ? word("your_turn") : word("waiting"));
     }
@@ -294,15 +303,21 @@
     if (ok) act({ action: "resign" });
   }
 
-  async function act(body) {
+  async function act(body, fromControls) {
     if (page.busy || !page.state) return;
     page.busy = true;
     document.body.classList.add("busy");
+    const before = (page.state.buttons || []).join();
     try {
       const resp = await api("/action", { method: "POST", body: JSON.stringify({ ...body, version: page.state.version }) });
       if (!resp.ok) throw new Error(String(resp.status));
       const answer = await resp.json();
       page.busy = false;
+      const after = (answer.state.buttons || []).join();
+      // New buttons where a button was just pressed: a moment before they take a tap.
+      // A move on the board shows the player is looking: no wait after it.
+      page.settleUntil = fromControls && after && after !== before ? performance.now() + SETTLE_MS : 0;
+      document.body.dataset.settleUntil = String(page.settleUntil); // for a test to wait on
       accept(answer.state);
       if (answer.ok) {
         haptic("light");
