@@ -109,8 +109,8 @@
     const bottom = html("div", { class: "strip", id: "strip-bottom" }, app);
     html("span", { class: "name" }, bottom);
     html("span", { class: "info" }, bottom);
+    html("p", { id: "last" }, app); // what happened, then what the game waits for
     html("p", { id: "caption" }, app);
-    html("p", { id: "last" }, app);
     // What the player acts with comes last, toward the bottom, where a thumb reaches it.
     const hand = html("div", { id: "hand" }, app);
     html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
