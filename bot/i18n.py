@@ -73,10 +73,16 @@ def translate(text: Text | str, lang: str | None) -> str:
     try:
         return template.format(**args)
     except KeyError:
-        # An argument filled in later (the web page puts in the cube's value itself): the
-        # translation, with that placeholder left as it is written.
+        # An argument the English lacks too is filled in later (the web page puts in the
+        # cube's value itself): the translation, with that placeholder as it is written.
+        # One only the translation names is a translator's slip: English below.
         try:
-            return template.format_map(_Keep(args))
+            text.msgid.format(**args)
+        except KeyError:
+            try:
+                return template.format_map(_Keep(args))
+            except (IndexError, ValueError):
+                pass
         except (IndexError, ValueError):
             pass
     except (IndexError, ValueError):

@@ -170,6 +170,19 @@ def test_a_placeholder_filled_in_later_keeps_the_translation():
     assert page_texts("tr")["last_play"] == "Son hamle: {play}"
 
 
+def test_a_translation_naming_a_placeholder_the_message_lacks_falls_back_to_english(
+    monkeypatch,
+):
+    import bot.i18n as i18n
+
+    class Slipped:
+        def gettext(self, msgid: str) -> str:
+            return "{nmae} kazandı."
+
+    monkeypatch.setattr(i18n, "catalog", lambda lang: Slipped())
+    assert translate(t("{name} wins!", name="Ali"), "tr") == "Ali wins!"
+
+
 def test_translate_unknown_language_is_english():
     assert translate(t("It is not your turn."), "pt") == "It is not your turn."
     assert translate(t("It is not your turn."), None) == "It is not your turn."
