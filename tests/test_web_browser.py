@@ -411,6 +411,7 @@ async def test_a_double_tap_on_confirm_does_not_press_what_the_computer_s_answer
         page.set_default_timeout(WAIT_MS)
         await page.goto(seat_url(base, signer, game_id, 0, human) + "&lang=en")
         await page.locator("body.ready").wait_for()
+        board_y = (await page.locator("#board").bounding_box())["y"]
         for _ in range(4):
             fresh = await service.storage.get_game(game_id)
             await wait_version(page, fresh.version)
@@ -421,6 +422,8 @@ async def test_a_double_tap_on_confirm_does_not_press_what_the_computer_s_answer
             await tap(page, source, mine["legal"][str(source)][0])
             await wait_version(page, fresh.version + 1)
         confirmed = (await service.storage.get_game(game_id)).version + 1
+        # The board stays put while buttons and lines under it come and go.
+        assert (await page.locator("#board").bounding_box())["y"] == board_y
         box = await page.locator('[data-action="confirm"]').bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         await page.touchscreen.tap(x, y)
@@ -433,6 +436,7 @@ async def test_a_double_tap_on_confirm_does_not_press_what_the_computer_s_answer
         )
         after = await service.storage.get_game(game_id)
         assert after.version == confirmed  # nothing pressed by the second tap
+        assert (await page.locator("#board").bounding_box())["y"] == board_y
         assert "Tavla Bot" in await page.locator("#last").inner_text()  # its move, told
         # A tap after the moment is taken.
         await page.locator("#controls button").first.click()
