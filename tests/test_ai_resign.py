@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from core.ai.network import shipped_network
-from core.ai.resign import accepts_resignation, most_still_possible
+from core.ai.resign import accepts_resignation
+from core.ai.sim import result_points
 from core.position import Position, side_from_points
 from core.variants import variant_by_name
 
@@ -21,14 +22,14 @@ CRUSHED = Position(side_from_points({1: 1}), side_from_points({19: 15}))
 LOST = Position(side_from_points({24: 15}), side_from_points({1: 1}))
 
 
-def test_most_still_possible_follows_t7() -> None:
-    assert most_still_possible(TAVLA, CRUSHED) == 3  # all of them in the mover's home board
-    assert most_still_possible(TURKISH, CRUSHED) == 2  # no backgammons in Turkish tavla
-    assert most_still_possible(TAVLA, LOST) == 1  # the opponent has borne off
+def test_the_most_a_game_can_still_bring_follows_t7() -> None:
+    assert result_points(TAVLA, CRUSHED) == 3  # all of them in the mover's home board
+    assert result_points(TURKISH, CRUSHED) == 2  # no backgammons in Turkish tavla
+    assert result_points(TAVLA, LOST) == 1  # the opponent has borne off
     outside = Position(side_from_points({1: 1}), side_from_points({6: 15}))
-    assert most_still_possible(TAVLA, outside) == 2  # all home: a gammon at most
+    assert result_points(TAVLA, outside) == 2  # all home: a gammon at most
     on_bar = Position(side_from_points({1: 1}), side_from_points({6: 14}, bar=1))
-    assert most_still_possible(TAVLA, on_bar) == 3
+    assert result_points(TAVLA, on_bar) == 3
 
 
 @pytest.mark.parametrize("on_roll", [True, False])
@@ -64,6 +65,6 @@ def test_uzun_a_mars_in_sight_is_not_given_away() -> None:
     computer = side_from_points({1: 1})
     player = side_from_points({24: 15})
     position = Position(computer, player)
-    assert most_still_possible(UZUN, position) == 2
+    assert result_points(UZUN, position) == 2
     assert not accepts_resignation(UZUN, position, 1, on_roll=True)
     assert accepts_resignation(UZUN, position, 2, on_roll=True)

@@ -9,25 +9,12 @@ always answered at once and never gives the game away cheaply.
 
 from __future__ import annotations
 
-from core.position import BAR, OFF, Position
+from core.position import Position
 from core.variants import Variant
 
 from .network import equity, network_kind, shipped_network
 from .race import BearoffEvaluator
-
-
-def most_still_possible(variant: Variant, position: Position) -> int:
-    """The most points per cube the side of ``position.mover`` can still win: 1 once the
-    opponent has borne off a checker, 3 (where backgammons count) while the opponent has a
-    checker on the bar or in the mover's home board, else 2 (T-7)."""
-    them = position.opponent
-    if them[OFF] > 0:
-        return 1
-    if variant.backgammons and (
-        them[BAR] > 0 or any(them[variant.opposite[p]] for p in range(1, 7))
-    ):
-        return 3
-    return 2
+from .sim import result_points
 
 
 def accepts_resignation(
@@ -46,7 +33,7 @@ def accepts_resignation(
     roll); ``needed``: the points it still needs to win the match (None in money play; 1 in
     a single game, where any win is the whole contest); ``cube``: the cube's value.
     """
-    if offered >= most_still_possible(variant, position):
+    if offered >= result_points(variant, position):  # the most the game can still bring
         return True
     if needed is not None and offered * cube >= needed:
         return True

@@ -28,7 +28,8 @@ def opening(variant: Variant, dice) -> tuple[int, tuple[int, int]]:
 
 
 def result_points(variant: Variant, after: Position) -> int:
-    """Points won by the mover of ``after``, who has just borne off the last checker."""
+    """Points won by the mover of ``after``, who has just borne off the last checker (or
+    would now: the most the game can still bring it, T-7)."""
     loser = after.opponent
     if loser[OFF]:
         return 1
