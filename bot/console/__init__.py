@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.i18n import translate, translate_lines
+from bot.service.numbers import parse_number
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import Actor, Button, MessageRef, Place, View
@@ -75,11 +76,11 @@ class ConsoleAdapter:
             return
         actor = await self.actor()
         if line.isdigit() and self.buttons:
-            index = int(line) - 1
-            if not 0 <= index < len(self.buttons):
+            number = parse_number(line, 1, len(self.buttons))
+            if number is None:
                 self.say(f"Choose 1 to {len(self.buttons)}.")
                 return
-            views = await self.service.press(actor, PLACE, self.buttons[index].action)
+            views = await self.service.press(actor, PLACE, self.buttons[number - 1].action)
         elif line.startswith("/"):
             name, _, args = line[1:].partition(" ")
             views = await self.service.command(actor, PLACE, name, args)

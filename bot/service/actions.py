@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NamedTuple
 
+from .numbers import parse_number
+
 MAX_ACTION_BYTES = 64
 
 
@@ -78,23 +80,27 @@ def decode(data: str) -> Action | None:
     if not data or len(data) > MAX_ACTION_BYTES:
         return None
     parts = data.split(":")
-    if len(parts) != 3 or not _number(parts[0]) or not _number(parts[1]):
+    if len(parts) != 3:
+        return None
+    # Game id 0 and version 0 are a /settings button's.
+    game_id, version = parse_number(parts[0]), parse_number(parts[1])
+    if game_id is None or version is None:
         return None
     rest = parts[2]
     for code in _CODES:
         if rest.startswith(code):
             arg = rest[len(code) :]
-            if code is SELECT and not _number(arg):
+            if code is SELECT and parse_number(arg, 0, 25) is None:
                 continue
             if code == MOVE and not _is_step(arg):
                 return None
             if code == SETTING:
                 if not (arg.isascii() and arg.isalnum() and 1 < len(arg) <= 12):
                     return None
-                return Action(int(parts[0]), int(parts[1]), code, arg.lower())
+                return Action(game_id, version, code, arg.lower())
             if code not in (SELECT, MOVE, SETTING) and arg:
                 continue
-            return Action(int(parts[0]), int(parts[1]), code, arg)
+            return Action(game_id, version, code, arg)
     return None
 
 
@@ -105,9 +111,4 @@ def _is_step(arg: str) -> bool:
 
 def _one_step(arg: str) -> bool:
     a, _, b = arg.partition("-")
-    return _number(a) and _number(b) and int(a) <= 25 and int(b) <= 24
-
-
-def _number(text: str) -> bool:
-    """ASCII digits only (str.isdigit also accepts superscripts, which int() refuses)."""
-    return text.isascii() and text.isdigit()
+    return parse_number(a, 0, 25) is not None and parse_number(b, 0, 24) is not None

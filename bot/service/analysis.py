@@ -39,6 +39,7 @@ from renderers.analysis_card import render_analysis_card
 from renderers.analysis_text import analysis_text, mat_comments
 
 from .base import ServiceBase, UserFacingError
+from .numbers import parse_id
 from .views import MessageRef, Place, View
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ BUSY = t("I am analysing another game: try again in a minute, please.")
 NOT_FINISHED = t("That game is not finished yet: it can be analysed when it ends.")
 NO_FINISHED = t("You have no finished game here to analyse.")
 NOT_FOUND = t("There is no game {id} of yours to analyse.")
+USAGE = t("Write /analyse for your last finished game here, or /analyse 42 for game 42.")
 DONE_GROUP = t(
     "Analysis of game {id}. For every decision, send me /analyse {id} in a private chat."
 )
@@ -421,8 +423,10 @@ async def _finished_game(
 ) -> GameRecord:
     """The contest to analyse: the one named or replied to, else the chat's last finished
     contest the user played in."""
-    wanted = args.strip().lstrip("#")
-    game_id = int(wanted) if wanted.isdigit() else reply_to_game
+    wanted = args.strip().removeprefix("#")
+    game_id = parse_id(wanted) if wanted else reply_to_game
+    if wanted and game_id is None:
+        raise UserFacingError(USAGE)
     if game_id is not None:
         record = await service.storage.get_game(game_id)
         if record is None or record.match is None or user.id not in record.seats:

@@ -12,6 +12,7 @@ from core.variants import variant_by_name
 
 from . import actions as A
 from .base import ActionContext, ServiceBase, UserFacingError
+from .numbers import parse_number
 from .presenter import VARIANT_NAMES
 from .views import Actor, Button, Place, View
 
@@ -37,7 +38,7 @@ class ChallengesMixin(ServiceBase):
         for word in args.split():
             low = word.casefold()
             if low.isascii() and low.isdigit():
-                length = int(low)
+                length = self._length_word(low)
             elif (
                 low in ("turkish", "türk", "turk", "turkce", "türkçe", "geleneksel")
                 and variant == "tavla"
@@ -84,11 +85,21 @@ class ChallengesMixin(ServiceBase):
             )
         return [self._challenge_view(record, user, opponent, chat)]
 
+    def _length_word(self, word: str) -> int:
+        """A match length written in ASCII digits, or a polite refusal."""
+        length = parse_number(word, 1, self.settings.max_match_length)
+        if length is None:
+            raise self._bad_length()
+        return length
+
     def _check_length(self, length: int) -> None:
         if not 1 <= length <= self.settings.max_match_length:
-            raise UserFacingError(
-                t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
-            )
+            raise self._bad_length()
+
+    def _bad_length(self) -> UserFacingError:
+        return UserFacingError(
+            t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
+        )
 
     def _challenge_view(
         self, record: GameRecord, user: User, opponent: User | None, chat: Chat
@@ -178,7 +189,7 @@ class ChallengesMixin(ServiceBase):
             elif low in ("turkish", "türk", "turk"):
                 variant = "turkish"
             elif low.isascii() and low.isdigit():
-                length = int(low)
+                length = self._length_word(low)
             elif low in ("beginner", "club", "expert", "master", "random"):
                 level = low
         self._check_length(length)

@@ -8,6 +8,7 @@ from bot.i18n import t
 from bot.storage.base import Chat, TournamentRecord, TournamentStatus, User
 from core.tournament import Pairing, Stage, Tournament, TournamentError
 
+from ..numbers import parse_id
 from ..views import MessageRef, View
 from .base import JOIN, LEAVE, START
 from .clock import ClockMixin
@@ -61,12 +62,11 @@ class Tournaments(ClockMixin):
         message: MessageRef | None,
     ) -> list[View]:
         """A Join / Leave / Start button of a card."""
-        try:
-            _, number, code = data.split(":")
-            tournament_id = int(number)
-        except ValueError:
-            raise self._refuse(t("That button is not one of mine.")) from None
-        sub = {JOIN: "join", LEAVE: "leave", START: "start"}.get(code)
+        parts = data.split(":")
+        tournament_id = parse_id(parts[1]) if len(parts) == 3 else None
+        if tournament_id is None:
+            raise self._refuse(t("That button is not one of mine."))
+        sub = {JOIN: "join", LEAVE: "leave", START: "start"}.get(parts[2])
         record = await self.storage.get_tournament(tournament_id)
         elsewhere = record is None or (record.platform, record.chat_id) != (
             place.platform,

@@ -9,6 +9,7 @@ from bot.i18n import Text, t
 from core.tournament import Format, Pace, Settings, TournamentError
 
 from ..base import UserFacingError
+from ..numbers import parse_number
 
 DEFAULT_SWISS_ROUNDS = 3
 
@@ -47,7 +48,8 @@ SUBCOMMANDS = {
     "show": {"standings", "table", "show", "tablo", "таблица"},
     "award": {"award", "hükmen", "hukmen", "присудить"},
 }
-_RELATIVE_START = re.compile(r"^(\d{1,4})(m|min|h|dk|sa|м|ч)$")
+# ASCII digits only ("\d" would take other scripts' digits too).
+_RELATIVE_START = re.compile(r"^([0-9]{1,4})(m|min|h|dk|sa|м|ч)$")
 
 FORMAT_NAMES: dict[Format, Text] = {
     Format.KNOCKOUT: t("knockout"),
@@ -108,6 +110,7 @@ def parse_settings(words: list[str], now: float) -> Settings:
     while i < len(lowered):
         word = lowered[i]
         following = lowered[i + 1] if i + 1 < len(lowered) else ""
+        next_number = parse_number(following)
         relative = _RELATIVE_START.match(word)
         if any(word in forms for forms in FORMAT_WORDS.values()):
             fmt = next(f for f, forms in FORMAT_WORDS.items() if word in forms)
@@ -117,21 +120,20 @@ def parse_settings(words: list[str], now: float) -> Settings:
             pace = Pace.FAST
         elif word in DAILY_WORDS:
             pace = Pace.DAILY
-        elif word in MAX_WORDS and following.isdigit() and following.isascii():
-            max_players = int(following)
+        elif word in MAX_WORDS and next_number is not None:
+            max_players = next_number
             i += 1
-        elif word in MIN_WORDS and following.isdigit() and following.isascii():
-            min_players = int(following)
+        elif word in MIN_WORDS and next_number is not None:
+            min_players = next_number
             i += 1
         elif word in FILLER_WORDS:
             pass
-        elif word in ("in", "içinde", "через") and _RELATIVE_START.match(following):
-            starts_at = _starts(now, _RELATIVE_START.match(following))
+        elif word in ("in", "içinde", "через") and following:
             i += 1
+            starts_at = _starts(now, _RELATIVE_START.match(following), words[i])
         elif relative is not None:
-            starts_at = _starts(now, relative)
-        elif word.isascii() and word.isdigit():
-            number = int(word)
+            starts_at = _starts(now, relative, words[i])
+        elif (number := parse_number(word)) is not None:
             if following in ROUND_WORDS:
                 rounds = number
                 i += 1
@@ -170,7 +172,9 @@ def parse_settings(words: list[str], now: float) -> Settings:
         raise refusal(exc) from None
 
 
-def _starts(now: float, match: re.Match[str] | None) -> float:
-    assert match is not None
+def _starts(now: float, match: re.Match[str] | None, word: str) -> float:
+    """The start time of ``in 30m`` (``word``, matched as ``match``)."""
+    if match is None:
+        raise UserFacingError(t("I didn't understand “{word}”. {usage}", word=word, usage=USAGE))
     amount, unit = int(match[1]), match[2]
     return now + amount * (3600 if unit in ("h", "sa", "ч") else 60)
