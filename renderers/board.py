@@ -997,7 +997,8 @@ class _Painter:
         y_mid = (rect.y0 + rect.y1) / 2
         x = 24 * u
         moving = view.to_move == color
-        if moving:
+        won = view.winner == color
+        if moving or won:
             # A bright tab on the left edge: whose turn it is, readable at a glance.
             draw.rounded_rectangle(
                 (round(6 * u), round(y_mid - 20 * u), round(12 * u), round(y_mid + 20 * u)),
@@ -1047,13 +1048,17 @@ class _Painter:
         name_w = (rect.x1 - rect.x0) * 0.42
         name = _fit(_clean(view.name(color)), name_font, name_w)
         played = view.last_play_text() if view.last_play_color == color else ""
-        two_lines = moving or bool(played)
+        two_lines = moving or won or bool(played)
         name_y = y_mid - 9 * u if two_lines else y_mid
         self.text((x, name_y), name, font=name_font, fill=theme.text, anchor="lm")
         if moving:
             arrow = "▶ " + view.label("to_move")
             self.text((x, y_mid + 16 * u), arrow, font=small_bold, fill=theme.accent, anchor="lm")
             x += text_length(small_bold, arrow) + 14 * u
+        elif won:
+            star = "★ " + view.label("winner")
+            self.text((x, y_mid + 16 * u), star, font=small_bold, fill=theme.accent, anchor="lm")
+            x += text_length(small_bold, star) + 14 * u
         if played:
             text = _fit(played, small_bold, name_w - (x - x0))
             self.text((x, y_mid + 16 * u), text, font=small_bold, fill=theme.text, anchor="lm")

@@ -45,6 +45,8 @@ def _player_lines(view: BoardView, color: str) -> tuple[str, str]:
     name = f"{SYMBOL[color]}  {view.name(color)} ({view.label(color)})"
     if view.to_move == color:
         name += f"  <- {view.label('to_move')}"
+    elif view.winner == color:
+        name += f"  * {view.label('winner')}"
     side = view.side(color)
     facts = [f"{view.label('pips')} {view.pips()[color]}", f"{view.label('off')} {side[OFF]}"]
     if view.shows_score:

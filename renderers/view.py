@@ -45,6 +45,7 @@ HOMES = (HOME_RIGHT, HOME_LEFT)
 LABELS: dict[str, str] = {
     "pips": "pips",
     "to_move": "to move",
+    "winner": "winner",
     "match_to": "Match to {n}",
     "crawford": "Crawford",
     "off": "off",
@@ -115,6 +116,8 @@ class BoardView:
     match_length: int = 0
     crawford: bool = False
     to_move: str | None = None
+    #: The colour that won the game, once it is over (its strip says so).
+    winner: str | None = None
     last_play: tuple[Step, ...] = ()
     last_play_color: str | None = None
     highlights: tuple[int, ...] = ()
@@ -137,6 +140,7 @@ class BoardView:
             raise ValueError(f"home must be 'right' or 'left', not {self.home!r}")
         _check_color(self.cube_owner, "cube_owner", optional=True)
         _check_color(self.to_move, "to_move", optional=True)
+        _check_color(self.winner, "winner", optional=True)
         _check_color(self.dice_color, "dice_color", optional=True)
         _check_color(self.last_play_color, "last_play_color", optional=not self.last_play)
         if any(not 1 <= d <= 6 for d in self.dice) or len(self.dice) not in (0, 1, 2, 4):

@@ -6,7 +6,7 @@ from bot.i18n import translate
 from bot.service import presenter
 from bot.service.presenter import action_line, recent_play_lines
 from core.dice import FixedDice
-from core.game import Game, Phase
+from core.game import Game, Phase, ResultKind, ResultReason
 from core.position import side_from_points
 from core.variants import variant_by_name
 
@@ -83,3 +83,43 @@ def test_a_double_taken_is_told_to_the_doubler() -> None:
     game.take(1)
     assert (game.awaiting, game.phase) == (0, Phase.ROLL)
     assert told(game) == ["Veli took the double: the cube is at 2."]
+
+
+def _tavla_on_roll() -> Game:
+    game = Game.new(variant_by_name("tavla"), FixedDice([]), opening="winner_rolls", starter=0)
+    assert (game.awaiting, game.phase) == (0, Phase.ROLL)
+    return game
+
+
+def test_a_resignation_is_told_with_who_resigned_what() -> None:
+    """T-9: the caption of a game ended by resignation says who resigned and what."""
+    game = _tavla_on_roll()
+    game.resign(0, ResultKind.GAMMON)
+    game.accept_resign(1)
+    assert translate(action_line(game, NAMES), "en") == (
+        "Ali resigned a gammon (mars): Veli wins 2 point(s)."
+    )
+    assert presenter.shown_seat(game) == 1  # Veli accepted, seeing his own side
+
+
+def test_a_passed_double_and_a_timeout_are_told_as_such() -> None:
+    """T-8: a refused double ends the game at the cube's value, told as a pass."""
+    game = _tavla_on_roll()
+    game.double(0)
+    game.drop(1)
+    assert translate(action_line(game, NAMES), "en") == (
+        "Veli passed the double: Ali wins 1 point(s)."
+    )
+    late = _tavla_on_roll()
+    late.forfeit(0, ResultReason.TIMEOUT)
+    assert translate(action_line(late, NAMES), "en") == (
+        "Ali ran out of time: Veli wins a single game: 1 point(s)."
+    )
+
+
+def test_a_finished_board_keeps_the_person_s_side_against_the_computer() -> None:
+    game = _tavla_on_roll()
+    game.resign(0, ResultKind.SINGLE)
+    game.accept_resign(1)
+    assert presenter.shown_seat(game, computer=1) == 0
+    assert presenter.shown_seat(game) == 1

@@ -607,3 +607,31 @@ async def test_board_pictures_drawn_in_a_separate_process(tmp_path):
     finally:
         service.close()
         await storage.close()
+
+
+async def test_the_final_board_keeps_the_players_side_and_names_the_winner(env):
+    """When the computer wins, the last board is still drawn from the person's side (it
+    used to turn round to the computer's) and says who won and how, on the picture's strip
+    and under it (and in the text board)."""
+    service, _ = env
+    views = await service.command(ALI, GROUP, "bot", "")
+    game_id = board(views).game_id
+    record = await service.storage.get_game(game_id)
+    human = 1 - record.settings.computer
+    views = await play_out(service, views)
+    final = board(views)
+    record = await service.storage.get_game(game_id)
+    match = Match.from_dict(record.match)
+    game = match.game
+    winner = match.results[-1].winner
+    assert winner == record.settings.computer  # the scripted player loses to club
+    assert final.board.viewer == ("white" if human == game.white else "black")
+    assert final.board.winner == ("white" if winner == game.white else "black")
+    assert final.board.to_move is None
+    assert final.board.caption.startswith("Tavla Bot")
+    # Ali plays in Turkish: "Tavla Bot (club) kazandı: normal oyun, 1 puan."
+    assert " kazandı" in final.board.caption
+    assert "puan" in final.board.caption
+    text = final.text_board
+    assert f"* {final.board.label('winner')}" in text
+    assert final.board.caption in text

@@ -41,7 +41,7 @@ from renderers.view import BoardView
 from .errors import error_text
 from .keypad import DEFAULT_LIMITS, DISCORD_LIMITS, KeypadLimits
 from .limits import RateLimiter, clean_name
-from .presenter import board_view, caption, finished_buttons, game_buttons
+from .presenter import board_view, caption, finished_buttons, game_buttons, shown_seat
 from .views import Actor, MessageRef, Place, View
 
 if TYPE_CHECKING:
@@ -403,11 +403,14 @@ class ServiceBase(ABC):
         )
         if record.status is GameStatus.FINISHED:
             buttons = finished_buttons(record.id, record.version)
-        # The board is drawn from the side of the seat to act, in that player's own style.
-        viewer = (await self._prefs(ctx))[game.turn]
+        # The board is drawn from the side of the seat to act (once the game is over, the
+        # side it was last seen from), in that player's own style.
+        seat = shown_seat(game, record.settings.computer)
+        viewer = (await self._prefs(ctx))[seat]
         view = board_view(
             match,
             ctx.names,
+            viewer=seat,
             selected=ctx.selected,
             theme=viewer.theme or self.settings.theme,
             lang=lang,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from bot.i18n import Text, t
 from core.dice import dice_name_tr
 from core.events import EventType
-from core.game import Game, Phase, ResultKind
+from core.game import Game, Phase, ResultKind, ResultReason
 from core.match import Match
 from renderers.view import BLACK, WHITE, BoardView
 
@@ -40,17 +40,20 @@ def board_view(
     names: list[str],
     *,
     viewer: int | None = None,
+    computer: int | None = None,
     selected: int | None = None,
     theme: str = "classic",
     lang: str = "en",
     home: str = "right",
 ) -> BoardView:
-    """The picture of the match's current game, seen by ``viewer`` (default: the seat to act),
-    with the viewer's home board on the ``home`` side ("right" or "left").
+    """The picture of the match's current game, seen by ``viewer`` (default: the seat the
+    board is shown for, :func:`shown_seat`; ``computer`` is the computer's seat, if any),
+    with the viewer's home board on the ``home`` side ("right" or "left"). A finished game
+    names its winner and says how it ended under the board.
 
     The words written on the picture are in ``lang``.
     """
-    from bot.i18n import LANGUAGES, catalog
+    from bot.i18n import LANGUAGES, catalog, translate
 
     # Translated without formatting: the renderer fills in ``{n}`` itself.
     words = catalog(lang if lang in LANGUAGES else "en")
@@ -74,11 +77,12 @@ def board_view(
             "played": t("played"),
             "heads": t("Heads"),
             "can_reach": t("Can reach"),
+            "winner": t("winner"),
         }.items()
     }
     game = match.game
     assert game is not None
-    seat = game.turn if viewer is None else viewer
+    seat = shown_seat(game, computer) if viewer is None else viewer
     turn = game.current_turn
     dice: tuple[int, ...] = ()
     used: tuple[bool, ...] = ()
@@ -102,11 +106,15 @@ def board_view(
     cube_owner = None
     if game.cube_owner is not None:
         cube_owner = seat_color(game, game.cube_owner)
+    winner = game.result.winner if game.over and game.result else None
+    ending = translate(result_line(game, names), lang) if game.over else None
     return BoardView.from_position(
         game.variant,
         game.position(seat),
         mover_color=seat_color(game, seat),
         to_move=None if game.over else seat_color(game, game.awaiting),
+        winner=None if winner is None else seat_color(game, winner),
+        caption=ending,
         dice=dice,
         dice_used=used,
         dice_color=seat_color(game, game.turn) if dice else None,
@@ -242,16 +250,7 @@ def _score(value: float) -> str:
 def action_line(game: Game, names: list[str]) -> Text:
     """What the game waits for, and from whom."""
     if game.over:
-        result = game.result
-        assert result is not None
-        if result.winner is None:
-            return t("The game is a draw.")
-        return t(
-            "{name} wins {kind}: {points} point(s).",
-            name=names[result.winner],
-            kind=KIND_NAMES[result.kind],
-            points=result.points,
-        )
+        return result_line(game, names)
     who = names[game.awaiting]
     if game.resign_offer:
         seat, kind = game.resign_offer
@@ -284,6 +283,55 @@ def action_line(game: Game, names: list[str]) -> Text:
         tr=dice_name_tr(a, b),
         left=" ".join(map(str, sorted(left, reverse=True))) or "—",
     )
+
+
+def result_line(game: Game, names: list[str]) -> Text:
+    """How a finished game ended, naming who resigned, passed or ran out of time."""
+    result = game.result
+    assert result is not None
+    if result.winner is None:
+        return t("The game is a draw.")
+    winner, loser = names[result.winner], names[1 - result.winner]
+    kind, points = KIND_NAMES[result.kind], result.points
+    if result.reason is ResultReason.RESIGN:
+        return t(
+            "{loser} resigned {kind}: {name} wins {points} point(s).",
+            loser=loser,
+            kind=kind,
+            name=winner,
+            points=points,
+        )
+    if result.reason is ResultReason.PASS:
+        return t(
+            "{loser} passed the double: {name} wins {points} point(s).",
+            loser=loser,
+            name=winner,
+            points=points,
+        )
+    if result.reason is ResultReason.TIMEOUT:
+        return t(
+            "{loser} ran out of time: {name} wins {kind}: {points} point(s).",
+            loser=loser,
+            kind=kind,
+            name=winner,
+            points=points,
+        )
+    return t("{name} wins {kind}: {points} point(s).", name=winner, kind=kind, points=points)
+
+
+def shown_seat(game: Game, computer: int | None = None) -> int:
+    """The seat a game's board is drawn for: the seat to act while the game goes on; once
+    it is over, the side the players last saw it from (the person's in a game against the
+    computer, else the seat that acted last: who bore off, passed the double, accepted the
+    resignation), so that the final picture does not turn round."""
+    if not game.over:
+        return game.turn
+    if computer is not None:
+        return 1 - computer
+    for event in reversed(game.history):
+        if "seat" in event:
+            return int(event["seat"])
+    return game.turn
 
 
 def finished_buttons(game_id: int, version: int) -> list[list[Button]]:
