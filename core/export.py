@@ -8,12 +8,23 @@ passes, cube actions, resignations and the end. The output imports into GNU Back
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .events import Event, EventType
 
 COLUMN = 28
+
+#: GNU Backgammon (1.07, import.c ``ImportGame``) keeps 31 bytes of a name (MAX_NAME_LEN 32).
+NAME_BYTES = 31
+# gnubg reads a name up to the line's first colon, and ends it at a comma followed by a
+# positive number (a GamesGrid rating): such characters are written as look-alikes.
+_COLON = "\u2236"  # RATIO
+_COMMA = "\u201a"  # SINGLE LOW-9 QUOTATION MARK
+_RATING_COMMA = re.compile(r",(?=\s*\+?0*[1-9])")
+_BREAKS = {"Cc", "Zl", "Zp"}
 
 
 def export_games(
@@ -38,13 +49,27 @@ def export_games(
     if variant != "tavla":
         out.insert(0, f'; [Variant "{variant}"]')
     score = [0.0, 0.0]
+    shown = [mat_name(name, f"Player {seat + 1}") for seat, name in enumerate(names[:2])]
     for number, events in enumerate(games, 1):
         out.append(f" Game {number}")
-        left = f" {names[0]} : {int(score[0])}"
-        out.append(f"{left:<{COLUMN + 6}}{names[1]} : {int(score[1])}")
+        left = f" {shown[0]} : {int(score[0])}"
+        # At least one space after the score: gnubg reads the score up to a space.
+        out.append(f"{left:<{COLUMN + 5}} {shown[1]} : {int(score[1])}")
         out.extend(_game_lines(events, score, length))
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def mat_name(name: str, fallback: str) -> str:
+    """``name`` as a ``.mat`` file can hold it, so that gnubg and :func:`core.analysis.records.
+    parse_mat` read back this very text: on one line, no colon (it ends the name), no comma
+    before a number (a rating), no space at either end, at most :data:`NAME_BYTES` bytes of
+    UTF-8 cut at a character; ``fallback`` when nothing is left."""
+    # Control characters (a NUL ends a C string, a newline a line) and line separators.
+    text = "".join(" " if unicodedata.category(c) in _BREAKS else c for c in name)
+    text = _RATING_COMMA.sub(_COMMA, text.replace(":", _COLON)).strip()
+    text = text.encode()[:NAME_BYTES].decode("utf-8", "ignore").rstrip()
+    return text or fallback
 
 
 def _game_lines(events: Sequence[Event], score: list[float], length: int) -> list[str]:

@@ -159,6 +159,51 @@ def gnubg_import(mat_text: str, timeout: float = 120) -> tuple[list[int], str]:
     return [int(n) for n in counts.group(1).split(",") if n.strip()], printed
 
 
+_READ_SCRIPT = """
+import gnubg, json
+gnubg.command("import mat {mat}")
+match = gnubg.match()
+with open({out!r}, "w", encoding="utf-8") as f:
+    json.dump({{
+        "names": [match["match-info"][side]["name"] for side in ("X", "O")],
+        "games": [
+            [[e["player"], list(e["dice"])] for e in g["game"] if e.get("action") == "move"]
+            for g in match["games"]
+        ],
+    }}, f, ensure_ascii=False)
+"""
+
+
+def gnubg_read(mat_text: str, timeout: float = 120) -> tuple[list[str], list[list[tuple]]]:
+    """Import ``mat_text`` into gnubg and read back what it took: the players' names (X, O)
+    and each game's moves as (seat, dice) in order (seat 0 is X)."""
+    binary = gnubg_binary()
+    if binary is None:
+        raise RuntimeError("gnubg is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        mat = Path(tmp, "match.mat")
+        mat.write_text(mat_text, encoding="utf-8")
+        out = Path(tmp, "read.json")
+        script = Path(tmp, "read.py")
+        script.write_text(_READ_SCRIPT.format(mat=mat, out=str(out)))
+        done = subprocess.run(
+            [binary, "-t", "-q", "-r", "-p", str(script)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "HOME": tmp},
+            check=False,
+        )
+        if not out.exists():
+            raise RuntimeError(f"gnubg failed: {(done.stdout + done.stderr)[-2000:]}")
+        data = json.loads(out.read_text(encoding="utf-8"))
+    games = [
+        [({"X": 0, "O": 1}[player], tuple(sorted(dice))) for player, dice in game]
+        for game in data["games"]
+    ]
+    return data["names"], games
+
+
 def _read_decisions(data: dict, result: GnubgAnalysis) -> None:
     seat = {"X": 0, "O": 1}
     for number, game in enumerate(data["games"], 1):

@@ -89,9 +89,17 @@ def parse_mat(text: str) -> Record:
     seen_header = False
     names: tuple[str, str] | None = None
     current: list[Action] | None = None
+    names_line = False
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        if names_line:
+            # The line after "Game N" names the players, whatever the names look like (a
+            # move line "1) x", a comment "; x"), as gnubg reads it.
+            names_line = False
+            if m := _NAMES.match(line):
+                names = names or (m.group(1), m.group(3))
+                continue
         if m := _VARIANT.match(line):
             record.variant = m.group(1).strip()
             continue
@@ -104,14 +112,12 @@ def parse_mat(text: str) -> Record:
         if m := _GAME.match(line):
             current = []
             record.games.append(current)
+            names_line = True
             continue
         if current is None:
             continue
         if m := _MOVE_LINE.match(line):
             _parse_move_line(m.group(2), current, number)
-            continue
-        if (m := _NAMES.match(line)) and names is None:
-            names = (m.group(1), m.group(3))
             continue
     if not seen_header:
         raise RecordError("not a .mat match: no 'N point match' header")
