@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import discord
+from discord.utils import escape_markdown, escape_mentions
 
 from bot.i18n import normalize_language, t, translate, translate_lines
 from bot.service import actions as A
@@ -83,20 +84,39 @@ def message_ref(
     return MessageRef(message.id, chat_id=chat_id, channel_id=str(message.channel.id), photo=photo)
 
 
-def text_of(view: View) -> str:
-    text = translate_lines(view.lines, view.lang)
+def _limited(text: str) -> str:
     return text if len(text) <= CONTENT_LIMIT else text[: CONTENT_LIMIT - 1] + "…"
+
+
+def text_of(view: View) -> str:
+    """The view's text as Discord shows it: as written (see :func:`plain`)."""
+    return _limited(plain(translate_lines(view.lines, view.lang)))
+
+
+def plain(text: str) -> str:
+    """``text`` with nothing in it read as markdown or a mention by Discord.
+
+    The bot's messages use no markdown of their own, but they carry what players wrote:
+    names (``[Free Nitro](https://ev.il)`` would be a link, ``**x**`` bold, ``@everyone``
+    or ``<@id>`` a mention), typed moves, server titles. So every text the bot writes on
+    Discord is escaped, here, as a whole; ``13/8*`` still reads ``13/8*``.
+    """
+    return escape_markdown(escape_mentions(text))
 
 
 def mentioned(view: View) -> tuple[str, discord.AllowedMentions]:
     """The view's text with the players it mentions as ``<@id>``, and the mentions allowed:
     those users alone (never @everyone or a role, whatever a name says)."""
     users = [m for m in mentions_in(view.lines) if m.platform == PLATFORM]
-    content = "".join(
-        f"<@{piece.user_id}>"
-        if isinstance(piece, Mention) and piece.platform == PLATFORM
-        else str(piece)
-        for piece in pieces(view.lines, view.lang)
+    # Mentions in a name are escaped piece by piece, markdown in the whole text at once (a
+    # pair of asterisks may span pieces); the bot's own <@id> has neither.
+    content = escape_markdown(
+        "".join(
+            f"<@{piece.user_id}>"
+            if isinstance(piece, Mention) and piece.platform == PLATFORM
+            else escape_mentions(str(piece))
+            for piece in pieces(view.lines, view.lang)
+        )
     )
     if not users or len(content) > CONTENT_LIMIT:
         return text_of(view), discord.AllowedMentions.none()
