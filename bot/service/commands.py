@@ -92,7 +92,10 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "tournament",
         t("A tournament in this group"),
-        t("/tournament knockout|roundrobin|swiss — a tournament in this group"),
+        t(
+            "/tournament knockout|roundrobin|swiss [in 2h] — a tournament in this group, "
+            "starting within a week; a chat admin's new one replaces one not yet started"
+        ),
         audience=Audience.GROUP,
         admin_powers=True,
     ),

@@ -12,7 +12,7 @@ from ..numbers import parse_id
 from ..views import MessageRef, View
 from .base import JOIN, LEAVE, START
 from .clock import ClockMixin
-from .words import SUBCOMMANDS, USAGE, parse_settings
+from .words import PENDING, REPLACED, SUBCOMMANDS, USAGE, parse_settings
 
 if TYPE_CHECKING:
     from ..views import Actor, Place
@@ -43,9 +43,15 @@ class Tournaments(ClockMixin):
                 return [self._say(user, chat, t("No tournament here yet."), USAGE)]
             return [await self._show(shown, chat, user)]
         if sub is None:
-            if live is not None:
+            if live is None:
+                return await self._open(user, chat, place, words)
+            if live.status is not TournamentStatus.OPEN:
                 raise self._refuse(t("This chat has a tournament already: /tournament shows it."))
-            return await self._open(user, chat, place, words)
+            if not actor.admin:
+                raise self._refuse(PENDING)
+            # A chat admin's new tournament replaces one that has not started: nobody can
+            # hold a group's tournaments up by opening one and leaving it.
+            return await self._open(user, chat, place, words, replacing=live)
         if live is None:
             raise self._refuse(t("No tournament here yet."))
         if sub == "award":
@@ -76,7 +82,16 @@ class Tournaments(ClockMixin):
             raise self._refuse(t("That button is not one of mine."))
         return await self._act(tournament_id, sub, user, chat, actor, message)
 
-    async def _open(self, user: User, chat: Chat, place: Place, words: list[str]) -> list[View]:
+    async def _open(
+        self,
+        user: User,
+        chat: Chat,
+        place: Place,
+        words: list[str],
+        replacing: TournamentRecord | None = None,
+    ) -> list[View]:
+        """A new tournament and its card; ``replacing``: a chat admin's new one calls off
+        the chat's tournament that has not started (in the same transaction)."""
         if place.private:
             raise self._refuse(t("Tournaments are played in groups: open one there."))
         settings = parse_settings(words, self.clock())
@@ -90,12 +105,32 @@ class Tournaments(ClockMixin):
             created=now,
             updated=now,
         )
+        closed: list[View] = []
         async with self.storage.transaction() as tx:
+            if replacing is not None:
+                closed = await self._replace(tx, replacing.stored_id, user, chat, now)
             rating = (await tx.get_rating(user.id, chat.scope, settings.game)).rating
             tourney.join(user.id, user.name, rating, now)
             self._store(stored, tourney, now)
             stored = await tx.insert_tournament(stored)
-        return [self._card(stored, tourney, chat, user)]
+        return [*closed, self._card(stored, tourney, chat, user)]
+
+    async def _replace(
+        self, tx: Any, tournament_id: int, user: User, chat: Chat, now: float
+    ) -> list[View]:
+        """Call off the tournament a chat admin replaces; its card closed and the chat told."""
+        old = await tx.get_tournament(tournament_id)
+        if old is None or old.status is not TournamentStatus.OPEN:  # started meanwhile
+            raise self._refuse(t("This chat has a tournament already: /tournament shows it."))
+        previous = Tournament.from_dict(old.state)
+        try:
+            previous.cancel(now, by=user.id, admin=True)
+        except TournamentError as exc:
+            raise self._refusal(exc) from None
+        self._store(old, previous, now)
+        await tx.save_tournament(old, old.version)
+        off = t("The tournament is called off.")
+        return [*self._card_edits(old, previous, chat, off), self._group(chat, REPLACED)]
 
     async def _act(
         self,

@@ -77,6 +77,15 @@ ERRORS: dict[str, Text] = {
     "tournament_bad_limits": t("The player limit can be 2 to {max}."),
     "tournament_bad_rounds": t("A Swiss has 1 to 30 rounds; the other formats set their own."),
 }
+#: How far ahead a tournament may start: a start a year off would hold the chat's tournaments
+#: up (a chat admin may replace one that has not started, see PENDING).
+MAX_START_AHEAD = 7 * 24 * 3600
+TOO_FAR = t("A tournament can start at most a week from now (in 168h).")
+PENDING = t(
+    "This chat has a tournament already, not started yet: /tournament shows it. Its organiser "
+    "or a chat admin can /tournament cancel it, and a chat admin's new /tournament replaces it."
+)
+REPLACED = t("A chat admin has replaced the tournament that had not started.")
 USAGE = t(
     "Open a tournament with /tournament knockout, /tournament roundrobin or "
     "/tournament swiss 4 (rounds), optionally with the game (tavla, turkish, uzun), the match "
@@ -177,4 +186,7 @@ def _starts(now: float, match: re.Match[str] | None, word: str) -> float:
     if match is None:
         raise UserFacingError(t("I didn't understand “{word}”. {usage}", word=word, usage=USAGE))
     amount, unit = int(match[1]), match[2]
-    return now + amount * (3600 if unit in ("h", "sa", "ч") else 60)
+    ahead = amount * (3600 if unit in ("h", "sa", "ч") else 60)
+    if ahead > MAX_START_AHEAD:
+        raise UserFacingError(TOO_FAR)
+    return now + ahead
