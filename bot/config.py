@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ class Config:
     telegram_base_url: str
     telegram_base_file_url: str
     telegram_webhook_url: str | None
+    #: Where the webhook server listens: loopback by default, behind a TLS proxy.
     telegram_webhook_listen: str
     telegram_webhook_port: int
     discord_token: str | None
@@ -43,6 +45,9 @@ class Config:
     web_port: int = 8080
     web_secret: str | None = None
     telegram_webapp: str | None = None
+    #: The webhook's secret (Telegram sends it with every update; other requests are
+    #: refused). None: derived from the bot token (bot/telegram/webhook.py).
+    telegram_webhook_secret: str | None = None
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -57,8 +62,9 @@ class Config:
             telegram_base_file_url=get("TELEGRAM_BASE_FILE_URL")
             or "https://api.telegram.org/file/bot",
             telegram_webhook_url=get("TELEGRAM_WEBHOOK_URL") or None,
-            telegram_webhook_listen=get("TELEGRAM_WEBHOOK_LISTEN") or "0.0.0.0",
+            telegram_webhook_listen=get("TELEGRAM_WEBHOOK_LISTEN") or "127.0.0.1",
             telegram_webhook_port=int(get("TELEGRAM_WEBHOOK_PORT") or 8443),
+            telegram_webhook_secret=check_webhook_secret(get("TELEGRAM_WEBHOOK_SECRET") or None),
             telegram_max_rate=float(get("TELEGRAM_MAX_RATE") or 30),
             telegram_group_rate=float(get("TELEGRAM_GROUP_RATE") or 20),
             telegram_connections=int(get("TELEGRAM_CONNECTIONS") or 64),
@@ -88,6 +94,15 @@ class Config:
         # Tokens are secrets: never print them, not even in a debug log.
         shown = {k: v for k, v in self.__dict__.items() if "token" not in k and "secret" not in k}
         return f"Config({shown}, telegram_token={'set' if self.telegram_token else None}, discord_token={'set' if self.discord_token else None})"
+
+
+def check_webhook_secret(secret: str | None) -> str | None:
+    """``TELEGRAM_WEBHOOK_SECRET`` as Telegram accepts it: 1-256 of ``A-Z a-z 0-9 _ -``."""
+    if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", secret):
+        raise ValueError(
+            "TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z, a-z, 0-9, _ and -"
+        )
+    return secret
 
 
 def check_web_base_url(url: str | None) -> str | None:

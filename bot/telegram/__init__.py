@@ -44,6 +44,7 @@ from .api import NETWORK_ATTEMPTS, NETWORK_BACKOFF, _BotContext, with_retries
 from .convert import CAPTION_LIMIT, PLATFORM, actor_of, keyboard, place_of
 from .delivery import EDITED_MEMORY, Delivery
 from .handlers import TelegramAdapter
+from .webhook import start_webhook
 
 __all__ = [
     "CAPTION_LIMIT",
@@ -132,12 +133,7 @@ async def run_telegram(
         enable_web_board(config, adapter, app.bot)
         assert app.updater is not None
         if config.telegram_webhook_url:
-            await app.updater.start_webhook(
-                listen=config.telegram_webhook_listen,
-                port=config.telegram_webhook_port,
-                url_path="telegram",
-                webhook_url=config.telegram_webhook_url,
-            )
+            await start_webhook(app, config)
         else:
             await app.updater.start_polling()
         try:
