@@ -66,6 +66,18 @@ def seeded_matches(count: int, length: int, seed: int = 2026):
         yield names, histories, export_games(list(names), length, histories)
 
 
+def _run_gnubg(binary: str, script: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """gnubg without a window running the Python ``script`` (its folder is gnubg's HOME)."""
+    return subprocess.run(
+        [binary, "-t", "-q", "-r", "-p", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "HOME": str(script.parent)},
+        check=False,
+    )
+
+
 def gnubg_binary() -> str | None:
     """The path of the gnubg program, or None."""
     return shutil.which("gnubg") or (
@@ -108,15 +120,7 @@ def gnubg_analyse(mat_text: str, plies: int = 2, timeout: float = 1800) -> Gnubg
                 very_bad=VERY_BAD,
             )
         )
-        env = {**os.environ, "HOME": tmp}
-        done = subprocess.run(
-            [binary, "-t", "-q", "-r", "-p", str(script)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-            check=False,
-        )
+        done = _run_gnubg(binary, script, timeout)
         if not out.exists():
             raise RuntimeError(f"gnubg failed: {done.stderr[-2000:]}")
         data = json.loads(out.read_text())
@@ -144,14 +148,7 @@ def gnubg_import(mat_text: str, timeout: float = 120) -> tuple[list[int], str]:
         mat.write_text(mat_text)
         script = Path(tmp, "import.py")
         script.write_text(_IMPORT_SCRIPT.format(mat=mat))
-        done = subprocess.run(
-            [binary, "-t", "-q", "-r", "-p", str(script)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env={**os.environ, "HOME": tmp},
-            check=False,
-        )
+        done = _run_gnubg(binary, script, timeout)
     printed = done.stdout + done.stderr
     counts = re.search(r"=====COUNTS \[([\d, ]*)\]", printed)
     if counts is None:
@@ -186,14 +183,7 @@ def gnubg_read(mat_text: str, timeout: float = 120) -> tuple[list[str], list[lis
         out = Path(tmp, "read.json")
         script = Path(tmp, "read.py")
         script.write_text(_READ_SCRIPT.format(mat=mat, out=str(out)))
-        done = subprocess.run(
-            [binary, "-t", "-q", "-r", "-p", str(script)],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env={**os.environ, "HOME": tmp},
-            check=False,
-        )
+        done = _run_gnubg(binary, script, timeout)
         if not out.exists():
             raise RuntimeError(f"gnubg failed: {(done.stdout + done.stderr)[-2000:]}")
         data = json.loads(out.read_text(encoding="utf-8"))
