@@ -9,12 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.ai.distill import one_ply_targets
-from core.ai.network import WIN, Network, equity
+from core.ai.distill import one_ply_targets, two_ply_targets
+from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn
+from core.ai.network import WIN, Network, equity, flip
 from core.ai.race import BearoffEvaluator, both_in_bearoff_array
+from core.movegen import legal_plays
 from core.position import Position, side_from_points
 from core.variants import variant_by_name
-from tests.ai_reference import roll_equity
+from tests.ai_reference import one_ply_targets_reference, roll_equity
 
 TOOLS = Path(__file__).resolve().parents[1] / "tools"
 
@@ -71,7 +73,8 @@ def test_labelled_chunks_are_reproducible_and_skip_exact_bearoffs(tools) -> None
     again = distill_lookahead.game_positions(teacher, 3, 4, 0.1)
     assert first == again
     assert len(first) > 20
-    pos, lab, games = distill_lookahead.label_chunk(teacher, 11, 10)
+    arrays, games = distill_lookahead.label_chunk(teacher, 11, 10)
+    pos, lab = arrays["positions"], arrays["labels"]
     assert games >= 1
     assert len(pos) == len(lab) >= 10
     assert pos.dtype == np.uint8
@@ -160,3 +163,77 @@ def test_keeping_a_share_of_turns_stores_a_subset_of_the_same_game(tools) -> Non
     rest = iter(every)
     assert all(any(p == q for q in rest) for p in some)  # an ordered subsequence
     assert distill_lookahead.game_positions(teacher, 3, 4, 0.1, keep=0.3) == some
+
+
+def _game_positions() -> list[Position]:
+    """The opening, a middle game, a bear-off with contact gone, and their mirror images."""
+    uzun = variant_by_name("uzun")
+    later = Position(
+        side_from_points({24: 9, 20: 2, 17: 1, 11: 3}), side_from_points({24: 10, 19: 2, 13: 3})
+    )
+    home = Position(side_from_points({1: 2, 3: 4, 9: 2}), side_from_points({2: 3, 5: 5, 11: 1}))
+    boards = [uzun.start_position(), later, home]
+    return boards + [b.swapped() for b in boards]
+
+
+def test_one_ply_targets_are_those_built_play_by_play() -> None:
+    """The targets built on the boards alone are the five chances the play-by-play
+    reference gives (the best 0-ply play of each roll), not only their equity."""
+    uzun = variant_by_name("uzun")
+    positions = _game_positions()
+    teacher = _teacher()
+    assert one_ply_targets(teacher, uzun, positions) == pytest.approx(
+        one_ply_targets_reference(teacher, uzun, positions), abs=1e-6
+    )
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_two_ply_targets_value_the_chosen_plays_one_ply_deeper(reduced: bool) -> None:
+    """Two rolls deep: for each roll the side on roll's best 0-ply play, valued by the
+    other side's 1-ply targets turned back (reduced: a third of the answering rolls,
+    ``k % 3, k % 3 + 3, ...`` after roll ``k``, their weights scaled to one)."""
+    uzun = variant_by_name("uzun")
+    teacher = _teacher()
+    positions = _game_positions()[:2]
+    got = two_ply_targets(teacher, uzun, positions, reduced=reduced)
+    for target, position in zip(got, positions, strict=True):
+        expected = np.zeros(5)
+        for k, (weight, roll) in enumerate(zip(ROLL_WEIGHTS, ROLLS, strict=True)):
+            plays = legal_plays(uzun, position, roll, first_turn(uzun, position))
+            afters = [p.after.swapped() for p in plays] or [position.swapped()]
+            eqs = -equity(teacher.evaluate(afters), True, False)
+            after = afters[int(np.argmax(eqs))]
+            answers = range(k % 3, 21, 3) if reduced else range(21)
+            total = sum(ROLL_WEIGHTS[j] for j in answers)
+            theirs = np.zeros(5)
+            for j in answers:
+                answer = legal_plays(uzun, after, ROLLS[j], first_turn(uzun, after))
+                boards = [p.after.swapped() for p in answer] or [after.swapped()]
+                outs = teacher.evaluate(boards)
+                theirs += (
+                    ROLL_WEIGHTS[j] / total * flip(outs[int(np.argmin(equity(outs, True, False)))])
+                )
+            expected += weight * flip(theirs)
+        assert target == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_game_record_keeps_each_positions_result_from_its_side_on_roll(tools) -> None:
+    """The record says which positions were met in the game and the game's result from
+    each position's side on roll: the sides alternate ply by ply, so positions an odd
+    number of plies apart carry flipped results, and the board after another play of a
+    roll (the other side on roll) carries the result of the next position met."""
+    distill_lookahead, _ = tools
+    record = distill_lookahead.game_record(_teacher(), 3, 4, 0.1)
+    assert len(record.positions) == len(record.met) == len(record.plies) == len(record.results)
+    results = np.array(record.results)
+    assert {tuple(r) for r in results} <= {
+        (1, 1, 0, 0, 0),
+        (0, 0, 0, 1, 0),
+        (1, 0, 0, 0, 0),
+        (0, 0, 0, 0, 0),
+    }
+    first = next(i for i, m in enumerate(record.met) if m)
+    for ply, met, result in zip(record.plies, record.met, results, strict=True):
+        expected = results[first] if (ply - record.plies[first]) % 2 == 0 else flip(results[first])
+        assert result == pytest.approx(expected), (ply, met)
+    assert not all(record.met)

@@ -15,14 +15,21 @@ from types import ModuleType
 
 import numpy as np
 
-from core.movegen import legal_plays
-from core.position import CHECKERS, OFF, Position
+from core.position import Position
 from core.variants import Variant
 
 from .gnubg_player import gnubg_boards
-from .lookahead import ROLL_WEIGHTS, ROLLS, Evaluates, first_turn
-from .network import N_OUT, Network, _sigmoid, equity, flip, positions_array
-from .sim import outcome_vector, result_points
+from .lookahead import (
+    _THIRD_WEIGHTS,
+    ROLL_WEIGHTS,
+    ROLLS,
+    Evaluates,
+    first_turn,
+    roll_leaves,
+    rows_array,
+)
+from .network import N_OUT, Network, _sigmoid, equity, flip
+from .sim import outcome_vector
 
 
 def gnubg_targets(
@@ -106,6 +113,49 @@ def cross_entropy(y: np.ndarray, t: np.ndarray) -> float:
     return float(-(t * np.log(y) + (1.0 - t) * np.log(1.0 - y)).sum(axis=1).mean())
 
 
+def _best_answers(
+    evaluator: Evaluates,
+    variant: Variant,
+    positions: Sequence[Position],
+    rolls: Sequence[Sequence[int]] | None = None,
+) -> list[list[tuple[np.ndarray, bytes | None]]]:
+    """For each position and each of its rolls (indices into :data:`ROLLS`; all 21 when
+    ``rolls`` is None): the side on roll's best play by the evaluator's 0-ply cubeless
+    equity, as its five chances for that side and the board after it (52 bytes, the other
+    side on roll; None when the play bears off the last checker). A roll with no play
+    leaves the board as it is, the other side to roll. All the boards go to the
+    evaluator in one call."""
+    bgs = variant.backgammons
+    rows: list[bytes] = []
+    # Per position and roll: (first row, end of its rows, chances of the plays that win).
+    plan: list[list[tuple[int, int, np.ndarray]]] = []
+    for i, position in enumerate(positions):
+        first = first_turn(variant, position)
+        entries: list[tuple[int, int, np.ndarray]] = []
+        for k in range(21) if rolls is None else rolls[i]:
+            start = len(rows)
+            won = roll_leaves(variant, position, ROLLS[k], first, rows)
+            done = np.array([outcome_vector(points) for points in won]).reshape(-1, N_OUT)
+            entries.append((start, len(rows), done))
+        plan.append(entries)
+    # Every row has the other side on roll: flip to the side that played.
+    outs = flip(evaluator.evaluate_array(rows_array(rows))) if rows else np.empty((0, N_OUT))
+    eqs = equity(outs, True, bgs)
+    answers: list[list[tuple[np.ndarray, bytes | None]]] = []
+    for entries in plan:
+        best: list[tuple[np.ndarray, bytes | None]] = []
+        for start, end, done in entries:
+            j = int(np.argmax(eqs[start:end])) if end > start else -1
+            if len(done):
+                w = int(np.argmax(equity(done, True, bgs)))
+                if j < 0 or equity(done[w], True, bgs) >= eqs[start + j]:
+                    best.append((done[w], None))
+                    continue
+            best.append((outs[start + j], rows[start + j]))
+        answers.append(best)
+    return answers
+
+
 def one_ply_targets(
     evaluator: Evaluates, variant: Variant, positions: Sequence[Position]
 ) -> np.ndarray:
@@ -116,41 +166,45 @@ def one_ply_targets(
     legal play passes the turn); the five chances after that play, turned to the side on
     roll, are averaged with the rolls' weights. This is the value the ``expert`` player's
     look-ahead gives a board, as five chances instead of an equity: the targets of expert
-    iteration when a network is fitted to them.
+    iteration when a network is fitted to them. Built on :func:`core.boards_after.boards_after`
+    (only the boards are needed, not the plays).
     """
-    bgs = variant.backgammons
-    # Per position and roll: (first leaf, end of its leaves, chances of plays that win at
-    # once), or (leaf, leaf + 1, None) when the roll has no play and the turn passes.
-    plan: list[list[tuple[int, int, np.ndarray | None]]] = []
-    leaves: list[Position] = []
-    for position in positions:
-        first = first_turn(variant, position)
-        rolls: list[tuple[int, int, np.ndarray | None]] = []
-        for roll in ROLLS:
-            plays = legal_plays(variant, position, roll, first)
-            start = len(leaves)
-            if not plays:
-                leaves.append(position.swapped())
-                rolls.append((start, start + 1, None))
+    targets = np.zeros((len(positions), N_OUT))
+    for i, best in enumerate(_best_answers(evaluator, variant, positions)):
+        for weight, (out, _row) in zip(ROLL_WEIGHTS, best, strict=True):
+            targets[i] += weight * out
+    return targets
+
+
+def two_ply_targets(
+    evaluator: Evaluates, variant: Variant, positions: Sequence[Position], reduced: bool = True
+) -> np.ndarray:
+    """(N, 5) chances of the side on roll two rolls deep, by a network as teacher.
+
+    For each of its 21 rolls the side on roll makes its best play by the teacher's 0-ply,
+    and the board after it is valued by :func:`one_ply_targets` from the other side (its
+    best 0-ply answer to each roll), turned back and averaged with the rolls' weights:
+    the 1-ply targets of the boards the side on roll would choose. ``reduced`` looks at a
+    third of the answering rolls after each roll (``k % 3, k % 3 + 3, ...``, their weights
+    scaled to 1, as the players' reduced 2-ply), about a third of the cost.
+    """
+    firsts = _best_answers(evaluator, variant, positions)
+    deeper: list[Position] = []
+    subsets: list[list[int]] = []
+    for best in firsts:
+        for k, (_out, row) in enumerate(best):
+            if row is not None:
+                deeper.append(Position(tuple(row[:26]), tuple(row[26:])))
+                subsets.append(list(range(k % 3, 21, 3)) if reduced else list(range(21)))
+    seconds = iter(_best_answers(evaluator, variant, deeper, subsets))
+    targets = np.zeros((len(positions), N_OUT))
+    for i, best in enumerate(firsts):
+        for k, (out, row) in enumerate(best):
+            if row is None:  # the play won at once
+                targets[i] += ROLL_WEIGHTS[k] * out
                 continue
-            done = [
-                outcome_vector(result_points(variant, play.after))
-                for play in plays
-                if play.after.mover[OFF] == CHECKERS
-            ]
-            leaves.extend(p.after.swapped() for p in plays if p.after.mover[OFF] < CHECKERS)
-            rolls.append((start, len(leaves), np.array(done).reshape(-1, N_OUT)))
-        plan.append(rolls)
-    # Every leaf is seen from the opponent on roll; flip to the side that made the play.
-    outs = flip(evaluator.evaluate_array(positions_array(leaves))) if leaves else np.empty((0, 5))
-    eqs = equity(outs, True, bgs)
-    targets = np.zeros((len(plan), N_OUT))
-    for i, rolls in enumerate(plan):
-        for weight, (start, end, done) in zip(ROLL_WEIGHTS, rolls, strict=True):
-            if done is None:
-                targets[i] += weight * outs[start]
-                continue
-            cands = np.concatenate([outs[start:end], done])
-            cand_eqs = np.concatenate([eqs[start:end], equity(done, True, bgs)])
-            targets[i] += weight * cands[int(np.argmax(cand_eqs))]
+            answers = next(seconds)
+            weights = _THIRD_WEIGHTS[k % 3 :: 3] if reduced else ROLL_WEIGHTS
+            theirs = sum(w * a for w, (a, _r) in zip(weights, answers, strict=True))
+            targets[i] += ROLL_WEIGHTS[k] * flip(theirs)
     return targets

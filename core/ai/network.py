@@ -50,15 +50,6 @@ def positions_array(positions: Sequence[Position]) -> np.ndarray:
     return np.fromiter(flat, dtype=np.float64, count=52 * len(positions)).reshape(-1, 2, 26)
 
 
-def _point_units(pts: np.ndarray, big: float) -> list[np.ndarray]:
-    return [
-        (pts >= 1).astype(np.float64),
-        (pts >= 2).astype(np.float64),
-        (pts >= 3).astype(np.float64),
-        np.maximum(pts - 3.0, 0.0) / big,
-    ]
-
-
 def _longest_run(occupied: np.ndarray) -> np.ndarray:
     """Length of the longest run of True along axis 1 of an (N, 24) bool array."""
     counts = np.cumsum(occupied, axis=1)
@@ -103,41 +94,67 @@ def encode_tavla(arr: np.ndarray) -> np.ndarray:
     return out
 
 
+# A point's four units by its number of checkers (Uzun: the fourth counts the extra over 4).
+_UZUN_UNITS = np.array(
+    [[n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 4.0] for n in range(256)], dtype=np.float32
+)
+_BIT = (1 << np.arange(24)).astype(np.int64)
+_PIPS32 = np.arange(26, dtype=np.float32)
+UZUN_INPUTS = 210
+
+
+def _runs_upto6(mask: np.ndarray) -> np.ndarray:
+    """Longest run of set bits in each 24-bit ``mask``, capped at 6 (float32, (N,))."""
+    out = np.zeros(len(mask), dtype=np.float32)
+    for _ in range(6):
+        out += mask != 0
+        mask = mask & (mask >> 1)
+    return out
+
+
+def _uzun_base(arr: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fills ``out[:, :210]`` with the ``uzun`` inputs; returns the positions as uint8
+    (N, 2, 26), each side's occupied points (N, 2, 24) and their pip counts (N, 2)."""
+    a = arr if arr.dtype == np.uint8 else arr.astype(np.uint8)
+    n = len(a)
+    pts = a[:, :, 1:25]
+    sides = out[:, :200].reshape(n, 2, 100)
+    # Table lookups instead of comparisons: most of a look-ahead's encoding time was the
+    # float64 temporaries of the comparisons.
+    sides[:, :, :96] = _UZUN_UNITS[pts].transpose(0, 1, 3, 2).reshape(n, 2, 96)
+    sides[:, :, 96] = a[:, :, 0] * np.float32(1 / 15)  # off
+    sides[:, :, 97] = a[:, :, 24] * np.float32(1 / 15)  # head
+    passed = pts.cumsum(axis=2, dtype=np.int16)
+    sides[:, :, 98] = passed[:, :, 5] * np.float32(1 / 15)  # home
+    sides[:, :, 99] = passed[:, :, 11] * np.float32(1 / 15)  # passed the far side
+    occupied = pts > 0
+    # Barriers: my points in the opponent's numbering (their route 24 -> 1) and theirs in
+    # mine, as bit masks.
+    my_barrier = _runs_upto6(occupied[:, 0][:, _UZUN_OPP_INV - 1] @ _BIT)
+    their_barrier = _runs_upto6(occupied[:, 1][:, _UZUN_OPP - 1] @ _BIT)
+    pips = a @ _PIPS32
+    pip_me, pip_opp = pips[:, 0], pips[:, 1]
+    race = (passed[:, 0, 23] == passed[:, 0, 11]) & (passed[:, 1, 23] == passed[:, 1, 11])
+    extra = out[:, 200:210]
+    extra[:, 0] = my_barrier / 6.0
+    extra[:, 1] = their_barrier / 6.0
+    extra[:, 2] = pip_me / 200.0
+    extra[:, 3] = pip_opp / 200.0
+    extra[:, 4] = np.clip((pip_opp - pip_me) / 40.0, -3.0, 3.0)
+    extra[:, 5] = race
+    extra[:, 6] = race * np.clip((pip_opp - pip_me) / 20.0, -3.0, 3.0)
+    extra[:, 7] = occupied[:, 0].sum(axis=1) / 12.0
+    extra[:, 8] = occupied[:, 1].sum(axis=1) / 12.0
+    extra[:, 9] = a[:, 0, 0] == 0
+    return a, occupied, pips
+
+
 def encode_uzun(arr: np.ndarray) -> np.ndarray:
-    """Point units, head, home and passed counts, barriers, pips and race flag: 210."""
-    me, opp = arr[:, 0, :], arr[:, 1, :]
-    parts: list[np.ndarray] = []
-    for side in (me, opp):
-        pts = side[:, 1:25]
-        parts.extend(_point_units(pts, 4.0))
-        parts.append(side[:, 0:1] / 15.0)  # off
-        parts.append(side[:, 24:25] / 15.0)  # head
-        parts.append(pts[:, 0:6].sum(axis=1, keepdims=True) / 15.0)  # home
-        parts.append(pts[:, 0:12].sum(axis=1, keepdims=True) / 15.0)  # passed the far side
-    # Barriers: my points in the opponent's numbering (their route 24 -> 1) and theirs in mine.
-    my_in_their_frame = me[:, 1:25][:, _UZUN_OPP_INV - 1] > 0
-    their_in_my_frame = opp[:, 1:25][:, _UZUN_OPP - 1] > 0
-    my_barrier = _longest_run(my_in_their_frame)
-    their_barrier = _longest_run(their_in_my_frame)
-    pip_me = me @ _PIP_WEIGHTS
-    pip_opp = opp @ _PIP_WEIGHTS
-    race = ((me[:, 13:25].sum(axis=1) == 0) & (opp[:, 13:25].sum(axis=1) == 0)).astype(np.float64)
-    extra = np.stack(
-        [
-            np.minimum(my_barrier, 6.0) / 6.0,
-            np.minimum(their_barrier, 6.0) / 6.0,
-            pip_me / 200.0,
-            pip_opp / 200.0,
-            np.clip((pip_opp - pip_me) / 40.0, -3.0, 3.0),
-            race,
-            race * np.clip((pip_opp - pip_me) / 20.0, -3.0, 3.0),
-            (me[:, 1:25] > 0).sum(axis=1) / 12.0,
-            (opp[:, 1:25] > 0).sum(axis=1) / 12.0,
-            (me[:, 0] == 0).astype(np.float64),
-        ],
-        axis=1,
-    )
-    return np.concatenate([*parts, extra], axis=1)
+    """Point units, head, home and passed counts, barriers, pips and race flag: 210
+    (float32)."""
+    out = np.empty((len(arr), UZUN_INPUTS), dtype=np.float32)
+    _uzun_base(arr, out)
+    return out
 
 
 def _hit_rolls() -> np.ndarray:
@@ -258,7 +275,7 @@ class Network:
                 self.b2.astype(np.float32),
             )
         w1t, b1, w2t, b2 = self._fast
-        h = _sigmoid32(self.encode(arr).astype(np.float32) @ w1t + b1)
+        h = _sigmoid32(self.encode(arr).astype(np.float32, copy=False) @ w1t + b1)
         return tidy(_sigmoid32(h @ w2t + b2).astype(np.float64))
 
     def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
