@@ -15,6 +15,13 @@ side on roll double?) and ``take`` (would the other side take?); optional fields
 ``cube_value``, ``cube_owner`` (0 centred, 1 the side on roll, -1 the other),
 ``match_length``, ``score`` ([side on roll, other]), ``crawford`` and ``jacoby``.
 
+``python -m core rollout --variant V POSITION [--dice A B] [--games N] [--seed S] [--level L]``
+rolls a position out (cubeless, seeded, luck-adjusted; :mod:`core.ai.rollout`) with the
+level's player on both sides and prints its value for the side on roll; with ``--dice``
+each of the best ``--plays`` plays of that roll (by the network; the level's own choice
+always among them, marked ``*``) is rolled out on the same dice. ``--json`` prints one
+JSON object instead.
+
 ``python -m core analyse --variant V FILE.mat [--level L]`` scores every decision of a match
 (see :mod:`core.analysis.cli`).
 """
@@ -122,6 +129,91 @@ def _ai_jsonl(variant: Variant, player: Any, stdin: TextIO, stdout: TextIO) -> i
     return status
 
 
+def _figures(result: Any) -> dict[str, Any]:
+    return {
+        "equity": round(result.equity, 4),
+        "ci95": round(result.ci95, 4),
+        "plain": round(result.plain, 4),
+        "plain_ci95": round(result.plain_ci95, 4),
+        "win": round(result.win, 4),
+        "win_gammon": round(result.win_gammon, 4),
+        "win_backgammon": round(result.win_backgammon, 4),
+        "lose_gammon": round(result.lose_gammon, 4),
+        "lose_backgammon": round(result.lose_backgammon, 4),
+    }
+
+
+def _rollout_line(result: Any) -> str:
+    return (
+        f"{result.equity:+.3f} ± {result.ci95:.3f} (plain {result.plain:+.3f} ± "
+        f"{result.plain_ci95:.3f}); wins {result.win:.1%}, gammons won "
+        f"{result.win_gammon:.1%}, lost {result.lose_gammon:.1%}"
+    )
+
+
+def _rollout(args: argparse.Namespace, variant: Variant) -> int:
+    import numpy as np
+
+    from .ai import player_for
+    from .ai.lookahead import first_turn
+    from .ai.network import network_kind, shipped_network
+    from .ai.players import NeuralPlayer
+    from .ai.race import BearoffEvaluator
+    from .ai.rollout import rollout, rollout_plays
+
+    try:
+        position = position_from_id(args.position)
+        variant.validate(position)
+        if position.finished:
+            raise ValueError("the game is over in this position")
+        if args.games < 1:
+            raise ValueError("--games must be at least 1")
+        if args.dice and not all(1 <= d <= 6 for d in args.dice):
+            raise ValueError("dice must be two numbers from 1 to 6")
+    except (ValueError, TavlaError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    net = shipped_network(network_kind(args.variant))
+    luck = BearoffEvaluator(net) if net is not None and not args.no_luck else None
+    player = player_for(args.variant, args.level, seed=args.seed)
+    players = [player, player]
+    head = (
+        f"{variant.name}, {args.level} on both sides, {args.games} games, seed {args.seed}, "
+        f"{'luck-adjusted' if luck else 'plain'}"
+    )
+    if not args.dice:
+        result = rollout(variant, position, players, games=args.games, seed=args.seed, luck=luck)
+        if args.json:
+            print(json.dumps({"position": args.position, **_figures(result)}))
+        else:
+            print(f"{head}\n{args.position}: {_rollout_line(result)}")
+        return 0
+    dice = (args.dice[0], args.dice[1])
+    plays = legal_plays(variant, position, dice, first_turn(variant, position))
+    if not plays:
+        print("error: the roll cannot be played", file=sys.stderr)
+        return 2
+    chosen = player.choose_play(variant, position, plays) if len(plays) > 1 else plays[0]
+    if len(plays) > args.plays and net is not None:
+        # The network's best few, and the level's own choice.
+        order = np.argsort(-NeuralPlayer(BearoffEvaluator(net)).play_equities(variant, plays))
+        keep = [plays[int(i)] for i in order[: args.plays]]
+        plays = keep if chosen in keep else [*keep[:-1], chosen]
+    else:
+        plays = plays[: max(args.plays, 1)] if chosen in plays[: args.plays] else plays
+    results = rollout_plays(variant, plays, players, games=args.games, seed=args.seed, luck=luck)
+    ranked = sorted(zip(plays, results, strict=True), key=lambda pr: -pr[1].equity)
+    if args.json:
+        rows = [{"play": format_play(p), "chosen": p == chosen, **_figures(r)} for p, r in ranked]
+        print(json.dumps({"position": args.position, "dice": list(dice), "plays": rows}))
+        return 0
+    print(f"{head}, the same dice for every play\n{args.position} {dice[0]}-{dice[1]}:")
+    for play, result in ranked:
+        mark = "*" if play == chosen else " "
+        print(f"{mark} {format_play(play):<24} {_rollout_line(result)}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.split("\n")[0])
@@ -143,6 +235,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     ai.add_argument("--seed", type=int, default=None, help="seed of the noisy levels")
     ai.add_argument("--block-needs-home", action="store_true", help="Uzun option (U-6)")
     ai.add_argument("--jsonl", action="store_true", help="read JSON lines from stdin")
+    roll = commands.add_parser(
+        "rollout", help="cubeless rollout of a position, or of each play of a roll"
+    )
+    roll.add_argument("--variant", choices=sorted(VARIANTS), default="tavla")
+    roll.add_argument("position", help="GNU Backgammon Position ID (player on roll second)")
+    roll.add_argument("--dice", nargs=2, type=int, metavar=("A", "B"), help="roll out each play")
+    roll.add_argument("--games", type=int, default=360, help="games per rollout")
+    roll.add_argument("--seed", type=int, default=1)
+    roll.add_argument(
+        "--level",
+        default="club",
+        choices=["random", "beginner", "club", "expert", "master", "pubeval", "heuristic"],
+    )
+    roll.add_argument("--plays", type=int, default=5, help="with --dice: how many plays")
+    roll.add_argument("--no-luck", action="store_true", help="plain averages only")
+    roll.add_argument("--block-needs-home", action="store_true", help="Uzun option (U-6)")
+    roll.add_argument("--json", action="store_true", help="one JSON object")
     from .analysis import cli as analysis_cli
 
     analysis_cli.add_parser(commands)
@@ -150,6 +259,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.command == "analyse":
         return analysis_cli.run(args)
+    if args.command == "rollout":
+        options = {"block_needs_home": True} if args.block_needs_home else {}
+        if options and args.variant != "uzun":
+            parser.error("--block-needs-home is an Uzun Tavla option")
+        return _rollout(args, variant_by_name(args.variant, **options))
     if args.command == "ai":
         from .ai import player_for
 

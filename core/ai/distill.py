@@ -19,17 +19,8 @@ from core.position import Position
 from core.variants import Variant
 
 from .gnubg_player import gnubg_boards
-from .lookahead import (
-    _THIRD_WEIGHTS,
-    ROLL_WEIGHTS,
-    ROLLS,
-    Evaluates,
-    first_turn,
-    roll_leaves,
-    rows_array,
-)
-from .network import N_OUT, Network, _sigmoid, equity, flip
-from .sim import outcome_vector
+from .lookahead import _THIRD_WEIGHTS, ROLL_WEIGHTS, Evaluates, best_answers
+from .network import N_OUT, Network, _sigmoid, flip
 
 
 def gnubg_targets(
@@ -113,49 +104,6 @@ def cross_entropy(y: np.ndarray, t: np.ndarray) -> float:
     return float(-(t * np.log(y) + (1.0 - t) * np.log(1.0 - y)).sum(axis=1).mean())
 
 
-def _best_answers(
-    evaluator: Evaluates,
-    variant: Variant,
-    positions: Sequence[Position],
-    rolls: Sequence[Sequence[int]] | None = None,
-) -> list[list[tuple[np.ndarray, bytes | None]]]:
-    """For each position and each of its rolls (indices into :data:`ROLLS`; all 21 when
-    ``rolls`` is None): the side on roll's best play by the evaluator's 0-ply cubeless
-    equity, as its five chances for that side and the board after it (52 bytes, the other
-    side on roll; None when the play bears off the last checker). A roll with no play
-    leaves the board as it is, the other side to roll. All the boards go to the
-    evaluator in one call."""
-    bgs = variant.backgammons
-    rows: list[bytes] = []
-    # Per position and roll: (first row, end of its rows, chances of the plays that win).
-    plan: list[list[tuple[int, int, np.ndarray]]] = []
-    for i, position in enumerate(positions):
-        first = first_turn(variant, position)
-        entries: list[tuple[int, int, np.ndarray]] = []
-        for k in range(21) if rolls is None else rolls[i]:
-            start = len(rows)
-            won = roll_leaves(variant, position, ROLLS[k], first, rows)
-            done = np.array([outcome_vector(points) for points in won]).reshape(-1, N_OUT)
-            entries.append((start, len(rows), done))
-        plan.append(entries)
-    # Every row has the other side on roll: flip to the side that played.
-    outs = flip(evaluator.evaluate_array(rows_array(rows))) if rows else np.empty((0, N_OUT))
-    eqs = equity(outs, True, bgs)
-    answers: list[list[tuple[np.ndarray, bytes | None]]] = []
-    for entries in plan:
-        best: list[tuple[np.ndarray, bytes | None]] = []
-        for start, end, done in entries:
-            j = int(np.argmax(eqs[start:end])) if end > start else -1
-            if len(done):
-                w = int(np.argmax(equity(done, True, bgs)))
-                if j < 0 or equity(done[w], True, bgs) >= eqs[start + j]:
-                    best.append((done[w], None))
-                    continue
-            best.append((outs[start + j], rows[start + j]))
-        answers.append(best)
-    return answers
-
-
 def one_ply_targets(
     evaluator: Evaluates, variant: Variant, positions: Sequence[Position]
 ) -> np.ndarray:
@@ -170,7 +118,7 @@ def one_ply_targets(
     (only the boards are needed, not the plays).
     """
     targets = np.zeros((len(positions), N_OUT))
-    for i, best in enumerate(_best_answers(evaluator, variant, positions)):
+    for i, best in enumerate(best_answers(evaluator, variant, positions)):
         for weight, (out, _row) in zip(ROLL_WEIGHTS, best, strict=True):
             targets[i] += weight * out
     return targets
@@ -188,7 +136,7 @@ def two_ply_targets(
     third of the answering rolls after each roll (``k % 3, k % 3 + 3, ...``, their weights
     scaled to 1, as the players' reduced 2-ply), about a third of the cost.
     """
-    firsts = _best_answers(evaluator, variant, positions)
+    firsts = best_answers(evaluator, variant, positions)
     deeper: list[Position] = []
     subsets: list[list[int]] = []
     for best in firsts:
@@ -196,7 +144,7 @@ def two_ply_targets(
             if row is not None:
                 deeper.append(Position(tuple(row[:26]), tuple(row[26:])))
                 subsets.append(list(range(k % 3, 21, 3)) if reduced else list(range(21)))
-    seconds = iter(_best_answers(evaluator, variant, deeper, subsets))
+    seconds = iter(best_answers(evaluator, variant, deeper, subsets))
     targets = np.zeros((len(positions), N_OUT))
     for i, best in enumerate(firsts):
         for k, (out, row) in enumerate(best):

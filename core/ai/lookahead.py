@@ -17,8 +17,8 @@ from core.boards_after import boards_after
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
-from .network import flip
-from .sim import result_points
+from .network import N_OUT, equity, flip
+from .sim import outcome_vector, result_points
 
 # The 21 distinct rolls and their weights out of 36.
 ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
@@ -133,6 +133,49 @@ def one_ply(
     signed result in points, negative) into a value. ``after`` must not be a won board.
     """
     return replies(net, variant, [after], value, points)[0].value
+
+
+def best_answers(
+    evaluator: Evaluates,
+    variant: Variant,
+    positions: Sequence[Position],
+    rolls: Sequence[Sequence[int]] | None = None,
+) -> list[list[tuple[np.ndarray, bytes | None]]]:
+    """For each position and each of its rolls (indices into :data:`ROLLS`; all 21 when
+    ``rolls`` is None): the side on roll's best play by the evaluator's 0-ply cubeless
+    equity, as its five chances for that side and the board after it (52 bytes, the other
+    side on roll; None when the play bears off the last checker). A roll with no play
+    leaves the board as it is, the other side to roll. All the boards go to the
+    evaluator in one call."""
+    bgs = variant.backgammons
+    rows: list[bytes] = []
+    # Per position and roll: (first row, end of its rows, chances of the plays that win).
+    plan: list[list[tuple[int, int, np.ndarray]]] = []
+    for i, position in enumerate(positions):
+        first = first_turn(variant, position)
+        entries: list[tuple[int, int, np.ndarray]] = []
+        for k in range(21) if rolls is None else rolls[i]:
+            start = len(rows)
+            won = roll_leaves(variant, position, ROLLS[k], first, rows)
+            done = np.array([outcome_vector(points) for points in won]).reshape(-1, N_OUT)
+            entries.append((start, len(rows), done))
+        plan.append(entries)
+    # Every row has the other side on roll: flip to the side that played.
+    outs = flip(evaluator.evaluate_array(rows_array(rows))) if rows else np.empty((0, N_OUT))
+    eqs = equity(outs, True, bgs)
+    answers: list[list[tuple[np.ndarray, bytes | None]]] = []
+    for entries in plan:
+        best: list[tuple[np.ndarray, bytes | None]] = []
+        for start, end, done in entries:
+            j = int(np.argmax(eqs[start:end])) if end > start else -1
+            if len(done):
+                w = int(np.argmax(equity(done, True, bgs)))
+                if j < 0 or equity(done[w], True, bgs) >= eqs[start + j]:
+                    best.append((done[w], None))
+                    continue
+            best.append((outs[start + j], rows[start + j]))
+        answers.append(best)
+    return answers
 
 
 def two_ply_values(
