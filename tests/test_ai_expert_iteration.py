@@ -237,3 +237,24 @@ def test_a_game_record_keeps_each_positions_result_from_its_side_on_roll(tools) 
         expected = results[first] if (ply - record.plies[first]) % 2 == 0 else flip(results[first])
         assert result == pytest.approx(expected), (ply, met)
     assert not all(record.met)
+
+
+def test_lambda_returns_mix_the_games_outcome_into_greedy_games_labels(tools) -> None:
+    """Going back from the end of a greedy game, each met position's target is half its
+    label and half the next one's target (turned to its side), the last one's next being
+    the game's result; positions of games with random plays, and boards after other plays,
+    keep their labels."""
+    _, distill_gnubg = tools
+    labels = np.full((5, 5), 0.5)
+    labels[:, 2:] = 0.0
+    met = np.array([True, True, False, True, True])
+    game = np.array([3, 3, 3, 3, 0])
+    ply = np.array([0, 1, 2, 2, 0])
+    win, loss = [1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]
+    result = np.array([win, loss, loss, win, win])
+    out = distill_gnubg.lambda_returns(labels, met, game, ply, result, 0.5)
+    # Ply 2: 0.5 * 0.5 + 0.5 * 1 = 0.75; ply 1: 0.5 * 0.5 + 0.5 * 0.25 = 0.375; ply 0:
+    # 0.5 * 0.5 + 0.5 * 0.625 = 0.5625 (win chances, each from its side on roll).
+    assert out[[3, 1, 0], WIN] == pytest.approx([0.75, 0.375, 0.5625])
+    assert out[2] == pytest.approx(labels[2])
+    assert out[4] == pytest.approx(labels[4])

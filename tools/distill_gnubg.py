@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402
 
 from core.ai.distill import SupervisedTrainer, cross_entropy  # noqa: E402
 from core.ai.gnubg_player import gnubg_boards  # noqa: E402
-from core.ai.network import Network, equity, positions_array  # noqa: E402
+from core.ai.network import Network, equity, flip, positions_array  # noqa: E402
 from core.ai.race import both_in_bearoff_array  # noqa: E402
 from core.ai.sim import opening  # noqa: E402
 from core.dice import RandomDice  # noqa: E402
@@ -165,23 +165,38 @@ def cmd_label(args: argparse.Namespace) -> int:
 
 
 def load_chunks(
-    directory: Path,
+    directory: Path | list[Path],
     plies: int | None,
     teachers: set[str] | None = None,
     games: list[int] | None = None,
+    deep: bool = False,
+    lam: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every chunk's positions (N, 52) and labels, duplicates merged (labels averaged).
 
     The teachers named in the chunks (``tools/distill_lookahead.py`` writes one; gnubg's
     chunks have none) are added to ``teachers``, and the chunks' numbers of games (where
-    recorded) to ``games``, when given."""
+    recorded) to ``games``, when given. With ``deep`` a position's 2-ply label replaces
+    its 1-ply one where the chunk has it (``labels2``); with ``lam`` above 0 the labels of
+    the positions met in greedy games (no random plays) become lambda-returns mixing in the
+    game's outcome (:func:`lambda_returns`)."""
+    directories = directory if isinstance(directory, list) else [directory]
     pos, lab = [], []
-    for path in sorted(directory.glob("chunk_*.npz")):
+    for path in sorted(p for d in directories for p in d.glob("chunk_*.npz")):
         with np.load(path) as data:
             if plies is not None and int(data["plies"]) != plies:
                 continue
+            labels = data["labels"].astype(np.float64)
+            if deep and "labels2" in data:
+                deeper = data["labels2"].astype(np.float64)
+                known = np.isfinite(deeper[:, 0])
+                labels[known] = deeper[known]
+            if lam > 0.0 and "result" in data:
+                labels = lambda_returns(
+                    labels, data["met"], data["game"], data["ply"], data["result"], lam
+                )
             pos.append(data["positions"].reshape(-1, 52))
-            lab.append(data["labels"].astype(np.float64))
+            lab.append(labels)
             if teachers is not None:
                 teachers.add(str(data["teacher"]) if "teacher" in data else "gnubg")
             if games is not None and "games" in data:
@@ -194,6 +209,45 @@ def load_chunks(
     np.add.at(sums, inverse, alllab)
     counts = np.bincount(inverse, minlength=len(uniq))[:, None]
     return uniq, sums / counts
+
+
+#: Games of a labelling chunk played without random plays (``distill_lookahead.py``: game
+#: ``g`` of a chunk, counted from 0, explores with ``EPSILONS[(g + 1) % 4]``; 0 for g % 4 == 3).
+GREEDY_GAME = 3
+
+
+def lambda_returns(
+    labels: np.ndarray,
+    met: np.ndarray,
+    game: np.ndarray,
+    ply: np.ndarray,
+    result: np.ndarray,
+    lam: float,
+) -> np.ndarray:
+    """Labels of the positions met in each greedy game turned into lambda-returns.
+
+    Going back from the game's end, a met position's target is ``(1 - lam)`` times its
+    label plus ``lam`` times the next met position's target (turned to this position's
+    side when the other side is on roll there), and after the last one the game's result:
+    the teacher's look-ahead corrected by what happened. Other positions keep their
+    labels."""
+    out = labels.copy()
+    for g in np.unique(game):
+        if g % 4 != GREEDY_GAME:
+            continue
+        idx = np.flatnonzero((game == g) & met)
+        idx = idx[np.argsort(ply[idx], kind="stable")]
+        if not len(idx):
+            continue
+        ahead = result[idx[-1]].astype(np.float64)
+        ahead_ply = int(ply[idx[-1]])
+        for i in idx[::-1]:
+            if (ahead_ply - int(ply[i])) % 2:
+                ahead = flip(ahead)
+            ahead = (1.0 - lam) * labels[i] + lam * ahead
+            ahead_ply = int(ply[i])
+            out[i] = ahead
+    return out
 
 
 def widen(net: Network, hidden: int, seed: int) -> None:
@@ -212,7 +266,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     teachers: set[str] = set()
     games: list[int] = []
-    pos, lab = load_chunks(args.dir, args.plies, teachers, games)
+    dirs = [args.dir, *args.also]
+    pos, lab = load_chunks(dirs, args.plies, teachers, games, args.deep, args.lam)
     arr = pos.reshape(-1, 2, 26).astype(np.float64)
     init_meta: dict = {}
     if args.init:
@@ -222,9 +277,15 @@ def cmd_train(args: argparse.Namespace) -> int:
             widen(net, args.widen, args.seed)
     else:
         net = Network.fresh(args.kind, args.hidden, seed=args.seed)
+    dtype = np.float32 if args.float32 else np.float64
     x = np.concatenate(
         [net.encode(arr[i : i + 50_000]) for i in range(0, len(arr), 50_000)]
-    ).astype(np.float64)
+    ).astype(dtype)
+    lab = lab.astype(dtype)
+    if args.float32:
+        net.w1, net.b1, net.w2, net.b2 = (
+            p.astype(np.float32) for p in (net.w1, net.b1, net.w2, net.b2)
+        )
     held = rng.random(len(x)) < 0.05
     xt, tt, xv, tv = x[~held], lab[~held], x[held], lab[held]
     log(f"train positions={len(xt)} held_out={len(xv)} hidden={net.w1.shape[0]} in={x.shape[1]}")
@@ -283,7 +344,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         "held_ce": round(best[0], 5),
         "held_equity_rmse": round(best[1], 4),
         "seconds": round(time.time() - start, 1),
-        "data": sorted({p.name.rsplit("_", 1)[0] for p in args.dir.glob("chunk_*.npz")}),
+        "data": sorted({p.name.rsplit("_", 1)[0] for d in dirs for p in d.glob("chunk_*.npz")}),
+        "deep_labels": bool(args.deep),
+        "lambda": args.lam,
     }
     net.save(args.out)
     log(f"saved {args.out} {json.dumps(net.meta)}")
@@ -297,7 +360,13 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--chunks", type=int, default=0, help="stop after chunk k (0: no limit)")
     tr = sub.add_parser("train", help="fit a network to the labelled chunks")
     tr.add_argument("--hidden", type=int, default=128)
-    tr.add_argument("--kind", choices=["tavla", "tavla2", "uzun"], default="tavla2", help="inputs")
+    tr.add_argument(
+        "--kind", choices=["tavla", "tavla2", "uzun", "uzun2"], default="tavla2", help="inputs"
+    )
+    tr.add_argument("--also", type=Path, action="append", default=[], help="more data dirs")
+    tr.add_argument("--deep", action="store_true", help="2-ply labels where a chunk has them")
+    tr.add_argument("--lam", type=float, default=0.0, help="lambda-returns in greedy games")
+    tr.add_argument("--float32", action="store_true", help="train in float32 (faster)")
     tr.add_argument("--init", type=Path, default=None)
     tr.add_argument("--widen", type=int, default=0, help="hidden units for a narrower --init")
     tr.add_argument("--epochs", type=int, default=10_000)

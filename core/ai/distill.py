@@ -56,7 +56,8 @@ class SupervisedTrainer:
         self.net = net
         self.lr = lr
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
-        self.out_weights = np.asarray(weights, dtype=np.float64)
+        # In the weights' own precision (float32 training stays float32).
+        self.out_weights = np.asarray(weights, dtype=net.w1.dtype)
         self._m = [np.zeros_like(p) for p in self.params]
         self._v = [np.zeros_like(p) for p in self.params]
         self.steps = 0

@@ -157,6 +157,59 @@ def encode_uzun(arr: np.ndarray) -> np.ndarray:
     return out
 
 
+UZUN2_INPUTS = UZUN_INPUTS + 20
+
+
+def encode_uzun2(arr: np.ndarray) -> np.ndarray:
+    """The ``uzun`` inputs and, for each side in its own numbering, what the other side's
+    points do to it: 230 inputs (float32).
+
+    Per side: for each die 1..6 the checkers that could move it (the head counting once,
+    U-4: one checker leaves it a turn; the landing point free of the other side, U-3); how
+    many of the six points in front of the head are held by the other side; the other
+    side's points among the six in front of each checker, on average; the checkers with
+    five or six of those held ("trapped"); and the checkers behind the other side's
+    longest run of points (a prime: they have it still to pass).
+    """
+    n = len(arr)
+    out = np.empty((n, UZUN2_INPUTS), dtype=np.float32)
+    a, occupied, _pips = _uzun_base(arr, out)
+    counts = a[:, :, 1:25].astype(np.float32)
+    movers = counts.copy()
+    movers[:, :, 23] = np.minimum(movers[:, :, 23], 1.0)
+    # held[:, s, i]: the other side holds side s's point i + 1 (in side s's numbering).
+    held = np.stack(
+        [occupied[:, 1][:, _UZUN_OPP - 1], occupied[:, 0][:, _UZUN_OPP_INV - 1]], axis=1
+    )
+    free = ~held
+    extra = out[:, UZUN_INPUTS:].reshape(n, 2, 10)
+    for d in range(1, 7):
+        extra[:, :, d - 1] = (movers[:, :, d:] * free[:, :, : 24 - d]).sum(axis=2) / 15.0
+    extra[:, :, 6] = held[:, :, 17:23].sum(axis=2) / 6.0  # points 18..23, before the head
+    # Points held among the six in front of each point (fewer near the end of the route).
+    running = np.concatenate(
+        [np.zeros((n, 2, 1), dtype=np.int16), held.cumsum(axis=2, dtype=np.int16)], axis=2
+    )
+    ahead = running[:, :, :24] - running[:, :, np.maximum(np.arange(24) - 6, 0)]
+    extra[:, :, 7] = (counts * ahead).sum(axis=2) / 90.0
+    extra[:, :, 8] = (counts[:, :, 6:] * (ahead[:, :, 6:] >= 5)).sum(axis=2) / 15.0
+    # The other side's longest run in this side's numbering, and the checkers above it.
+    run = np.zeros((n, 2), dtype=np.int16)
+    runs = np.empty((n, 2, 24), dtype=np.int16)
+    for i in range(24):
+        run = (run + 1) * held[:, :, i]
+        runs[:, :, i] = run
+    top = runs.argmax(axis=2)  # the first longest run's highest point (index)
+    above = np.cumsum(counts[:, :, ::-1], axis=2)[:, :, ::-1]  # checkers at index >= i
+    behind = np.take_along_axis(
+        np.concatenate([above, np.zeros((n, 2, 1), dtype=np.float32)], axis=2),
+        (top + 1)[:, :, None],
+        axis=2,
+    )[:, :, 0]
+    extra[:, :, 9] = np.where(runs.max(axis=2) >= 2, behind, 0.0) / 15.0
+    return out
+
+
 def _hit_rolls() -> np.ndarray:
     """(25, 36): which of the 36 rolls move a checker exactly d pips (d = 0..24), blocks
     ignored: one die, both dice, or three or four steps of a double."""
@@ -213,7 +266,12 @@ def encode_tavla2(arr: np.ndarray) -> np.ndarray:
     return np.concatenate([encode_tavla(arr), extra], axis=1)
 
 
-ENCODERS = {"tavla": encode_tavla, "tavla2": encode_tavla2, "uzun": encode_uzun}
+ENCODERS = {
+    "tavla": encode_tavla,
+    "tavla2": encode_tavla2,
+    "uzun": encode_uzun,
+    "uzun2": encode_uzun2,
+}
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -334,7 +392,7 @@ def equity(out: np.ndarray, gammons: bool = True, backgammons: bool = True) -> n
 def _dummy(kind: str) -> Position:
     from core.variants import variant_by_name
 
-    return variant_by_name("uzun" if kind == "uzun" else "tavla").start_position()
+    return variant_by_name("uzun" if kind.startswith("uzun") else "tavla").start_position()
 
 
 _CACHE: dict[str, Network | None] = {}

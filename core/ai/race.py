@@ -127,7 +127,7 @@ class BearoffEvaluator:
     def __init__(self, net, db: BearoffDatabase | None = None) -> None:
         self.net = net
         self.kind = net.kind
-        self.uzun = net.kind == "uzun"
+        self.uzun = net.kind.startswith("uzun")
         self._db = db
 
     @property
