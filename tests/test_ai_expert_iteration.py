@@ -123,14 +123,19 @@ def test_a_net_trained_on_one_ply_chunks_records_its_teacher(tools, tmp_path) ->
 
 
 def test_widening_keeps_what_the_network_computes(tools) -> None:
-    """``train --widen`` starts from the narrower net's exact outputs (new units silent)."""
+    """``train --widen`` starts from the narrower net's exact outputs (new units silent),
+    and so does ``--extend uzun2`` (the ``uzun`` net given the 20 more inputs)."""
     _, distill_gnubg = tools
     net = _teacher().net
     uzun = variant_by_name("uzun")
-    boards = [uzun.start_position(), uzun.start_position().swapped()]
+    boards = [uzun.start_position(), _game_positions()[1]]
     before = net.evaluate(boards)
     distill_gnubg.widen(net, 20, seed=1)
     assert net.w1.shape[0] == 20
+    assert net.evaluate(boards) == pytest.approx(before, abs=1e-6)
+    distill_gnubg.extend(net, "uzun2")
+    assert net.kind == "uzun2"
+    assert net.w1.shape[1] == 230
     assert net.evaluate(boards) == pytest.approx(before, abs=1e-6)
 
 

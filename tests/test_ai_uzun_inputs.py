@@ -65,3 +65,20 @@ def test_uzun2_inputs_see_the_other_sides_points_in_front() -> None:
     assert mine[9] == pytest.approx(15)  # all fifteen are behind the run 13..18
     trapped = Position(side_from_points({19: 2, 24: 13}), prime.opponent)
     assert _uzun2_extra(trapped)[0, 8] == pytest.approx(2)  # 19 sees 13..18, all held
+
+
+def test_a_uzun2_net_plays_uzun_with_its_race_rules() -> None:
+    """A net with the ``uzun2`` inputs is an Uzun net: the bear-off database applies Uzun
+    Tavla's race rule to it, and the levels play with it, saved and loaded."""
+    from core.ai import player_for
+    from core.ai.network import Network
+    from core.ai.race import BearoffEvaluator
+    from core.movegen import legal_plays
+
+    net = Network.fresh("uzun2", 8, seed=1)
+    assert BearoffEvaluator(net).uzun
+    uzun = variant_by_name("uzun")
+    start = uzun.start_position()
+    plays = legal_plays(uzun, start, (6, 5), True)
+    for level in ("club", "expert"):
+        assert player_for("uzun", level, net=net).choose_play(uzun, start, plays) in plays

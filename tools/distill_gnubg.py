@@ -261,6 +261,20 @@ def widen(net: Network, hidden: int, seed: int) -> None:
     net.weights_changed()
 
 
+def extend(net: Network, kind: str) -> None:
+    """Give ``net`` the inputs of encoding ``kind``, whose first inputs are its own (as
+    ``uzun2`` extends ``uzun``), the new ones weighing nothing yet: the net computes exactly
+    what it did."""
+    fresh = Network.fresh(kind, net.w1.shape[0])
+    extra = fresh.w1.shape[1] - net.w1.shape[1]
+    if extra < 0:
+        raise ValueError(f"{kind} has fewer inputs than {net.kind}")
+    net.w1 = np.hstack([net.w1, np.zeros((net.w1.shape[0], extra))])
+    net.kind = kind
+    net.encode = fresh.encode
+    net.weights_changed()
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     log = Logger(args.log)
     rng = np.random.default_rng(args.seed)
@@ -273,6 +287,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.init:
         net = Network.load(args.init)
         init_meta = dict(net.meta)
+        if args.extend:
+            extend(net, args.extend)
         if args.widen > net.w1.shape[0]:
             widen(net, args.widen, args.seed)
     else:
@@ -363,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument(
         "--kind", choices=["tavla", "tavla2", "uzun", "uzun2"], default="tavla2", help="inputs"
     )
+    tr.add_argument("--extend", default="", help="give --init the inputs of this encoding")
     tr.add_argument("--also", type=Path, action="append", default=[], help="more data dirs")
     tr.add_argument("--deep", action="store_true", help="2-ply labels where a chunk has them")
     tr.add_argument("--lam", type=float, default=0.0, help="lambda-returns in greedy games")
