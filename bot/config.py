@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dotenv import load_dotenv
+
+from bot.web.guard import WebLimits
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class Config:
     #: The webhook's secret (Telegram sends it with every update; other requests are
     #: refused). None: derived from the bot token (bot/telegram/webhook.py).
     telegram_webhook_secret: str | None = None
+    #: What the web board may hold open (streams, slow requests).
+    web_limits: WebLimits = field(default_factory=WebLimits)
 
     @classmethod
     def from_env(cls, env_file: str | None = ".env") -> Config:
@@ -86,6 +90,7 @@ class Config:
             web_port=int(get("WEB_PORT") or 8080),
             web_secret=get("WEB_SECRET") or None,
             telegram_webapp=get("TELEGRAM_WEBAPP") or None,
+            web_limits=WebLimits.from_env(get),
             log_level=get("LOG_LEVEL")
             or ("INFO" if get("TELEGRAM_TOKEN") or get("DISCORD_TOKEN") else "WARNING"),
         )

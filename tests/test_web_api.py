@@ -22,9 +22,9 @@ from tests.web_helpers import seats, set_bear_off, start_game
 NOW = 1_800_000_000.0
 
 
-def init_data(user_id: int, name: str) -> str:
+def init_data(user_id: int, name: str, **extra: str) -> str:
     user = json.dumps({"id": user_id, "first_name": name, "language_code": "en"})
-    return "tma " + signed({"user": user, "auth_date": str(int(NOW) - 10)})
+    return "tma " + signed({"user": user, "auth_date": str(int(NOW) - 10), **extra})
 
 
 @pytest.fixture
@@ -86,11 +86,11 @@ async def test_players_see_their_own_side_and_legal_moves_spectators_see_no_cont
     assert watch["seat"] is None
     assert watch["buttons"] == []
     assert watch["legal"] == {}
-    # A Telegram user who is not seated is a spectator too.
-    stranger = await (
-        await client.get(f"/api/game/{game_id}", headers=auth(init_data(999, "Zed")))
-    ).json()
-    assert stranger["seat"] is None
+    # A Telegram user who is not seated is a spectator when they came by the group's link.
+    stranger = auth(init_data(999, "Zed", start_param=signer.group_start(game_id)))
+    watching = await (await client.get(f"/api/game/{game_id}", headers=stranger)).json()
+    assert watching["seat"] is None
+    assert watching["buttons"] == []
 
 
 async def test_forged_or_foreign_credentials_are_refused(web):

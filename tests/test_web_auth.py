@@ -65,6 +65,27 @@ def test_expired_init_data_is_refused() -> None:
         check_init_data(raw, TOKEN, now=NOW + 2 * 24 * 3600)
 
 
+def test_init_data_dated_ahead_of_our_clock_is_refused_beyond_a_small_skew() -> None:
+    for ahead in (60, 299):  # clocks differ a little
+        raw = signed(launch_fields(auth_date=str(int(NOW) + ahead)))
+        assert check_init_data(raw, TOKEN, now=NOW).user_id == 42
+    for ahead in (301, 10 * 365 * 24 * 3600):
+        raw = signed(launch_fields(auth_date=str(int(NOW) + ahead)))
+        with pytest.raises(AuthError, match="future"):
+            check_init_data(raw, TOKEN, now=NOW)
+    for odd in ("١٧٠٠٠٠٠٠٠٠", "-5", "1e9", ""):
+        with pytest.raises(AuthError):
+            check_init_data(signed(launch_fields(auth_date=odd)), TOKEN, now=NOW)
+
+
+@pytest.mark.parametrize("user_id", [True, 5001.0, "5001", None, [5001], 0, -5])
+def test_a_user_id_that_is_not_a_json_integer_is_refused(user_id) -> None:
+    user = {"id": user_id, "first_name": "Zed"}
+    fields = {**launch_fields(), "user": json.dumps(user)}
+    with pytest.raises(AuthError):
+        check_init_data(signed(fields), TOKEN, now=NOW)
+
+
 def test_init_data_of_another_bot_is_refused() -> None:
     raw = signed(launch_fields(), token="999:another-bot")
     with pytest.raises(AuthError):

@@ -9,6 +9,8 @@ every change without any controls. Skipped when Chromium or Playwright is not in
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib.util
 import json
 import os
@@ -17,12 +19,14 @@ import time
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
 from bot.storage.base import PlayerPrefs
 from bot.storage.sqlite import SqliteStorage
 from bot.web.auth import LinkSigner
+from bot.web.guard import WebLimits
 from bot.web.hub import ChangeHub, NotifyingStorage
 from bot.web.links import seat_url, watch_url
 from bot.web.server import WebBoard
@@ -78,6 +82,14 @@ TOKEN = "4242:browser-test-bot"
 
 @pytest.fixture
 async def served(tmp_path):
+    async with serving(tmp_path) as value:
+        yield value[1:]
+
+
+@contextlib.asynccontextmanager
+async def serving(tmp_path, limits: WebLimits | None = None):
+    """The board served on loopback, with a started game in a bear-off:
+    ``(board, service, signer, base URL, game id)``."""
     hub = ChangeHub()
     inner = SqliteStorage(str(tmp_path / "b.db"))
     await inner.open()
@@ -87,14 +99,16 @@ async def served(tmp_path):
         render_images=False,
     )
     signer = LinkSigner("browser-test")
-    board = WebBoard(service, hub, signer, telegram_token=TOKEN)
+    board = WebBoard(service, hub, signer, telegram_token=TOKEN, limits=limits)
     server = TestServer(board.app, host="127.0.0.1")
     await server.start_server()
     game_id = await start_game(service)
     await set_bear_off(service, game_id, turn=0)
-    yield service, signer, str(server.make_url("")).rstrip("/"), game_id
-    await server.close()
-    await inner.close()
+    try:
+        yield board, service, signer, str(server.make_url("")).rstrip("/"), game_id
+    finally:
+        await server.close()
+        await inner.close()
 
 
 async def wait_version(page, version: int) -> None:
@@ -249,30 +263,39 @@ async def test_inside_telegram_without_its_script_the_launch_data_in_the_fragmen
     the page reads it from there: the seated player gets controls, in Telegram's colours."""
     from playwright.async_api import async_playwright
 
-    service, _signer, base, game_id = served
+    service, signer, base, game_id = served
     first = {seat: uid for uid, seat in (await seats(service, game_id)).items()}[0]
     theme = json.dumps({"bg_color": "#17212b", "text_color": "#f5f5f5", "button_color": "#5288c1"})
     pages = {}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        for who, user_id in (("player", first), ("stranger", "999")):
+        # The player by the private chat's button; a group member by the group's direct link
+        # (its signed start_param names the game).
+        for who, user_id, start in (
+            ("player", first, None),
+            ("stranger", "999", signer.group_start(game_id)),
+        ):
             user = json.dumps({"id": int(user_id), "first_name": who, "language_code": "ru"})
-            init = signed({"user": user, "auth_date": str(int(time.time()))}, token=TOKEN)
-            fragment = urlencode(
-                {
-                    "tgWebAppData": init,
-                    "tgWebAppVersion": "7.0",
-                    "tgWebAppPlatform": "android",
-                    "tgWebAppThemeParams": theme,
-                },
-                quote_via=quote,
-            )
+            fields = {"user": user, "auth_date": str(int(time.time()))}
+            if start:
+                fields["start_param"] = start
+            init = signed(fields, token=TOKEN)
+            launch = {
+                "tgWebAppData": init,
+                "tgWebAppVersion": "7.0",
+                "tgWebAppPlatform": "android",
+                "tgWebAppThemeParams": theme,
+            }
+            if start:
+                launch["tgWebAppStartParam"] = start
+            fragment = urlencode(launch, quote_via=quote)
             context = await browser.new_context(viewport=PHONE)
             # Offline, as here: Telegram's script cannot load (refused at once, not waited for).
             await context.route(TELEGRAM_SCRIPT, lambda route: route.abort())
             page = await context.new_page()
             page.set_default_timeout(WAIT_MS)
-            await page.goto(f"{base}/?game={game_id}#{fragment}")
+            query = "" if start else f"?game={game_id}"
+            await page.goto(f"{base}/{query}#{fragment}")
             await page.locator("body.ready").wait_for()
             pages[who] = page
         player = pages["player"]
@@ -441,4 +464,81 @@ async def test_a_double_tap_on_confirm_does_not_press_what_the_computer_s_answer
         # A tap after the moment is taken.
         await page.locator("#controls button").first.click()
         await wait_version(page, confirmed + 1)
+        await browser.close()
+
+
+async def until(condition, what: str) -> None:
+    """Wait (at most WAIT_MS) for ``condition()`` of the server's side to hold."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not condition():
+        assert time.monotonic() < deadline, what
+        await asyncio.sleep(0.05)
+
+
+async def act_as_seat(service, signer, base: str, game_id: int, seat: int, action: str) -> int:
+    """``action`` through the API with the seat's personal link; the new version."""
+    record = await service.game_record(game_id)
+    header = {"Authorization": "link " + signer.seat_token(game_id, seat, record.seats[seat])}
+    async with aiohttp.ClientSession() as session:
+        url = f"{base}/api/game/{game_id}"
+        state = await (await session.get(url, headers=header)).json()
+        body = {"action": action, "version": state["version"]}
+        answer = await (await session.post(url + "/action", json=body, headers=header)).json()
+    assert answer["ok"], answer
+    return answer["state"]["version"]
+
+
+async def test_the_page_follows_the_game_across_closed_streams_and_stops_at_its_end(tmp_path):
+    """The server closes a stream at its maximum age (here 1 s): the page reconnects by
+    itself and follows the game; at the end the server says so and the page stops."""
+    from playwright.async_api import async_playwright
+
+    async with (
+        serving(tmp_path, WebLimits(stream_max_age=1.0)) as (board, service, signer, base, game_id),
+        async_playwright() as pw,
+    ):
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = await (await browser.new_context(viewport=PHONE)).new_page()
+        page.set_default_timeout(WAIT_MS)
+        await page.goto(watch_url(base, signer, game_id) + "&lang=en")
+        await page.locator("body.ready").wait_for()
+        await until(lambda: board.streams.opened >= 3, "the page opened no new stream")
+        version = await act_as_seat(service, signer, base, game_id, 0, "roll")
+        await wait_version(page, version)
+        await act_as_seat(service, signer, base, game_id, 1, "resign")
+        version = await act_as_seat(service, signer, base, game_id, 0, "accept_resign")
+        await wait_version(page, version)
+        await page.wait_for_function("() => document.body.dataset.listening === 'ended'")
+        await until(lambda: board.streams.open == 0, "the ended game's stream is open")
+        await browser.close()
+
+
+async def test_a_page_refused_live_updates_tries_again_later(tmp_path):
+    """One stream per address here: a second page is refused (503) and shows it is offline;
+    once the first page closes, it gets its stream and follows the game."""
+    from playwright.async_api import async_playwright
+
+    async with (
+        serving(tmp_path, WebLimits(max_streams_per_address=1)) as (
+            board,
+            service,
+            signer,
+            base,
+            game_id,
+        ),
+        async_playwright() as pw,
+    ):
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = await browser.new_context(viewport=PHONE)
+        first, second = await context.new_page(), await context.new_page()
+        for page in (first, second):
+            page.set_default_timeout(WAIT_MS)
+            await page.goto(watch_url(base, signer, game_id) + "&lang=en")
+            await page.locator("body.ready").wait_for()
+        await second.locator("body.offline").wait_for()
+        await first.close()
+        await second.wait_for_function("() => !document.body.classList.contains('offline')")
+        await until(lambda: board.streams.open == 1, "the second page has no stream")
+        version = await act_as_seat(service, signer, base, game_id, 0, "roll")
+        await wait_version(second, version)
         await browser.close()

@@ -13,6 +13,7 @@ from bot.config import Config
 from bot.service.views import Button, View
 from bot.web import telegram as web_telegram
 from bot.web.links import direct_link
+from bot.web.run import signer_for
 
 BASE = "https://board.example.org"
 
@@ -64,12 +65,14 @@ def test_private_chat_gets_a_web_app_button_in_the_reader_s_language():
 
 
 def test_group_gets_the_direct_mini_app_link_and_the_watch_link():
-    web_telegram.enable_web_board(
-        config(web_base_url=BASE, telegram_webapp="board"), SimpleNamespace(), BOT
-    )
+    served = config(web_base_url=BASE, telegram_webapp="board")
+    web_telegram.enable_web_board(served, SimpleNamespace(), BOT)
     [[_roll], [button, watch]] = rows(web_telegram.with_web_board(_markup(), BOARD, -100, BOT))
-    assert button["url"] == direct_link("tavlabot", "board", 12)
-    assert button["url"] == "https://t.me/tavlabot/board?startapp=g12"
+    assert button["url"] == direct_link("tavlabot", "board", signer_for(served), 12)
+    # The start_param is signed: it shows the game to the group's onlookers (a made-up
+    # "g12" shows it to nobody who is not playing).
+    assert button["url"].startswith("https://t.me/tavlabot/board?startapp=g12_")
+    assert button["url"].endswith(signer_for(served).group_start(12))
     assert button["text"] == "🎯 Tahtayı aç"
     assert watch["url"].startswith(f"{BASE}/#game=12&watch=")
     # Without a registered Mini App, the watch link alone.
@@ -140,7 +143,10 @@ async def test_a_turn_played_on_the_web_edits_the_group_s_board(tmp_path, monkey
                 for b in row
                 if "url" in b
             ]
-            assert links[0] == f"https://t.me/{fake.bot_username}/board?startapp=g{record.id}"
+            signer = signer_for(tt.config_for(fake))
+            assert links[0] == (
+                f"https://t.me/{fake.bot_username}/board?startapp={signer.group_start(record.id)}"
+            )
             assert links[1].startswith(f"{BASE}/#game={record.id}&watch=")
             web = WebBoard(bot.service, ChangeHub(), LinkSigner("x"), telegram_token=tt.TOKEN)
             client = TestClient(TestServer(web.app))

@@ -34,6 +34,12 @@ class RateLimiter:
         tokens, last = self._buckets.get(key, (float(self.capacity), self.clock()))
         return min(self.capacity, tokens + (self.clock() - last) * self.rate) >= 1
 
+    def wait(self, key: object) -> float:
+        """Seconds until ``key`` has a token again (0 when it has one now)."""
+        tokens, last = self._buckets.get(key, (float(self.capacity), self.clock()))
+        tokens = min(self.capacity, tokens + (self.clock() - last) * self.rate)
+        return max(0.0, (1 - tokens) / self.rate)
+
     def allow(self, key: object) -> bool:
         """Take one token for ``key``; False when its bucket is empty."""
         now = self.clock()

@@ -21,8 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+from bot.service.numbers import parse_number
+
 #: How old Telegram's ``auth_date`` may be (a Mini App left open for a day must reopen).
 INIT_DATA_MAX_AGE = 24 * 3600.0
+#: How far ahead of our clock Telegram's ``auth_date`` may be (clocks differ a little).
+CLOCK_SKEW = 300.0
 #: How long a personal link stays valid.
 LINK_TTL = 7 * 24 * 3600.0
 #: How long a page may take to open its live updates after reading the state.
@@ -80,14 +84,21 @@ def check_init_data(
     if not hmac.compare_digest(expected, received.lower()):
         raise AuthError("init data hash does not match")
     try:
-        auth_date = int(fields["auth_date"])
+        auth_date = parse_number(fields["auth_date"])
         user: dict[str, Any] = json.loads(fields["user"])
-        user_id = int(user["id"])
+        user_id = user["id"]
     except (KeyError, ValueError, TypeError) as exc:
         raise AuthError("init data lacks auth_date or user") from exc
+    if auth_date is None:
+        raise AuthError("init data's auth_date is not a number")
+    # A JSON integer only: true, 5001.0 and "5001" are no user's id.
+    if type(user_id) is not int or user_id <= 0:
+        raise AuthError("init data's user id is not an integer")
     now = time.time() if now is None else now
     if now - auth_date > max_age:
         raise AuthError("init data is too old")
+    if auth_date - now > CLOCK_SKEW:
+        raise AuthError("init data is dated in the future")
     name = " ".join(str(user.get(k) or "") for k in ("first_name", "last_name")).strip()
     return TelegramLaunch(
         user_id=user_id,
@@ -134,7 +145,7 @@ class LinkSigner:
     def check_seat(self, token: str, game_id: int, *, now: float | None = None) -> SeatLink:
         """The seat ``token`` opens in ``game_id``; :class:`AuthError` if it opens none."""
         parts = token.split(".")
-        if len(parts) != 5 or not all(p.isdigit() for p in parts[:4]):
+        if len(parts) != 5 or any(parse_number(p) is None for p in parts[:4]):
             raise AuthError("not a seat link")
         body = ".".join(parts[:4])
         if not hmac.compare_digest(_mac(self._key, "seat:" + body)[:_MAC_HEX], parts[4]):
@@ -181,6 +192,19 @@ class LinkSigner:
         """Raise :class:`AuthError` unless ``token`` is the watch token of ``game_id``."""
         if not hmac.compare_digest(self.watch_token(game_id), token):
             raise AuthError("not the watch link of this game")
+
+    def group_start(self, game_id: int) -> str:
+        """The ``start_param`` of the group's direct Mini App link to ``game_id``:
+        ``g<game>_<mac>`` (Telegram allows letters, digits, ``_`` and ``-``). Launch data
+        that carries it shows the game to a spectator, as its watch link does: anyone can
+        put any ``start_param`` in a link of their own, but not this one's signature."""
+        return f"g{game_id}_{_mac(self._key, f'group:{game_id}')[:_MAC_HEX]}"
+
+    def check_group_start(self, start_param: str, game_id: int) -> None:
+        """Raise :class:`AuthError` unless ``start_param`` is :meth:`group_start` of
+        ``game_id``."""
+        if not hmac.compare_digest(self.group_start(game_id), start_param):
+            raise AuthError("not the group's link of this game")
 
 
 def derive_secret(configured: str | None, tokens: list[str | None], fallback: str = "") -> str:

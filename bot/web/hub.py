@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from bot.service.numbers import parse_id
 from bot.service.views import GameRecord, MessageRef
 
 log = logging.getLogger(__name__)
@@ -86,8 +87,9 @@ class ChangeHub:
         conn = await asyncpg.connect(dsn)
 
         def on_notify(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
-            if payload.isdigit():
-                self.deliver(int(payload))
+            game_id = parse_id(payload)
+            if game_id is not None:
+                self.deliver(game_id)
 
         await conn.add_listener(CHANNEL, on_notify)
         self._pg = conn

@@ -14,9 +14,10 @@ def webapp_url(base_url: str, game_id: int) -> str:
     return f"{base_url}/?game={game_id}"
 
 
-def direct_link(bot_username: str, app_name: str, game_id: int) -> str:
-    """Telegram's direct Mini App link, which also works in groups (BotFather's /newapp)."""
-    return f"https://t.me/{bot_username}/{app_name}?startapp=g{game_id}"
+def direct_link(bot_username: str, app_name: str, signer: LinkSigner, game_id: int) -> str:
+    """Telegram's direct Mini App link, which also works in groups (BotFather's /newapp);
+    its signed ``start_param`` shows the game to those who are not playing it."""
+    return f"https://t.me/{bot_username}/{app_name}?startapp={signer.group_start(game_id)}"
 
 
 def seat_url(base_url: str, signer: LinkSigner, game_id: int, seat: int, user_id: int) -> str:

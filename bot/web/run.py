@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from typing import Any
 
+from aiohttp import web
+
 from bot.config import Config
 from bot.service.service import GameService
 
 from .auth import LinkSigner, derive_secret
+from .guard import fitted_limits, quiet_accept_errors
 from .hub import ChangeHub, NotifyingStorage
 from .links import player_links
-from .server import WebBoard, serve
+from .server import WebBoard
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,46 @@ async def run_web(
     over it."""
     if postgres_dsn is not None:
         await hub.listen_postgres(postgres_dsn)
-    board = WebBoard(service, hub, signer_for(config), telegram_token=config.telegram_token)
+    board = WebBoard(
+        service,
+        hub,
+        signer_for(config),
+        telegram_token=config.telegram_token,
+        limits=fitted_limits(config.web_limits),
+    )
     log.info("web board at %s", config.web_base_url)
     await serve(board, config.web_listen, config.web_port, stop)
+
+
+async def start(board: WebBoard, host: str, port: int) -> tuple[web.AppRunner, int]:
+    """Start serving ``board`` on ``host:port`` (0: any free port); the runner to clean up,
+    and the port it listens on."""
+    quiet_accept_errors()
+    # aiohttp counts a connection still waiting for a complete request as idle: its
+    # keep-alive timeout closes one whose headers have not all come in time.
+    runner = web.AppRunner(
+        board.app,
+        access_log=None,
+        shutdown_timeout=2.0,
+        keepalive_timeout=board.limits.header_timeout,
+        # A dropped connection ends its handler at once: a stream gives its place back
+        # then, not at its next write.
+        handler_cancellation=True,
+    )
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    return runner, runner.addresses[0][1]
+
+
+async def serve(board: WebBoard, host: str, port: int, stop: asyncio.Event) -> None:
+    """Serve ``board`` on ``host:port`` until ``stop`` is set."""
+    runner, port = await start(board, host, port)
+    log.info("web board on http://%s:%s", host, port)
+    try:
+        await stop.wait()
+    finally:
+        board._closing.set()
+        with contextlib.suppress(Exception):
+            await runner.cleanup()
+        await board.hub.close()

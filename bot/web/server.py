@@ -9,15 +9,19 @@
 Every API call names who asks (``Authorization: tma <init data>``, ``link <token>`` or
 ``watch <token>``). The events stream, which EventSource opens without headers, takes the
 short-lived ``stream`` token of the state answer instead, so no credential is ever put in a
-URL. A player acts only for their own seat; everyone else is a spectator.
+URL. A player acts only for their own seat; a spectator needs the watch link, or Telegram
+launch data opened from the group's link of the game (its signed ``start_param``).
+
+Every response, errors included, carries the security headers; :mod:`bot.web.guard` holds
+the limits on open streams and slow requests.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -31,12 +35,15 @@ from bot.service import actions as A
 from bot.service.limits import RateLimiter
 from bot.service.service import GameService
 from bot.service.views import Actor, GameRecord, GameStatus, Place, PlayerPrefs, User, View
+from bot.storage.base import OPEN_STATUSES
 from core.game import Phase
 from renderers.themes import THEMES
 
 from . import relay
 from .auth import AuthError, LinkSigner, check_init_data
+from .guard import BUSY_RETRY_AFTER, StreamSlots, WebLimits
 from .hub import ChangeHub
+from .inputs import MAX_BODY, ActionBody, BadInput, action_body, game_id
 from .layout import layout_json
 from .state import ACTION_CODES, game_state
 from .texts import page_texts
@@ -102,6 +109,7 @@ class WebBoard:
         telegram_token: str | None = None,
         clock: Any = time.time,
         api_rate: tuple[int, float] = (60, 10.0),
+        limits: WebLimits | None = None,
     ) -> None:
         self.service = service
         self.hub = hub
@@ -110,12 +118,14 @@ class WebBoard:
         self.clock = clock
         # Reads are cheap but not free: a per-address bucket; actions also meet the service's.
         self.limiter = RateLimiter(api_rate[0], api_rate[1], clock)
+        self.limits = limits or WebLimits()
+        self.streams = StreamSlots(self.limits)
         self._closing = asyncio.Event()
         self._relaying: set[asyncio.Task[None]] = set()  # chat edits on their way
         # Every page of a game wakes at the same change: one read and one state for them all.
         self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
         self._encoded: OrderedDict[tuple[int, int, int | None, str], bytes] = OrderedDict()
-        self.app = web.Application(middlewares=[self._headers])
+        self.app = web.Application(middlewares=[self._rate_limit], client_max_size=MAX_BODY)
         self.app.router.add_get("/", self.index)
         self.app.router.add_get("/static/{name}", self.static)
         self.app.router.add_get("/api/layout", self.layout)
@@ -124,25 +134,25 @@ class WebBoard:
         self.app.router.add_post("/api/game/{game}/action", self.action)
         self.app.router.add_get("/api/game/{game}/events", self.events)
         self.app.on_shutdown.append(self._shutdown)
+        self.app.on_response_prepare.append(_security_headers)
 
     # -- plumbing ----------------------------------------------------------------------------
 
     @web.middleware
-    async def _headers(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if request.path.startswith("/api/") and not self.limiter.allow(client_address(request)):
-            raise web.HTTPTooManyRequests(text="slow down")
-        response = await handler(request)
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
+    async def _rate_limit(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        address = client_address(request)
+        if request.path.startswith("/api/") and not self.limiter.allow(address):
+            wait = max(1, math.ceil(self.limiter.wait(address)))
+            raise web.HTTPTooManyRequests(text="slow down", headers={"Retry-After": str(wait)})
+        response: web.StreamResponse = await handler(request)
         return response
 
     async def _shutdown(self, _app: web.Application) -> None:
         self._closing.set()
 
     async def _record(self, request: web.Request) -> GameRecord:
-        game = request.match_info["game"]
-        record = await self.service.game_record(int(game)) if game.isdigit() else None
+        wanted = game_id(request.match_info["game"])
+        record = await self.service.game_record(wanted) if wanted is not None else None
         if record is None:
             raise web.HTTPNotFound(text="no such game")
         return record
@@ -162,6 +172,10 @@ class WebBoard:
                 chosen = user.lang if user is not None else None
                 lang = chosen or normalize_language(launch.language) or asked or "en"
                 if seat is None or user is None:
+                    # Launch data proves who the user is, not where they come from: anyone
+                    # may make a link with any start_param. Only the group's own link of
+                    # this game (signed) makes a spectator, as its watch link would.
+                    self.signer.check_group_start(launch.start_param or "", record.id or 0)
                     return Viewer(None, None, lang)
                 return Viewer(seat, actor, lang, user.prefs)
             if kind == "link":
@@ -264,30 +278,39 @@ class WebBoard:
         if who.actor is None or who.seat is None:
             raise web.HTTPForbidden(text="spectators cannot act")
         try:
-            body = await request.json()
-            name = str(body["action"])
-            version = int(body["version"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise web.HTTPBadRequest(text="an action needs 'action' and 'version'") from exc
-        place = self._place(record)
+            # A body sent slowly holds a connection like slow headers do.
+            async with asyncio.timeout(self.limits.header_timeout):
+                raw = await request.read()
+            body = action_body(raw)
+        except TimeoutError as exc:
+            raise web.HTTPRequestTimeout(text="the body came too slowly") from exc
+        except BadInput as exc:
+            raise web.HTTPBadRequest(text=str(exc)) from exc
+        # Run to its end even if the page goes away meanwhile (the server cancels the
+        # handlers of dropped connections, so that streams give their place back).
+        return await asyncio.shield(self._act(record, who, body))
+
+    async def _act(self, record: GameRecord, who: Viewer, body: ActionBody) -> web.Response:
+        """Carry out ``body`` for ``who`` and answer with the new state."""
+        assert who.actor is not None
+        assert who.seat is not None
         assert record.id is not None
+        name = body.name
+        place = self._place(record)
         before = turn_mark(record, who.seat)
         if name == "resign":
             views = await self.service.command(
                 who.actor, place, "resign", "", reply_to_game=record.id
             )
         else:
-            if name == "move":
-                try:
-                    code, arg = A.MOVE, f"{int(body['from'])}-{int(body['to'])}"
-                except (KeyError, ValueError, TypeError) as exc:
-                    raise web.HTTPBadRequest(text="a move needs 'from' and 'to'") from exc
+            if body.move is not None:
+                code, arg = A.MOVE, f"{body.move[0]}-{body.move[1]}"
             elif name in ACTION_CODES:
                 code, arg = ACTION_CODES[name], ""
             else:
                 raise web.HTTPBadRequest(text="unknown action")
             try:
-                data = A.encode(record.id, version, code, arg)
+                data = A.encode(record.id, body.version, code, arg)
             except ValueError as exc:
                 raise web.HTTPBadRequest(text="action too long") from exc
             views = await self.service.press(who.actor, place, data)
@@ -320,33 +343,57 @@ class WebBoard:
         except AuthError as exc:
             raise web.HTTPForbidden(text="no access") from exc
         who = Viewer(seat, None, lang if lang in LANGUAGES else "en")
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",  # nginx: pass each event on at once
-            }
-        )
-        await response.prepare(request)
-        queue = self.hub.subscribe(record.id)
+        address = client_address(request)
+        if not self.streams.take(address):
+            raise web.HTTPServiceUnavailable(
+                text="too many live updates open", headers={"Retry-After": str(BUSY_RETRY_AFTER)}
+            )
         try:
-            await self._send_state(response, record, who)
-            while not self._closing.is_set():
-                try:
-                    await asyncio.wait_for(queue.get(), PING_SECONDS)
-                except TimeoutError:
-                    await response.write(b": ping\n\n")
-                    continue
-                while not queue.empty():  # several changes at once: send the newest only
-                    queue.get_nowait()
-                fresh = await self._shared_load(record.id)
-                if fresh is not None:
-                    await self._send_state(response, fresh, who)
-        except (ConnectionResetError, asyncio.CancelledError):
-            pass
+            response = web.StreamResponse(
+                headers={
+                    "Content-Type": "text/event-stream",
+                    "Cache-Control": "no-cache",
+                    "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+                }
+            )
+            await response.prepare(request)
+            queue = self.hub.subscribe(record.id)
+            try:
+                # Also ends a write stuck on a page that stopped reading.
+                async with asyncio.timeout(self.limits.stream_max_age):
+                    await self._follow(response, record, who, queue)
+            except (TimeoutError, ConnectionResetError, asyncio.CancelledError):
+                pass
+            finally:
+                self.hub.unsubscribe(record.id, queue)
         finally:
-            self.hub.unsubscribe(record.id, queue)
+            self.streams.give_back(address)
         return response
+
+    async def _follow(
+        self,
+        response: web.StreamResponse,
+        record: GameRecord,
+        who: Viewer,
+        queue: asyncio.Queue[int],
+    ) -> None:
+        """Send ``who`` the state of ``record`` and then each new one, until the game ends
+        (then an ``end`` event: the page stops listening) or the server closes."""
+        await self._send_state(response, record, who)
+        while not self._closing.is_set() and record.status in OPEN_STATUSES:
+            try:
+                await asyncio.wait_for(queue.get(), PING_SECONDS)
+            except TimeoutError:
+                await response.write(b": ping\n\n")
+                continue
+            while not queue.empty():  # several changes at once: send the newest only
+                queue.get_nowait()
+            fresh = await self._shared_load(record.stored_id)
+            if fresh is not None:
+                record = fresh
+                await self._send_state(response, record, who)
+        if record.status not in OPEN_STATUSES:
+            await response.write(b"event: end\ndata: over\n\n")
 
     async def _shared_load(self, game_id: int) -> GameRecord | None:
         """The stored game; pages woken together share one read."""
@@ -381,20 +428,12 @@ def client_address(request: web.Request) -> str:
     return remote
 
 
-async def serve(board: WebBoard, host: str, port: int, stop: asyncio.Event) -> None:
-    """Serve ``board`` on ``host:port`` until ``stop`` is set."""
-    runner = web.AppRunner(board.app, access_log=None, shutdown_timeout=2.0)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    await site.start()
-    log.info("web board on http://%s:%s", host, port)
-    try:
-        await stop.wait()
-    finally:
-        board._closing.set()
-        with contextlib.suppress(Exception):
-            await runner.cleanup()
-        await board.hub.close()
+async def _security_headers(_request: web.Request, response: web.StreamResponse) -> None:
+    """On every response, errors included; ``Server`` names no version."""
+    response.headers["Content-Security-Policy"] = CSP
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Server"] = "Tavla"
 
 
-__all__ = ["View", "WebBoard", "serve"]
+__all__ = ["View", "WebBoard"]

@@ -81,7 +81,7 @@ def with_web_board(
             )
         ]
         if _settings.app_name:
-            direct = direct_link(bot.username, _settings.app_name, game)
+            direct = direct_link(bot.username, _settings.app_name, signer, game)
             buttons.insert(0, InlineKeyboardButton(translate(OPEN, view.lang), url=direct))
     rows = [list(row) for row in markup.inline_keyboard] if markup else []
     return InlineKeyboardMarkup([*rows, buttons])

@@ -27,6 +27,7 @@
     dark: false,
     drag: null,
     settleUntil: 0, // performance.now() before which the buttons take no tap
+    retryDelay: 0, // ms before the live updates are asked for again (grows while refused)
   };
 
   // -- launch parameters: Telegram's script if present, else the URL itself -------------------
@@ -40,7 +41,8 @@
     if (initData && !start) {
       start = new URLSearchParams(initData).get("start_param") || "";
     }
-    const game = query.get("game") || hash.get("game") || start.replace(/^g/, "");
+    // A group's link carries "g<game>_<signature>"; the signature is checked by the server.
+    const game = query.get("game") || hash.get("game") || (/^g(\d+)/.exec(start) || [])[1] || "";
     let auth = "";
     if (hash.get("link")) auth = "link " + hash.get("link");
     else if (hash.get("watch")) auth = "watch " + hash.get("watch");
@@ -345,27 +347,44 @@
 
   // -- live updates -------------------------------------------------------------------------------
 
+  // The server closes a stream when the game ends (an "end" event: nothing more will
+  // come), after a maximum age, or refuses one while too many are open. The browser
+  // reconnects by itself after a plain close; a refused or expired stream is opened again
+  // with a fresh token, after a wait that grows while refusals go on.
   function listen() {
     const url = `/api/game/${page.game}/events?token=${encodeURIComponent(page.stream)}`;
     const source = new EventSource(url);
     source.addEventListener("state", (evt) => {
       document.body.classList.remove("offline");
+      page.retryDelay = 0;
       accept(JSON.parse(evt.data));
     });
-    source.addEventListener("error", async () => {
+    source.addEventListener("end", () => {
+      source.close();
+      document.body.dataset.listening = "ended"; // for a test to see
+    });
+    source.addEventListener("error", () => {
       document.body.classList.add("offline");
       say(word("connection_lost"), true);
-      if (source.readyState === EventSource.CLOSED) {
-        // Refused (an old stream token): ask for the state, and a new token, again.
-        const resp = await api("").catch(() => null);
-        if (resp && resp.ok) {
-          const state = await resp.json();
-          page.stream = state.stream;
-          accept(state);
-          listen();
-        }
-      }
+      if (source.readyState === EventSource.CLOSED) relisten();
     });
+  }
+
+  function relisten() {
+    page.retryDelay = Math.min(60000, Math.max(1000, (page.retryDelay || 0) * 2));
+    const wait = page.retryDelay * (0.5 + Math.random() / 2); // spread a crowd's retries
+    setTimeout(async () => {
+      const resp = await api("").catch(() => null);
+      if (!resp || !resp.ok) {
+        relisten();
+        return;
+      }
+      const state = await resp.json();
+      page.stream = state.stream;
+      accept(state);
+      document.body.classList.remove("offline");
+      if (state.status === "challenge" || state.status === "active") listen();
+    }, wait);
   }
 
   function isDark(hex) {
@@ -459,7 +478,7 @@
     }
     page.lang = state.lang;
     accept(state);
-    listen();
+    if (state.status === "challenge" || state.status === "active") listen();
     document.body.classList.add("ready");
   }
 
