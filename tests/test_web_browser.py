@@ -502,7 +502,17 @@ async def test_the_page_follows_the_game_across_closed_streams_and_stops_at_its_
         page.set_default_timeout(WAIT_MS)
         await page.goto(watch_url(base, signer, game_id) + "&lang=en")
         await page.locator("body.ready").wait_for()
+        # A renewed stream is not a lost connection: the page never looks offline for it.
+        await page.evaluate(
+            """() => {
+              window.__offline = 0;
+              new MutationObserver(() => {
+                if (document.body.classList.contains("offline")) window.__offline++;
+              }).observe(document.body, { attributes: true });
+            }"""
+        )
         await until(lambda: board.streams.opened >= 3, "the page opened no new stream")
+        assert await page.evaluate("window.__offline") == 0
         version = await act_as_seat(service, signer, base, game_id, 0, "roll")
         await wait_version(page, version)
         await act_as_seat(service, signer, base, game_id, 1, "resign")

@@ -158,7 +158,9 @@ async def test_a_stream_is_closed_at_its_maximum_age(tmp_path):
             assert stream.status == 200
             rest = await read_to_the_end(stream)
             lasted = time.monotonic() - began
-            assert b"event: end" not in rest  # the game goes on: the page reconnects
+            # The game goes on: the page is told to open a new stream (with a fresh token).
+            assert rest.endswith(b"event: renew\ndata: age\n\n")
+            assert b"event: end" not in rest
             assert 0.3 <= lasted < PATIENCE
         assert board.streams.open == 0
     finally:

@@ -359,8 +359,9 @@ class WebBoard:
             await response.prepare(request)
             queue = self.hub.subscribe(record.id)
             try:
-                # Also ends a write stuck on a page that stopped reading.
-                async with asyncio.timeout(self.limits.stream_max_age):
+                # A little after the age at which _follow says goodbye itself: this one
+                # ends a write stuck on a page that stopped reading.
+                async with asyncio.timeout(self.limits.stream_max_age + PING_SECONDS):
                     await self._follow(response, record, who, queue)
             except (TimeoutError, ConnectionResetError, asyncio.CancelledError):
                 pass
@@ -378,13 +379,22 @@ class WebBoard:
         queue: asyncio.Queue[int],
     ) -> None:
         """Send ``who`` the state of ``record`` and then each new one, until the game ends
-        (then an ``end`` event: the page stops listening) or the server closes."""
+        (then an ``end`` event: the page stops listening), the stream's maximum age (then a
+        ``renew`` event: the page opens a new stream, with a fresh token) or the server
+        closes."""
+        loop = asyncio.get_running_loop()
+        renew_at = loop.time() + self.limits.stream_max_age
         await self._send_state(response, record, who)
         while not self._closing.is_set() and record.status in OPEN_STATUSES:
+            left = renew_at - loop.time()
+            if left <= 0:
+                await response.write(b"event: renew\ndata: age\n\n")
+                return
             try:
-                await asyncio.wait_for(queue.get(), PING_SECONDS)
+                await asyncio.wait_for(queue.get(), min(PING_SECONDS, left))
             except TimeoutError:
-                await response.write(b": ping\n\n")
+                if renew_at > loop.time():
+                    await response.write(b": ping\n\n")
                 continue
             while not queue.empty():  # several changes at once: send the newest only
                 queue.get_nowait()

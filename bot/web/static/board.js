@@ -348,9 +348,10 @@
   // -- live updates -------------------------------------------------------------------------------
 
   // The server closes a stream when the game ends (an "end" event: nothing more will
-  // come), after a maximum age, or refuses one while too many are open. The browser
-  // reconnects by itself after a plain close; a refused or expired stream is opened again
-  // with a fresh token, after a wait that grows while refusals go on.
+  // come) or at its maximum age (a "renew" event: a new stream at once), and refuses one
+  // while too many are open. The browser reconnects by itself after a plain close; a
+  // refused stream is asked for again with a fresh token, after a wait that grows while
+  // refusals go on.
   function listen() {
     const url = `/api/game/${page.game}/events?token=${encodeURIComponent(page.stream)}`;
     const source = new EventSource(url);
@@ -363,6 +364,11 @@
       source.close();
       document.body.dataset.listening = "ended"; // for a test to see
     });
+    source.addEventListener("renew", async () => {
+      // The stream's time is up: a new one, with a fresh token, without looking offline.
+      source.close();
+      if (!(await resume())) relisten();
+    });
     source.addEventListener("error", () => {
       document.body.classList.add("offline");
       say(word("connection_lost"), true);
@@ -370,20 +376,24 @@
     });
   }
 
+  // The state with a fresh stream token, and live updates again while the game goes on;
+  // false when the server could not be asked.
+  async function resume() {
+    const resp = await api("").catch(() => null);
+    if (!resp || !resp.ok) return false;
+    const state = await resp.json();
+    page.stream = state.stream;
+    accept(state);
+    if (state.status === "challenge" || state.status === "active") listen();
+    return true;
+  }
+
   function relisten() {
     page.retryDelay = Math.min(60000, Math.max(1000, (page.retryDelay || 0) * 2));
     const wait = page.retryDelay * (0.5 + Math.random() / 2); // spread a crowd's retries
     setTimeout(async () => {
-      const resp = await api("").catch(() => null);
-      if (!resp || !resp.ok) {
-        relisten();
-        return;
-      }
-      const state = await resp.json();
-      page.stream = state.stream;
-      accept(state);
-      document.body.classList.remove("offline");
-      if (state.status === "challenge" || state.status === "active") listen();
+      if (await resume()) document.body.classList.remove("offline");
+      else relisten();
     }, wait);
   }
 
