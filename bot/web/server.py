@@ -35,7 +35,6 @@ from bot.service import actions as A
 from bot.service.limits import RateLimiter
 from bot.service.service import GameService
 from bot.service.views import Actor, GameRecord, GameStatus, Place, PlayerPrefs, User, View
-from bot.storage.base import OPEN_STATUSES
 from core.game import Phase
 from renderers.themes import THEMES
 
@@ -65,6 +64,8 @@ CSP = (
     "frame-ancestors 'self' https://web.telegram.org https://*.telegram.org"
 )
 PING_SECONDS = 15.0
+#: A game whose page may still change (a stream of any other ends).
+OPEN_STATUSES = (GameStatus.CHALLENGE, GameStatus.ACTIVE)
 #: Encoded states kept for pages that wake at the same change (per game, version, seat, language).
 STATE_CACHE = 256
 
