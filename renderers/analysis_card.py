@@ -10,7 +10,8 @@ the best play, each with its steps marked as the board marks a last play.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from PIL import Image, ImageDraw, ImageFont
@@ -19,9 +20,9 @@ from core.analysis import Decision, MatchAnalysis
 from core.variants import variant_by_name
 
 from .board import _fit, font, render_image
-from .geometry import Rect
+from .geometry import Rect, geometry
 from .themes import RGB, theme_by_name
-from .view import BLACK, WHITE, BoardView
+from .view import BLACK, WHITE, BoardView, other
 from .view import LABELS as BOARD_LABELS
 
 #: The card's words in English; ``{…}`` fields are filled in. Pass translations as ``labels``.
@@ -45,6 +46,8 @@ CARD_LABELS: dict[str, str] = {
     "best": "Best: {play}",
     "loss": "−{loss} equity",
     "no_errors": "No decision cost anything: every play was the best one.",
+    "no_decisions": "Nothing to judge: the game ended before anyone had a choice to make.",
+    "No decisions": "No decisions",
     "double": "double",
     "no double": "no double",
     "take": "take",
@@ -73,6 +76,16 @@ class _Words:
 
     def __call__(self, key: str, **params: object) -> str:
         return str(self.labels.get(key, key)).format(**params)
+
+
+def where_line(words: Callable[..., str], analysis: MatchAnalysis, d: Decision) -> str:
+    """``Game 1, move 7 · Ali · 6-4``: where a decision was made, the roll written the larger
+    die first, as it is named."""
+    where = words("where", game=d.game, move=d.move, name=analysis.names[d.player])
+    if d.dice:
+        high, low = sorted(d.dice, reverse=True)
+        where += f" · {high}-{low}"
+    return where
 
 
 class CardPlaced(NamedTuple):
@@ -183,7 +196,9 @@ class _Card:
                 "no_errors",
                 None,
                 (margin, y),
-                _fit(words("no_errors"), sub, width - 2 * margin),
+                _fit(
+                    words("no_errors" if a.decisions else "no_decisions"), sub, width - 2 * margin
+                ),
                 sub,
                 c.text_dim,
             )
@@ -248,9 +263,7 @@ class _Card:
         """The words above decision ``i``'s boards; where the boards start."""
         a, words, c, px = self.analysis, self.words, self.colors, self.px
         small, bold = self.font(18), self.font(19, bold=True)
-        where = words("where", game=d.game, move=d.move, name=a.names[d.player])
-        if d.dice:
-            where += f" · {d.dice[0]}-{d.dice[1]}"
+        where = where_line(words, a, d)
         played = d.played if d.kind == "play" else words(d.played)
         best = d.best if d.kind == "play" else words(d.best)
         lines = [
@@ -308,41 +321,65 @@ def render_analysis_card(
     return buffer.getvalue()
 
 
-def _boards(
-    analysis: MatchAnalysis, d: Decision, width: int, theme: str, words: _Words
-) -> list[Image.Image]:
-    """The board after the play made and after the best one (a cube decision: the board)."""
+def decision_views(
+    analysis: MatchAnalysis, d: Decision, words: Callable[..., str] | None = None
+) -> list[BoardView]:
+    """The boards of decision ``d``: after the play made and after the best one (a cube
+    decision: the board before it), seen by the player who decided, each player in the
+    colour they played, the dice of the play in the player's colour and not dimmed."""
     variant = variant_by_name(analysis.variant)
-    names = {WHITE: analysis.names[d.player], BLACK: analysis.names[1 - d.player]}
-    # The boards' own words (pips, to move, …) come from the same labels when given.
-    board_words = {k: v for k, v in words.labels.items() if k in BOARD_LABELS}
-    common: dict[str, Any] = {"theme": theme, "names": names, "labels": board_words}
+    say = words if isinstance(words, _Words) else _Words(None)
+    own = WHITE if d.player == d.white else BLACK
+    names = {own: analysis.names[d.player], other(own): analysis.names[1 - d.player]}
+    board_words = {k: v for k, v in say.labels.items() if k in BOARD_LABELS}
+    common: dict[str, Any] = {"names": names, "labels": board_words}
     if variant.cube:
         value, owner = d.cube
         common["cube_value"] = value
         if owner is not None:
-            common["cube_owner"] = WHITE if owner == d.player else BLACK
+            common["cube_owner"] = own if owner == d.player else other(own)
     if d.kind != "play" or d.played_play is None or d.best_play is None:
-        # A cube decision: the board before it, seen by the doubler (on roll).
-        doubler = WHITE if d.played in ("double", "no double") else BLACK
-        if doubler == BLACK:
-            names = {WHITE: analysis.names[1 - d.player], BLACK: analysis.names[d.player]}
-            common["names"] = names
-            if "cube_owner" in common:
-                common["cube_owner"] = WHITE if common["cube_owner"] == BLACK else BLACK
-        view = BoardView.from_position(variant, d.before, WHITE, **common)
-        return [render_image(view, width)]
-    out = []
-    for play in (d.played_play, d.best_play):
-        view = BoardView.from_position(
+        # A cube decision: the board before it, seen by the doubler (on roll in ``before``).
+        doubler = own if d.played in ("double", "no double") else other(own)
+        return [BoardView.from_position(variant, d.before, doubler, to_move=None, **common)]
+    return [
+        BoardView.from_position(
             variant,
             play.after,
-            WHITE,
+            own,
+            to_move=None,
             dice=d.dice or (),
-            dice_used=(True,) * 4,
+            dice_color=own,
             last_play=play.steps,
-            last_play_color=WHITE,
+            last_play_color=own,
             **common,
         )
-        out.append(render_image(view, width))
-    return out
+        for play in (d.played_play, d.best_play)
+    ]
+
+
+def _boards(
+    analysis: MatchAnalysis, d: Decision, width: int, theme: str, words: _Words
+) -> list[Image.Image]:
+    """:func:`decision_views` drawn ``width`` pixels wide in ``theme``.
+
+    The card writes who decided, the roll and both plays above the boards at a size one can
+    read, so the boards are drawn large without their name strips (whose words would be
+    too small to read at a third of the card's width) and scaled down."""
+    return [
+        _without_strips(replace(view, theme=theme), width)
+        for view in decision_views(analysis, d, words)
+    ]
+
+
+#: The small boards are drawn this wide, then scaled down to their place on the card.
+DRAWN_WIDTH = 800
+
+
+def _without_strips(view: BoardView, width: int) -> Image.Image:
+    """The board of ``view`` without its name strips, ``width`` pixels wide."""
+    drawn = max(width, DRAWN_WIDTH)
+    geo = geometry(drawn, bool(view.caption), view.home)
+    image = render_image(view, drawn).crop((0, round(geo.board.y0), drawn, round(geo.board.y1)))
+    height = round(image.height * width / drawn)
+    return image.resize((width, height), Image.Resampling.LANCZOS)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from core.analysis import Decision, MatchAnalysis
 
-from .analysis_card import CARD_LABELS
+from .analysis_card import CARD_LABELS, where_line
 
 #: The document's own words (on top of the card's).
 TEXT_LABELS: dict[str, str] = {
@@ -30,9 +30,7 @@ class _Say:
 
 def _line(say: _Say, analysis: MatchAnalysis, d: Decision) -> str:
     """One decision: where, the play made, the best one, the loss and its verdict."""
-    where = say("where", game=d.game, move=d.move, name=analysis.names[d.player])
-    if d.dice:
-        where += f" · {d.dice[0]}-{d.dice[1]}"
+    where = where_line(say, analysis, d)
     played = d.played if d.kind == "play" else say(d.played)
     best = d.best if d.kind == "play" else say(d.best)
     loss = say("loss", loss=f"{d.loss:.3f}") if d.loss > 0 else "0"
@@ -80,6 +78,6 @@ def analysis_text(analysis: MatchAnalysis, labels: Mapping[str, str] | None = No
         ):
             out.append(f"  {say(key)}: {value}")
         out.append("")
-    out += [_line(say, analysis, d) for d in analysis.decisions]
+    out += [_line(say, analysis, d) for d in analysis.decisions] or [say("no_decisions")]
     out += ["", say("forced_note")]
     return "\n".join(out) + "\n"

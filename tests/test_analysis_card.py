@@ -213,3 +213,44 @@ def test_gnubg_imports_the_commented_export_without_a_warning() -> None:
     assert counts == gnubg_import(plain)[0]
     assert sum(counts) > 40
     assert "Unrecognized" not in printed
+
+
+def test_each_player_keeps_the_colour_they_played_on_the_small_boards() -> None:
+    """U-2: in Uzun Tavla the starter plays White; a player who played Black is drawn in
+    Black on the card's boards (with dice of that colour), not turned into White."""
+    from renderers.analysis_card import decision_views
+    from renderers.view import BLACK, WHITE
+
+    analysis = analysis_of("uzun")
+    seen = set()
+    for d in analysis.decisions:
+        if d.kind != "play" or d.played_play is None:
+            continue
+        colour = WHITE if d.player == d.white else BLACK
+        seen.add((d.player, colour))
+        for view in decision_views(analysis, d):
+            assert view.viewer == colour
+            assert view.name(colour) == analysis.names[d.player]
+            assert view.dice_color == colour
+            assert not any(view.dice_used)  # the roll is shown clearly, not dimmed
+    # Both players, each in one colour: the game's two sides.
+    assert len(seen) == 2
+    assert {colour for _, colour in seen} == {WHITE, BLACK}
+
+
+def test_a_game_with_no_decision_has_no_rating() -> None:
+    """A game resigned before either player had a choice rates nobody (it used to rate both
+    "Supernatural": every play was the best one, over zero plays)."""
+    from renderers.analysis_text import analysis_text
+
+    variant = variant_by_name("tavla")
+    actions = [Action("end", 1, points=1)]
+    analysis = analyse_actions(
+        variant, [actions], evaluator=QuickEvaluator(shipped_network("tavla"))
+    )
+    assert [p.rating for p in analysis.players] == ["No decisions", "No decisions"]
+    (_, placed) = card_layout(analysis, CARD_LABELS)
+    assert "no_errors" in {p.kind for p in placed}
+    text = analysis_text(analysis)
+    assert "Supernatural" not in text
+    assert CARD_LABELS["no_decisions"] in text

@@ -71,6 +71,8 @@ WORDS: dict[str, Text] = {
     "best": t("Best: {play}"),
     "loss": t("−{loss} equity"),
     "no_errors": t("No decision cost anything: every play was the best one."),
+    "no_decisions": t("Nothing to judge: the game ended before anyone had a choice to make."),
+    "No decisions": t("No decisions"),
     "double": t("double"),
     "no double": t("no double"),
     "take": t("take"),

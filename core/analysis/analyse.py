@@ -271,6 +271,7 @@ class _Analyser:
                 played_play=plays[index],
                 best_play=plays[best],
                 cube=(game.cube_value, game.cube_owner),
+                white=game.white,
             )
         )
 
@@ -326,6 +327,7 @@ class _Analyser:
                 loss=max(0.0, loss),
                 before=position,
                 cube=(game.cube_value, game.cube_owner),
+                white=game.white,
             )
         )
 

@@ -38,6 +38,8 @@ class Decision:
     best_play: Play | None = field(default=None, repr=False, compare=False)
     #: The cube before the decision (value, owning seat or None), for pictures.
     cube: tuple[int, int | None] = field(default=(1, None), repr=False, compare=False)
+    #: The seat that plays White in the decision's game (in Uzun Tavla, who started it).
+    white: int = field(default=0, repr=False, compare=False)
 
     @property
     def skill(self) -> Skill:
@@ -56,6 +58,10 @@ class Decision:
             "best": self.best,
             "loss": round(self.loss, 4),
         }
+
+
+#: The rating of a player who made no decision.
+NO_DECISIONS = "No decisions"
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,10 @@ class PlayerSummary:
 
     @property
     def rating(self) -> str:
+        """gnubg's rating label, or :data:`NO_DECISIONS` when the player had no choice to
+        judge (a game resigned on its first move is no "Supernatural" play)."""
+        if not self.decisions:
+            return NO_DECISIONS
         return rating(self.error_per_decision / 1000.0)
 
     @property
