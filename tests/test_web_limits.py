@@ -197,6 +197,31 @@ async def test_connections_that_do_not_finish_their_request_head_in_time_are_clo
         await inner.close()
 
 
+async def test_malformed_requests_are_answered_400_without_a_traceback_each(tmp_path, caplog):
+    _board, runner, inner, _signer, _game_id, base = await served(tmp_path, WebLimits())
+    port = int(base.rsplit(":", 1)[1])
+    caplog.set_level(logging.DEBUG, logger="aiohttp.server")
+    try:
+        heads = (
+            b"GET / HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 9000 + b"\r\n\r\n",
+            b"GET / HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
+            b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+        for n in range(150):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(heads[n % len(heads)])
+            answer = await asyncio.wait_for(reader.read(), PATIENCE)
+            assert answer.startswith((b"HTTP/1.0 400", b"HTTP/1.1 400"))
+            assert b"\r\nServer: Tavla\r\n" in answer  # no aiohttp or Python version
+            writer.close()
+    finally:
+        await runner.cleanup()
+        await inner.close()
+    logged = [r for r in caplog.records if r.name == "aiohttp.server"]
+    assert len(logged) <= 1, [r.getMessage()[:80] for r in logged]
+    assert all(r.levelno < logging.WARNING and r.exc_info is None for r in logged)
+
+
 def test_the_caps_fit_under_the_open_files_limit():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     try:

@@ -6,8 +6,8 @@ open for as long as a page is, so they are counted per address and per process (
 opens a new one by itself). A connection must send a complete request head within
 ``header_timeout`` of opening (or of its previous answer), else it is closed: aiohttp counts
 a connection still waiting for a complete request as idle, so its keep-alive timeout is that
-limit. The caps are sized below the process's descriptor limit, and running out of
-descriptors is logged once a minute instead of once per failed accept().
+limit. The caps are sized below the process's descriptor limit; running out of descriptors,
+and malformed requests, are logged once a minute instead of once each with a traceback.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+
+from aiohttp.http_exceptions import HttpProcessingError
 
 log = logging.getLogger(__name__)
 
@@ -130,10 +132,13 @@ def fitted_limits(limits: WebLimits) -> WebLimits:
 _OUT_OF_DESCRIPTORS = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
-class AcceptErrorFilter(logging.Filter):
-    """On asyncio's logger: "socket.accept() out of system resource" comes once per failed
-    accept(), with a traceback, for as long as descriptors lack (gigabytes of log in
-    minutes). This lets one short line through per ``every`` seconds, with the count."""
+class LineAMinute(logging.Filter):
+    """Lets one short line through per ``every`` seconds for records that :meth:`reason`
+    recognises (with how many were dropped since), and every other record unchanged."""
+
+    #: The line (``%s``: the reason, ``%d``: how many more since the last one) and its level.
+    text = "%s; %d more since the last line"
+    level = logging.WARNING
 
     def __init__(self, every: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
@@ -142,33 +147,65 @@ class AcceptErrorFilter(logging.Filter):
         self._last: float | None = None
         self._dropped = 0
 
+    def reason(self, record: logging.LogRecord) -> str | None:
+        """What the record is about, in a few words; None: not one of those."""
+        raise NotImplementedError
+
     def filter(self, record: logging.LogRecord) -> bool:
-        if not str(record.msg).startswith("socket.accept() out of system resource"):
-            return True
-        exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, OSError) and exc.errno not in _OUT_OF_DESCRIPTORS:
+        reason = self.reason(record)
+        if reason is None:
             return True
         now = self.clock()
         if self._last is not None and now - self._last < self.every:
             self._dropped += 1
             return False
-        reason = exc.strerror if isinstance(exc, OSError) else "out of resources"
-        record.msg = "accept() failed (%s): new connections wait; %d more since the last line"
-        record.args = (reason, self._dropped)
+        record.msg, record.args = self.text, (reason, self._dropped)
         record.exc_info = None
         record.exc_text = None
-        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.levelno, record.levelname = self.level, logging.getLevelName(self.level)
         self._last, self._dropped = now, 0
         return True
 
 
-_filter: AcceptErrorFilter | None = None
+class AcceptErrorFilter(LineAMinute):
+    """On asyncio's logger: "socket.accept() out of system resource" comes once per failed
+    accept(), with a traceback, for as long as descriptors lack (gigabytes of log in
+    minutes)."""
+
+    text = "accept() failed (%s): new connections wait; %d more since the last line"
+
+    def reason(self, record: logging.LogRecord) -> str | None:
+        if not str(record.msg).startswith("socket.accept() out of system resource"):
+            return None
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, OSError):
+            return exc.strerror if exc.errno in _OUT_OF_DESCRIPTORS else None
+        return "out of resources"
 
 
-def quiet_accept_errors() -> AcceptErrorFilter:
-    """Install :class:`AcceptErrorFilter` on asyncio's logger (once per process)."""
-    global _filter
-    if _filter is None:
-        _filter = AcceptErrorFilter()
-        logging.getLogger("asyncio").addFilter(_filter)
-    return _filter
+class MalformedRequestFilter(LineAMinute):
+    """On aiohttp's server logger: a request that is not HTTP (a bad request line, a header
+    over 8 KiB, a bad character) is answered 400 and logged with a traceback at ERROR, one
+    per request, for anyone to fill the log with. Errors of the handlers pass unchanged."""
+
+    text = "malformed requests answered 400 (the last: %s); %d more since the last line"
+    level = logging.INFO
+
+    def reason(self, record: logging.LogRecord) -> str | None:
+        exc = record.exc_info[1] if record.exc_info else None
+        if not isinstance(exc, HttpProcessingError):
+            return None
+        remote = record.args[0] if isinstance(record.args, tuple) and record.args else "?"
+        return f"{type(exc).__name__} from {remote}"
+
+
+_installed: list[logging.Filter] = []
+
+
+def quiet_floods() -> None:
+    """Install :class:`AcceptErrorFilter` on asyncio's logger and
+    :class:`MalformedRequestFilter` on aiohttp's server logger (once per process)."""
+    if not _installed:
+        _installed.extend((AcceptErrorFilter(), MalformedRequestFilter()))
+        logging.getLogger("asyncio").addFilter(_installed[0])
+        logging.getLogger("aiohttp.server").addFilter(_installed[1])

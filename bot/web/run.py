@@ -11,15 +11,16 @@ from functools import lru_cache
 from typing import Any
 
 from aiohttp import web
+from aiohttp import web_response as aiohttp_response
 
 from bot.config import Config
 from bot.service.service import GameService
 
 from .auth import LinkSigner, derive_secret
-from .guard import fitted_limits, quiet_accept_errors
+from .guard import fitted_limits, quiet_floods
 from .hub import ChangeHub, NotifyingStorage
 from .links import player_links
-from .server import WebBoard
+from .server import SERVER_NAME, WebBoard
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,10 @@ async def run_web(
 async def start(board: WebBoard, host: str, port: int) -> tuple[web.AppRunner, int]:
     """Start serving ``board`` on ``host:port`` (0: any free port); the runner to clean up,
     and the port it listens on."""
-    quiet_accept_errors()
+    quiet_floods()
+    # The answers aiohttp makes itself, before any route (a malformed request's 400), would
+    # name its and Python's versions; the board's own answers say "Tavla" (server.py).
+    aiohttp_response.SERVER_SOFTWARE = SERVER_NAME
     # aiohttp counts a connection still waiting for a complete request as idle: its
     # keep-alive timeout closes one whose headers have not all come in time.
     runner = web.AppRunner(

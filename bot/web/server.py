@@ -63,6 +63,8 @@ CSP = (
     "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'self' https://web.telegram.org https://*.telegram.org"
 )
+#: The ``Server`` header of every answer: no version to look vulnerabilities up by.
+SERVER_NAME = "Tavla"
 PING_SECONDS = 15.0
 #: A game whose page may still change (a stream of any other ends).
 OPEN_STATUSES = (GameStatus.CHALLENGE, GameStatus.ACTIVE)
@@ -444,7 +446,7 @@ async def _security_headers(_request: web.Request, response: web.StreamResponse)
     response.headers["Content-Security-Policy"] = CSP
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
-    response.headers["Server"] = "Tavla"
+    response.headers["Server"] = SERVER_NAME
 
 
 __all__ = ["View", "WebBoard"]
