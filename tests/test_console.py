@@ -99,7 +99,7 @@ async def test_a_finished_game_is_analysed_off_the_line(tmp_path):
     text = out.getvalue()
     assert f"The analysis of game {game_id} is ready." in text
     boards = tmp_path / "boards"
-    assert (boards / "card.png").read_bytes()[:4] == b"\x89PNG"
+    assert (boards / f"analysis-{game_id}.png").read_bytes()[:4] == b"\x89PNG"
     assert (boards / f"analysis-{game_id}.txt").read_text().count("\n") > 3
     assert (boards / f"tavla-{game_id}-analysed.mat").read_text().startswith('; [Variant "uzun"]')
     await storage.close()

@@ -499,6 +499,8 @@ async def test_stats_draws_the_rating_history(tmp_path):
     stats = await service.command(ALI, GROUP, "stats", "")
     assert "Played 2" in text_of(stats)
     assert stats[0].image.startswith(b"\x89PNG")
+    # Its own file name: the console saved it over the analysis card's.
+    assert stats[0].image_name.startswith("rating-")
     by_name = await service.command(VELI, GROUP, "stats", "@ali")
     assert "Ali" in text_of(by_name)
     await storage.close()

@@ -113,8 +113,8 @@ class ConsoleAdapter:
             self.say(translate_lines(view.lines, lang))
             if view.image and view.game_id is not None:
                 self._write(f"game-{view.game_id}.png", view.image, "picture")
-            elif view.image:  # an analysis card
-                self._write("card" + Path(view.image_name).suffix, view.image, "picture")
+            elif view.image:  # an analysis card, a rating chart, standings: each its own file
+                self._write(view.image_name, view.image, "picture")
             if view.document:
                 self._write(*view.document, "file")
             if view.game_id is not None and not view.notice:

@@ -340,10 +340,20 @@ class _Job:
         common: dict[str, Any] = {"lang": self.lang, "chat": self.address, "message": where}
         if not self.private:
             return [
-                View([Text(DONE_GROUP.msgid, {"id": self.game_id})], image=files.card, **common)
+                View(
+                    [Text(DONE_GROUP.msgid, {"id": self.game_id})],
+                    image=files.card,
+                    image_stem=f"analysis-{self.game_id}",
+                    **common,
+                )
             ]
         return [
-            View([Text(DONE_PRIVATE.msgid, {"id": self.game_id})], image=files.card, **common),
+            View(
+                [Text(DONE_PRIVATE.msgid, {"id": self.game_id})],
+                image=files.card,
+                image_stem=f"analysis-{self.game_id}",
+                **common,
+            ),
             View([], document=(f"analysis-{self.game_id}.txt", files.document.encode()), **common),
             View(
                 [],

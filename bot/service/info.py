@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import Any
 
-from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t
+from babel.dates import get_month_names
+
+from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t, translate
 from bot.storage.base import Chat, GameRecord, GameStatus, User
 from core.dice import SeededDice, verify_game_rolls
 from core.events import dice_record
@@ -20,6 +23,21 @@ from .presenter import VARIANT_NAMES
 from .views import Actor, Place, View
 
 log = logging.getLogger(__name__)
+
+#: The rating chart's words (renderers.chart.CHART_LABELS), marked for translation.
+CHART_WORDS: dict[str, Text] = {
+    "title": t("Rating of {name}"),
+    "subtitle": t("{variant} · rated games: {n}"),
+    "rating": t("rating"),
+}
+
+
+def chart_labels(lang: str) -> dict[str, str]:
+    """The rating chart's words in ``lang``, the months' short names from Babel's data."""
+    words = {key: translate(text, lang) for key, text in CHART_WORDS.items()}
+    names = get_month_names("abbreviated", context="format", locale=lang)
+    words["months"] = " ".join(str(names[m]).rstrip(".") for m in range(1, 13))
+    return words
 
 
 class InfoMixin(ServiceBase):
@@ -144,12 +162,21 @@ class InfoMixin(ServiceBase):
             t("Rating {r} (experience {e})", r=round(rating[0]), e=rating[1]),
         ]
         history = await self.storage.rating_history(target.id, "global", kind)
+        lang = self._lang(user, chat, private=place.private)
         image = None
         if len(history) >= 2 and self.settings.render_images:
             from renderers.chart import rating_chart
 
-            image = await asyncio.to_thread(rating_chart, [r for _, r in history])
-        return [View(lines, lang=self._lang(user, chat, private=place.private), image=image)]
+            image = await asyncio.to_thread(
+                partial(
+                    rating_chart,
+                    history,
+                    name=target.name,
+                    variant=translate(VARIANT_NAMES[kind], lang),
+                    labels=chart_labels(lang),
+                )
+            )
+        return [View(lines, lang=lang, image=image, image_stem=f"rating-{target.id}-{kind}")]
 
     async def _rating(self, user_id: int, kind: str) -> tuple[float, int]:
         async with self.storage.transaction() as tx:

@@ -69,6 +69,9 @@ class View:
     lines: list[Text | str]
     lang: str = "en"
     image: bytes | None = None
+    #: What the picture is, as the start of its file name (``analysis-42``): each kind of
+    #: picture gets a file of its own where an adapter saves them (the console).
+    image_stem: str = "board"
     buttons: list[list[Button]] = field(default_factory=list)
     game_id: int | None = None
     edit: bool = False
@@ -122,7 +125,7 @@ class View:
     @property
     def image_name(self) -> str:
         """A file name for ``image`` whose extension says its format (``board.jpg``)."""
-        return "board" + image_extension(self.image or b"")
+        return self.image_stem + image_extension(self.image or b"")
 
 
 def _text_board(view: View) -> str | None:
