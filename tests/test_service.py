@@ -12,6 +12,7 @@ import threading
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,8 +38,9 @@ GROUP = Place("test", "-1", private=False, title="Kahve")
 
 
 @contextlib.asynccontextmanager
-async def service_at(path: Path) -> AsyncIterator[tuple[GameService, Clock]]:
-    """A service on a new SQLite file at ``path``: seeded dice, no pictures, a test clock."""
+async def service_at(path: Path, **changes: Any) -> AsyncIterator[tuple[GameService, Clock]]:
+    """A service on a new SQLite file at ``path``: seeded dice, no pictures, a test clock,
+    and ``changes`` to its settings."""
     storage = SqliteStorage(str(path))
     await storage.open()
     clock = Clock()
@@ -46,9 +48,12 @@ async def service_at(path: Path) -> AsyncIterator[tuple[GameService, Clock]]:
     service = make_service(
         storage,
         clock=clock,
-        burst_actions=10**6,
-        render_images=False,
-        repair_after=float("inf"),
+        **{
+            "burst_actions": 10**6,
+            "render_images": False,
+            "repair_after": float("inf"),
+            **changes,
+        },
     )
     try:
         yield service, clock
@@ -521,6 +526,36 @@ async def test_flood_of_presses_is_slowed_down(tmp_path):
     clock.now += 5
     assert "Not so fast" not in text_of(await service.command(ALI, GROUP, "help", ""))
     await storage.close()
+
+
+async def test_a_flood_is_told_to_slow_down_once_a_window(tmp_path):
+    """A flood's first refusal says "Not so fast"; the rest of that window's are quiet (no
+    chat message each, on a platform that would post one), for commands, typed moves and
+    presses alike; the next window's first refusal says it again."""
+    async with service_at(tmp_path / "q.db", burst_actions=3, burst_window=6.0) as (
+        service,
+        clock,
+    ):
+        me = Place("test", "100", private=True, title="Ali")
+        for _ in range(3):
+            await service.command(ALI, me, "help", "")
+        refused = [await service.command(ALI, me, "help", "") for _ in range(3)]
+        refused.append(await service.text(ALI, me, "13/8 6/5"))
+        refused.append(await service.press(ALI, me, "g1:0:x"))
+        assert all("Not so fast" in text_of(views) for views in refused)
+        assert [[v.quiet for v in views] for views in refused] == [[False]] + [[True]] * 4
+        # Another user's notice is their own.
+        for _ in range(3):
+            await service.command(VELI, GROUP, "help", "")
+        [theirs] = await service.command(VELI, GROUP, "help", "")
+        assert "Not so fast" in text_of([theirs])
+        assert not theirs.quiet
+        clock.now += 6
+        for _ in range(3):
+            await service.command(ALI, me, "help", "")
+        [again] = await service.command(ALI, me, "help", "")
+        assert "Not so fast" in text_of([again])
+        assert not again.quiet
 
 
 async def test_tricky_names_are_cleaned(env):

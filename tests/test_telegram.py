@@ -25,7 +25,7 @@ from bot.telegram import run_telegram
 from core.match import Match
 from tests.drivers import press_order
 from tests.factory import find_action, make_service
-from tests.fakes.telegram import FakeBotAPI, image_size
+from tests.fakes.telegram import FLOOD_METHODS, FakeBotAPI, image_size
 from tests.fakes.telegram.records import QUERY_TOO_OLD
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -157,15 +157,16 @@ async def current_board(fake: FakeBotAPI, chat, version: int, timeout: float = 5
 
 
 async def press(fake: FakeBotAPI, user, chat, message: dict, data: str) -> dict:
-    """Press and wait until the bot answered the press and finished its reaction."""
-    before = len([c for c in fake.calls if c.method != "getUpdates" and c.ok])
+    """Press and wait until the bot answered the press and finished its reaction (a press
+    answered without a text changes a message: its send or edit comes after the answer,
+    from the chat's queue)."""
+    before = len(fake.calls)
     query = await fake.press(user, chat, message["message_id"], data)
     await fake.wait_for(lambda: query in fake.callback_answers, 10)
     answer = fake.callback_answers[query]
     if not answer.get("text"):
         await fake.wait_for(
-            lambda: len([c for c in fake.calls if c.method != "getUpdates" and c.ok]) >= before + 2,
-            10,
+            lambda: any(c.ok and c.method in FLOOD_METHODS for c in fake.calls[before:]), 10
         )
     return answer
 

@@ -15,6 +15,7 @@ every call of the bot: boards came up to 23 Telegram seconds after a press.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from dataclasses import fields, replace
@@ -24,7 +25,7 @@ import pytest
 from bot.config import Config
 from bot.i18n import LANGUAGES, t, translate
 from bot.service import actions as A
-from bot.service.service import ServiceSettings
+from bot.service.service import SLOW_DOWN, ServiceSettings
 from bot.storage.base import GameStatus
 from bot.telegram.limiter import SlidingWindowLimiter, limiter_for
 from tests.drivers import press_order
@@ -160,3 +161,60 @@ async def test_two_quick_players_in_a_group_never_see_a_flood_error(flood_fake, 
     assert shown_version(board_message(fake, group)) == record.version
     failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert not failures  # no 429 got past the rate limiter to the update's error handler
+
+
+#: /help messages one user sends at machine speed in a private chat (Telegram delivers the
+#: bot's replies there about one a second).
+FLOOD = 300
+#: How soon another user's command in another chat must be answered meanwhile (seconds).
+PROMPT = 1.0
+
+
+async def test_one_users_flood_never_holds_up_another_chat(flood_fake, tmp_path, caplog):
+    """One user floods a private chat with 300 /help; then another user sends /help in
+    theirs. The flood guard answers the first commands and says "Not so fast" once, then
+    nothing; the answers queue behind the flooded chat's limit without holding up the bot.
+    (Each reply waiting there held one of python-telegram-bot's 256 update slots: the other
+    user's answer came after the flood's queue, about 45 replies later.)"""
+    fake = flood_fake
+    bot = Bot(
+        fake,
+        tmp_path / "busy.db",
+        seed=5,
+        settings=ServiceSettings(theme="classic"),  # the players' flood guard
+        rate_limiter=scaled_rate_limiter(fake),
+    )
+    caplog.set_level(logging.INFO)
+    loop = asyncio.get_running_loop()
+    flooder = fake.user(31, "Flo", language_code="en")
+    calm = fake.user(32, "Cem", language_code="en")
+    flooded, other = fake.private_chat(flooder), fake.private_chat(calm)
+    await bot.start()
+    try:
+        for _ in range(FLOOD):
+            await fake.send_text(flooder, flooded, "/help")
+        sent_at = loop.time()
+        await fake.send_text(calm, other, "/help")
+        with contextlib.suppress(TimeoutError):
+            await fake.wait_for(lambda: fake.messages(other), 10 * PROMPT)
+        waited = loop.time() - sent_at
+        print(f"busy chat: another chat's answer after {waited:.3f} s")
+        answer = fake.messages(other)
+        assert answer, "the other user was not answered"
+        assert "/tavla" in answer[0]["text"]
+        assert waited < PROMPT
+    finally:
+        await bot.stop()  # the flooded chat's queue is delivered first
+
+    slow_down = translate(SLOW_DOWN, "en")
+    replies = [m.get("text") or "" for m in fake.messages(flooded)]
+    notices = [text for text in replies if text == slow_down]
+    helps = [text for text in replies if "/tavla" in text]
+    print(f"busy chat: {len(helps)} answers and {len(notices)} notices for {FLOOD} commands")
+    # One polite notice, then silence: not a reply for each refused command.
+    assert 1 <= len(notices) <= 2, len(notices)
+    assert len(replies) == len(helps) + len(notices)
+    # Every command the flood guard let through was answered (nothing dropped).
+    assert len(helps) >= ServiceSettings().burst_actions
+    assert not [c for c in fake.calls if c.status == 429]
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]

@@ -174,6 +174,8 @@ class ServiceBase(ABC):
         self.idle_limiter = RateLimiter(
             self.settings.idle_actions, self.settings.idle_window, self.clock
         )
+        # One "Not so fast" a window per user; refusals after it are quiet (View.quiet).
+        self.warned = RateLimiter(1, self.settings.burst_window, self.clock)
         self._pictures = PictureCache(self.settings.picture_cache_bytes)
         #: How views made outside any request (an analysis done) reach their chat, by
         #: platform: the adapters' deadline outlets (DeadlineRunner.serve registers them).

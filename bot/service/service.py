@@ -18,10 +18,11 @@ Adapters only translate their platform's updates into the calls below and the re
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from bot.i18n import t
-from bot.storage.base import GameRecord, GameStatus, User
+from bot.storage.base import Chat, GameRecord, GameStatus, User
 from core.match import Match
 
 from . import actions as A
@@ -87,7 +88,7 @@ class GameService(
         user = await self._user(actor)
         chat = await self._chat(place)
         if self._flooding(user):
-            return [self._notice(user, chat, SLOW_DOWN)]
+            return [self._slow_down(user, chat)]
         if handler is None:
             return [self._notice(user, chat, t("I don't know that command. /help lists them."))]
         return await self._guard(
@@ -142,7 +143,7 @@ class GameService(
         chat = await self._chat(place)
         guarded = self._guarded(user)
         if guarded and not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
-            return [self._notice(user, chat, SLOW_DOWN)]
+            return [self._slow_down(user, chat)]
         if self.tournaments.owns(data):  # a tournament card's Join / Leave / Start
             self.limiter.allow(user.id)
             work = self.tournaments.press(user, chat, place, actor, data, message)
@@ -171,10 +172,19 @@ class GameService(
         if not place.private and reply_to_game is None:
             return []
         if self._flooding(user):
-            return [self._notice(user, chat, SLOW_DOWN)]
+            return [self._slow_down(user, chat)]
         return await self._guard(
             user, chat, self._move(user, chat, text, reply_to_game, quiet=not place.private)
         )
+
+    def _slow_down(self, user: User, chat: Chat) -> View:
+        """The flood guard's "Not so fast": said once a window, then quiet (a flood's every
+        refused message answered with a chat message of its own would queue behind the
+        chat's flood limit; where an answer is due anyway, a press's, it is still shown)."""
+        notice = self._notice(user, chat, SLOW_DOWN)
+        if not self.warned.allow(user.id):
+            notice = replace(notice, quiet=True)
+        return notice
 
     async def bind_message(self, game_id: int, message: MessageRef) -> None:
         """Remember where a game's board was posted, so later views can edit it."""

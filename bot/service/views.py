@@ -79,6 +79,9 @@ class View:
     #: all (an accepted or declined challenge), where the platform answers a press that way.
     replace_pressed: bool = False
     notice: bool = False
+    #: A notice said already (the flood guard's, again within its window): shown only where
+    #: an answer is due anyway (a press's, a Discord interaction's), never as a chat message.
+    quiet: bool = False
     alert: bool = False
     document: tuple[str, bytes] | None = None
     chat: tuple[str, str] | None = None

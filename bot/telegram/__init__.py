@@ -8,8 +8,9 @@ the board, or the answer to a button press.
 
 The adapter is split by concern: :mod:`.convert` (Telegram's values as the service's),
 :mod:`.api` (Bot API calls: retries, refusals), :mod:`.delivery` (views to messages and
-edits), :mod:`.handlers` (updates to service calls); this module builds and runs the
-application.
+edits), :mod:`.outbox` (each chat's sends in order, apart from the updates that made them),
+:mod:`.handlers` (updates to service calls), :mod:`.webhook` (updates from Telegram only);
+this module builds and runs the application.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ __all__ = [
 ]
 
 TICK_SECONDS = ROUND_SECONDS
+#: Seconds a stopping bot gives the sends still queued (see outbox.py) to finish.
+STOP_GRACE = 10.0
 
 
 async def set_commands(app: Application) -> None:
@@ -143,4 +146,5 @@ async def run_telegram(
                 await stop.wait()
         finally:
             await app.updater.stop()
-            await app.stop()
+            await app.stop()  # the updates under way are handled, their sends queued
+            await adapter.outbox.drain(STOP_GRACE)

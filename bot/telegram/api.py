@@ -1,4 +1,4 @@
-"""Calls to the Bot API: retried after network failures, run together, refusals read."""
+"""Calls to the Bot API: retried after network failures, refusals read."""
 
 from __future__ import annotations
 
@@ -72,14 +72,3 @@ def _unreachable(exc: BadRequest) -> bool:
     """Whether a refusal means the bot cannot post in the chat at all."""
     text = str(exc).lower()
     return any(words in text for words in _UNREACHABLE)
-
-
-async def _all(*calls: Awaitable[Any]) -> None:
-    """Await ``calls`` together; every one runs to its end, then the first failure is raised
-    (the others are logged) for the application's error handler."""
-    results = await asyncio.gather(*calls, return_exceptions=True)
-    failures = [r for r in results if isinstance(r, BaseException)]
-    for extra in failures[1:]:
-        log.error("a concurrent Bot API call failed too", exc_info=extra)
-    if failures:
-        raise failures[0]

@@ -10,11 +10,11 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 
-from telegram import InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram import InlineKeyboardMarkup, InputMediaPhoto, Message, Update
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
-from bot.i18n import translate
+from bot.i18n import normalize_language, t, translate
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, MessageRef, View
@@ -22,6 +22,7 @@ from bot.web.telegram import with_web_board
 
 from .api import _BotContext, _unreachable, with_retries
 from .convert import CAPTION_LIMIT, PLATFORM, _entities, _text, keyboard, message_ref
+from .outbox import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +42,59 @@ class Delivery:
         self._edit_locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._edit_waiters: dict[tuple[str, int], int] = {}
         self._wanted: dict[tuple[str, int], int] = {}
+        #: Each chat's sends, in order, without holding up the update that made them.
+        self.outbox = Outbox()
 
     # -- views to messages -------------------------------------------------------------------
+
+    def hand_over(
+        self,
+        views: list[View],
+        context: ContextTypes.DEFAULT_TYPE | Any,
+        *,
+        chat_id: int | str,
+        reply_to: Message | None = None,
+        pressed: Message | None = None,
+        update: object = None,
+    ) -> None:
+        """Deliver ``views`` as :meth:`send` does, after the chat's sends handed over before,
+        without waiting for them (see outbox.py). A failure is logged and the user told.
+
+        The board versions edited are announced at once: an edit still queued behind the
+        chat's flood limit is skipped when a newer board of that message comes after it."""
+        views = [view for view in views if not view.quiet]
+        if not views:
+            return
+        claims = self._claim_edits(views, pressed)
+        bot = context.bot
+
+        async def job() -> None:
+            try:
+                await self.send(views, context, chat_id=chat_id, reply_to=reply_to, pressed=pressed)
+            except Exception as exc:
+                log.error("sending to chat %s failed", chat_id, exc_info=exc)
+                await self.apologise(update, bot)
+            finally:
+                for key in claims:
+                    self._unclaim(key)
+
+        self.outbox.post(str(chat_id), job)
+
+    async def apologise(self, update: object, bot: Any) -> None:
+        """Tell the user of a failed update that something went wrong (never a traceback)."""
+        if not isinstance(update, Update):
+            return
+        lang = "en"
+        if update.effective_user is not None:
+            lang = normalize_language(update.effective_user.language_code) or "en"
+        text = translate(
+            t("Sorry, something went wrong. Your game is safe; please try again."), lang
+        )
+        with contextlib.suppress(TelegramError):
+            if update.callback_query is not None:
+                await update.callback_query.answer(text, show_alert=True)
+            elif update.effective_chat is not None:
+                await bot.send_message(update.effective_chat.id, text)
 
     async def send(
         self,
@@ -59,6 +111,8 @@ class Delivery:
         its games are paused and the rest is dropped; when it became a supergroup, the games
         move there and the views follow them."""
         for view in views:
+            if view.quiet:
+                continue  # shown only where an answer is due anyway (a press's)
             try:
                 await self._send_one(view, context, chat_id, reply_to, pressed)
             except ChatMigrated as exc:
@@ -246,18 +300,40 @@ class Delivery:
         Telegram's per-group limit, the boards pressed meanwhile queue here, and only the
         newest of them is sent (yields False for one that a newer board makes useless).
         At human speed under the limit, this drops the in-between boards, not the game."""
-        if version is not None:
-            self._wanted[key] = max(version, self._wanted.get(key, -1))
+        self._claim(key, version)
         lock = self._edit_locks.setdefault(key, asyncio.Lock())
-        self._edit_waiters[key] = self._edit_waiters.get(key, 0) + 1
         try:
             async with lock:
                 yield version is None or self._wanted.get(key, -1) <= version
         finally:
-            self._edit_waiters[key] -= 1
-            if not self._edit_waiters[key]:
-                del self._edit_waiters[key], self._edit_locks[key]
-                self._wanted.pop(key, None)
+            self._unclaim(key)
+
+    def _claim(self, key: tuple[str, int], version: int | None) -> None:
+        """An edit of message ``key`` to ``version`` is coming (under way, or queued)."""
+        if version is not None:
+            self._wanted[key] = max(version, self._wanted.get(key, -1))
+        self._edit_waiters[key] = self._edit_waiters.get(key, 0) + 1
+
+    def _unclaim(self, key: tuple[str, int]) -> None:
+        """That edit is done (or was skipped); the last one forgets the message."""
+        self._edit_waiters[key] -= 1
+        if not self._edit_waiters[key]:
+            del self._edit_waiters[key]
+            self._edit_locks.pop(key, None)
+            self._wanted.pop(key, None)
+
+    def _claim_edits(self, views: list[View], pressed: Message | None) -> list[tuple[str, int]]:
+        """Claim the board edits among ``views`` (as :meth:`_send_one` would make them)."""
+        keys = []
+        for view in views:
+            if not view.edit or view.point or view.version is None:
+                continue
+            target = self._edit_target(view, pressed)
+            if target is not None and target.chat_id is not None:
+                key = (target.chat_id, target.message_id)
+                self._claim(key, view.version)
+                keys.append(key)
+        return keys
 
     @staticmethod
     async def _edit_keyboard(

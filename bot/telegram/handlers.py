@@ -3,7 +3,6 @@ errors; each hands the update to the service and its views to :class:`Delivery`.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import replace
 from functools import partial
@@ -17,14 +16,13 @@ from telegram import (
     MessageEntity,
     Update,
 )
-from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot.i18n import normalize_language, t, translate
 from bot.service.chat_settings import is_chat_setting
 from bot.service.commands import find_command
 
-from .api import _all, answer_press
+from .api import answer_press
 from .convert import PLATFORM, _text, actor_id, actor_of, place_of, reference
 from .delivery import Delivery
 
@@ -62,7 +60,7 @@ class TelegramAdapter(Delivery):
             mentions=mentions,
             reply_to_game=game_id,
         )
-        await self.send(views, context, chat_id=message.chat_id, reply_to=message)
+        self.hand_over(views, context, chat_id=message.chat_id, reply_to=message, update=update)
 
     async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message
@@ -75,7 +73,7 @@ class TelegramAdapter(Delivery):
             message.text,
             reply_to_game=game_id,
         )
-        await self.send(views, context, chat_id=message.chat_id, reply_to=message)
+        self.hand_over(views, context, chat_id=message.chat_id, reply_to=message, update=update)
 
     async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
@@ -108,11 +106,13 @@ class TelegramAdapter(Delivery):
         else:
             answer = answer_press(query.answer)
         rest = [v for v in views if not v.notice]
-        # The answer (which stops the button's spinner) and the new board do not depend on
-        # each other: sent together, the board arrives one Bot API round trip sooner.
+        # The new board goes to the chat's queue (it may wait for the chat's flood limit)
+        # while the press is answered (which stops the button's spinner; answers are not
+        # limited): the board arrives one Bot API round trip sooner than after the answer.
         # A message too old for the bot to see (InaccessibleMessage) can't be edited as such.
         pressed = query.message if isinstance(query.message, Message) else None
-        await _all(answer, self.send(rest, context, chat_id=chat.id, pressed=pressed))
+        self.hand_over(rest, context, chat_id=chat.id, pressed=pressed, update=update)
+        await answer
 
     async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group became a supergroup: its games, language and leaderboard move along, and
@@ -127,7 +127,7 @@ class TelegramAdapter(Delivery):
         else:
             return
         views = await self.service.chat_moved(PLATFORM, str(old), str(new))
-        await self.send(views, context, chat_id=new)
+        self.hand_over(views, context, chat_id=new, update=update)
 
     async def on_my_member(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """The bot was removed from a chat or muted there (its games wait), or may post
@@ -143,7 +143,7 @@ class TelegramAdapter(Delivery):
             await self.service.chat_unreachable(PLATFORM, str(change.chat.id))
             return
         views = await self.service.chat_reachable(place_of(change.chat))
-        await self.send(views, context, chat_id=change.chat.id)
+        self.hand_over(views, context, chat_id=change.chat.id, update=update)
 
     async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.inline_query
@@ -183,17 +183,12 @@ class TelegramAdapter(Delivery):
         log.error("update failed", exc_info=context.error)
         if not isinstance(update, Update):
             return
-        lang = "en"
-        if update.effective_user is not None:
-            lang = normalize_language(update.effective_user.language_code) or "en"
-        text = translate(
-            t("Sorry, something went wrong. Your game is safe; please try again."), lang
-        )
-        with contextlib.suppress(TelegramError):
-            if update.callback_query is not None:
-                await update.callback_query.answer(text, show_alert=True)
-            elif update.effective_chat is not None:
-                await context.bot.send_message(update.effective_chat.id, text)
+        if update.callback_query is None and update.effective_chat is not None:
+            # A message in the chat waits for its flood limit: in the chat's queue.
+            chat = str(update.effective_chat.id)
+            self.outbox.post(chat, partial(self.apologise, update, context.bot))
+        else:
+            await self.apologise(update, context.bot)
 
     async def _replied_game(self, message: Message) -> int | None:
         replied = message.reply_to_message

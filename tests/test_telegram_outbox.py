@@ -1,0 +1,103 @@
+"""Each chat's sends, in order, in a queue of its own (bot/telegram/outbox.py).
+
+A send waiting for its chat's flood limit waits in that chat's queue: the update that made it
+is done, and other chats go on. Nothing is dropped, except an edit of a board that a newer
+edit of the same message, queued after it, makes useless.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from telegram import Bot
+
+from bot.service.views import MessageRef, View
+from bot.telegram.api import _BotContext
+from bot.telegram.delivery import Delivery
+from bot.telegram.outbox import Outbox
+from tests.fakes.telegram import FakeRequest, FakeTelegram
+
+TOKEN = "123:ABC"
+
+
+async def test_a_chats_sends_run_in_order_and_never_hold_up_another_chat():
+    outbox = Outbox()
+    done: list[str] = []
+    gate = asyncio.Event()
+    other_done = asyncio.Event()
+
+    def job(name: str, *, wait: asyncio.Event | None = None, fail: bool = False):
+        async def run() -> None:
+            if wait is not None:
+                await wait.wait()  # as a send waiting for its chat's flood limit
+            if fail:
+                raise RuntimeError("a send failed")
+            done.append(name)
+            if name.startswith("b"):
+                other_done.set()
+
+        return run
+
+    outbox.post("a", job("a1", wait=gate))
+    outbox.post("a", job("a2", fail=True))
+    outbox.post("a", job("a3"))
+    outbox.post("b", job("b1"))
+    await asyncio.wait_for(other_done.wait(), 5)
+    assert done == ["b1"]  # chat b went ahead while chat a's first send waits
+    assert outbox.waiting("a") == 2
+    gate.set()
+    await outbox.drain(5)
+    # In order; a failed send does not stop the ones after it.
+    assert done == ["b1", "a1", "a3"]
+    assert outbox.waiting("a") == 0
+
+
+async def test_a_stopping_bot_drops_what_is_left_after_its_grace():
+    outbox = Outbox()
+    never = asyncio.Event()
+    outbox.post("a", never.wait)
+    outbox.post("a", never.wait)
+    await outbox.drain(0)
+    assert outbox.waiting("a") == 0
+
+
+class _Service:
+    """The bit of the game service :class:`Delivery` calls after an edit."""
+
+    def __init__(self) -> None:
+        self.shown: list[int] = []
+
+    async def board_shown(self, game_id: int, version: int, message: object = None) -> None:
+        self.shown.append(version)
+
+
+@pytest.fixture
+async def bot():
+    fake = FakeTelegram(flood=None)
+    client = Bot(TOKEN, request=FakeRequest(fake), get_updates_request=FakeRequest(fake))
+    await client.initialize()
+    yield fake, client
+    await client.shutdown()
+
+
+async def test_a_queued_board_edit_gives_way_to_a_newer_one(bot):
+    """Boards pressed while the chat's queue waits (for its flood limit): only the newest
+    is sent, in one edit; every edit is confirmed to the service."""
+    fake, client = bot
+    group = fake.group(-500, "Kahvehane")
+    board = await client.send_message(group.id, "board 0")
+    ref = MessageRef(board.message_id, chat_id=str(group.id), photo=False)
+    service = _Service()
+    delivery = Delivery(service)  # type: ignore[arg-type]
+    gate = asyncio.Event()
+    delivery.outbox.post(str(group.id), gate.wait)  # the chat's queue is held up
+    for version in (1, 2, 3):
+        view = View([f"board {version}"], game_id=7, edit=True, version=version, message=ref)
+        delivery.hand_over([view], _BotContext(client), chat_id=group.id)
+    gate.set()
+    await delivery.outbox.drain(5)
+    edits = [call.params["text"] for call in fake.calls_to("editMessageText")]
+    assert edits == ["board 3"]
+    assert fake.message(group, board.message_id)["text"] == "board 3"
+    assert sorted(service.shown) == [1, 2, 3]
