@@ -3,6 +3,7 @@ tools/distill_lookahead.py) and fitting a network to them (tools/distill_gnubg.p
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
@@ -263,3 +264,33 @@ def test_lambda_returns_mix_the_games_outcome_into_greedy_games_labels(tools) ->
     assert out[[3, 1, 0], WIN] == pytest.approx([0.75, 0.375, 0.5625])
     assert out[2] == pytest.approx(labels[2])
     assert out[4] == pytest.approx(labels[4])
+
+
+def test_lambda_returns_start_afresh_after_a_random_play(tools) -> None:
+    """With the random plays recorded, every game counts, but a position followed by a
+    random play before the next position met keeps its own label: what followed is not
+    the teacher's play."""
+    _, distill_gnubg = tools
+    labels = np.full((3, 5), 0.5)
+    labels[:, 2:] = 0.0
+    met = np.array([True, True, True])
+    game = np.array([0, 0, 0])
+    ply = np.array([0, 1, 2])
+    win = [1.0, 0.0, 0.0, 0.0, 0.0]
+    result = np.array([win, [0.0] * 5, win])
+    randoms_after = np.array([1, 0, 0])  # the play at ply 0 was random
+    out = distill_gnubg.lambda_returns(labels, met, game, ply, result, 0.5, randoms_after)
+    assert out[[2, 1], WIN] == pytest.approx([0.75, 0.375])
+    assert out[0] == pytest.approx(labels[0])
+
+
+def test_game_records_count_the_random_plays_after_each_position(tools) -> None:
+    """``randoms_after`` falls along the game, by one at each random play; a game of the
+    teacher's choices alone has none."""
+    distill_lookahead, _ = tools
+    greedy = distill_lookahead.game_record(_teacher(), 3, 4, 0.0)
+    assert set(greedy.randoms_after) == {0}
+    wild = distill_lookahead.game_record(_teacher(), 3, 4, 0.5)
+    met = [r for r, m in zip(wild.randoms_after, wild.met, strict=True) if m]
+    assert met[0] > 0
+    assert all(a >= b for a, b in itertools.pairwise(met))

@@ -192,8 +192,9 @@ def load_chunks(
                 known = np.isfinite(deeper[:, 0])
                 labels[known] = deeper[known]
             if lam > 0.0 and "result" in data:
+                randoms = data.get("randoms_after", None)
                 labels = lambda_returns(
-                    labels, data["met"], data["game"], data["ply"], data["result"], lam
+                    labels, data["met"], data["game"], data["ply"], data["result"], lam, randoms
                 )
             pos.append(data["positions"].reshape(-1, 52))
             lab.append(labels)
@@ -223,17 +224,21 @@ def lambda_returns(
     ply: np.ndarray,
     result: np.ndarray,
     lam: float,
+    randoms_after: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Labels of the positions met in each greedy game turned into lambda-returns.
+    """Labels of the positions met in a game turned into lambda-returns.
 
     Going back from the game's end, a met position's target is ``(1 - lam)`` times its
     label plus ``lam`` times the next met position's target (turned to this position's
     side when the other side is on roll there), and after the last one the game's result:
-    the teacher's look-ahead corrected by what happened. Other positions keep their
-    labels."""
+    the teacher's look-ahead corrected by what happened. Only what followed the teacher's
+    own choices counts: with ``randoms_after`` (the random plays made from each position's
+    ply on) a position followed by a random play before the next one keeps its label and
+    starts the return afresh; without it, only the greedy games are used. Other positions
+    keep their labels."""
     out = labels.copy()
     for g in np.unique(game):
-        if g % 4 != GREEDY_GAME:
+        if randoms_after is None and g % 4 != GREEDY_GAME:
             continue
         idx = np.flatnonzero((game == g) & met)
         idx = idx[np.argsort(ply[idx], kind="stable")]
@@ -241,11 +246,15 @@ def lambda_returns(
             continue
         ahead = result[idx[-1]].astype(np.float64)
         ahead_ply = int(ply[idx[-1]])
+        later_randoms = 0
         for i in idx[::-1]:
             if (ahead_ply - int(ply[i])) % 2:
                 ahead = flip(ahead)
+            if randoms_after is not None and int(randoms_after[i]) > later_randoms:
+                ahead = labels[i]  # a random play came before what follows
             ahead = (1.0 - lam) * labels[i] + lam * ahead
             ahead_ply = int(ply[i])
+            later_randoms = 0 if randoms_after is None else int(randoms_after[i])
             out[i] = ahead
     return out
 

@@ -20,9 +20,10 @@ labelling time over more games. With ``--deep P`` a share P of the positions is 
 labelled two rolls deep (:func:`core.ai.distill.two_ply_targets`, reduced; about ten times
 a 1-ply label) as ``labels2`` (NaN elsewhere). Each chunk also records, for each position,
 whether it was met in the game (``met``; else it is the board after another play), the
-game (``game``, numbered within the chunk), its ply (``ply``) and the game's result from
-its side on roll (``result``, the five outputs), so targets mixing in the games' outcomes
-can be built without labelling again. Chunk ``k`` uses the seed
+game (``game``, numbered within the chunk), its ply (``ply``), the game's result from
+its side on roll (``result``, the five outputs) and the random plays made from its ply on
+(``randoms_after``), so targets mixing in the games' outcomes can be built without
+labelling again. Chunk ``k`` uses the seed
 ``seed * 1000003 + k`` and is written to ``DIR/chunk_1_<teacher stem>_<seed>_<k>.npz`` in
 ``distill_gnubg.py``'s format (positions uint8, labels float32, plies 1, the teacher and
 the number of games); the games and 1-ply labels of a seed do not depend on ``--deep``;
@@ -76,6 +77,9 @@ class GameRecord:
     met: list[bool] = field(default_factory=list)
     plies: list[int] = field(default_factory=list)
     results: list[list[float]] = field(default_factory=list)
+    #: For each position, the random plays of the game from its ply on (the game after it
+    #: followed the teacher's choices alone when 0).
+    randoms_after: list[int] = field(default_factory=list)
 
 
 def game_record(
@@ -96,6 +100,8 @@ def game_record(
     side = variant.start_position()
     record = GameRecord()
     movers: list[int] = []  # for each stored position: 0 if its side on roll started
+    randoms: list[int] = []  # for each stored position: random plays before its ply
+    made_random = 0
     mover = 0
     winner = -1
     points = 0
@@ -117,12 +123,14 @@ def game_record(
             record.met.append(True)
             record.plies.append(ply)
             movers.append(mover)
+            randoms.append(made_random)
         if len(rows) > 1:
             eqs = -equity(teacher.evaluate_array(rows_array(rows)))  # the mover's equities
             order = np.argsort(-eqs)
             choice = int(order[0])
             if rng.random() < eps:
                 choice = int(rng.integers(len(rows)))
+                made_random += choice != int(order[0])
             others = [int(i) for i in order[:5] if i != choice]
             for i in rng.permutation(others)[:OTHERS]:
                 if stored:
@@ -131,6 +139,7 @@ def game_record(
                     record.met.append(False)
                     record.plies.append(ply + 1)
                     movers.append(1 - mover)
+                    randoms.append(made_random)
         else:
             choice = 0
         row = rows[choice]
@@ -140,9 +149,10 @@ def game_record(
     win = outcome_vector(points)
     lose = list(flip(np.array(win)))
     record.results = [win if m == winner else lose for m in movers]
+    record.randoms_after = [made_random - r for r in randoms]
     if record.positions:
         wanted = ~both_in_bearoff_array(positions_array(record.positions), True)
-        for name in ("positions", "met", "plies", "results"):
+        for name in ("positions", "met", "plies", "results", "randoms_after"):
             column = getattr(record, name)
             setattr(record, name, [x for x, k in zip(column, wanted, strict=True) if k])
     return record
@@ -171,7 +181,17 @@ def label_chunk(
     rng = np.random.default_rng(seed)
     chooser = np.random.default_rng([seed, 2])  # its own: the 1-ply chunk stays the same
     parts: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("positions", "labels", "labels2", "met", "game", "ply", "result")
+        k: []
+        for k in (
+            "positions",
+            "labels",
+            "labels2",
+            "met",
+            "game",
+            "ply",
+            "result",
+            "randoms_after",
+        )
     }
     games = made = 0
     while made < size:
@@ -197,6 +217,7 @@ def label_chunk(
         parts["game"].append(np.full(len(met), games - 1, dtype=np.int32))
         parts["ply"].append(np.array(record.plies, dtype=np.int16))
         parts["result"].append(np.array(record.results, dtype=np.float32))
+        parts["randoms_after"].append(np.array(record.randoms_after, dtype=np.int16))
     return {k: np.concatenate(v) for k, v in parts.items()}, games
 
 
