@@ -8,7 +8,7 @@ import logging
 import signal
 import sys
 
-from bot.config import Config
+from bot.config import Config, ConfigError
 from bot.logs import configure
 from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService, ServiceSettings
@@ -76,8 +76,17 @@ async def run(config: Config) -> None:
 
 
 def main() -> int:
-    config = Config.from_env()
-    configure(config.log_level, [config.telegram_token, config.discord_token])
+    try:
+        config = Config.from_env()
+    except ConfigError as exc:
+        for problem in exc.problems:  # what is wrong, one line each (as ``tavla check``)
+            print(problem, file=sys.stderr)
+        return 2
+    configure(
+        config.log_level,
+        [config.telegram_token, config.discord_token, config.web_secret],
+        config.log_format,
+    )
     # Until the adapters take over SIGTERM (and in the console), it stops the bot like
     # Ctrl-C: drawing processes end and the database is closed.
     signal.signal(signal.SIGTERM, _interrupt)
