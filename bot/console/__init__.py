@@ -105,6 +105,8 @@ class ConsoleAdapter:
         on screen (a board never confirmed is redrawn by the service, here over the game
         being played)."""
         for view in views:
+            if view.edit_only:
+                continue  # an older message made a pointer: the console prints anew anyway
             self._shown += 1
             lang = view.lang or self.lang
             if view.text_board:

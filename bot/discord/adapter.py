@@ -257,6 +257,8 @@ class DiscordAdapter:
         for view in views:
             if view.notice:
                 await self._notice(exchange, view)
+            elif view.edit_only:
+                await self._edit_other(view)  # an old message; if it is gone, nothing
             elif (
                 (view.point and view.message and await self._point(exchange, view))
                 or (
@@ -527,6 +529,8 @@ class DiscordAdapter:
             if view.game_id is not None and view.version is not None:
                 await self.service.board_shown(view.game_id, view.version)
             return
+        if view.edit_only:
+            return  # an old message that is gone: nothing to post in its place
         channel = self.client.get_partial_messageable(int(target.channel_id))
         content, allowed = mentioned(view)
         extra: dict[str, Any] = {"view": ui} if ui is not None else {}

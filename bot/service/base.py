@@ -38,6 +38,7 @@ from core.match import Match
 from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
 from renderers.view import BoardView
 
+from . import group_lang
 from .errors import error_text
 from .keypad import DEFAULT_LIMITS, DISCORD_LIMITS, KeypadLimits
 from .limits import RateLimiter, clean_name
@@ -235,11 +236,15 @@ class ServiceBase(ABC):
 
     # -- who and where ---------------------------------------------------------------
 
-    async def _chat(self, place: Place) -> Chat:
-        """The chat of an incoming update; hearing from a paused chat resumes its games."""
+    async def _chat(self, place: Place, user: User | None = None) -> Chat:
+        """The chat of an incoming update from ``user``; hearing from a paused chat resumes
+        its games, and a group with no language yet takes the first speaker's."""
         chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
+        chat.private = place.private
         if chat.paused is not None:
             await self._resume(chat)
+        if not place.private and user is not None:
+            chat = await group_lang.first_speaker(self.storage, chat, user)
         return chat
 
     async def _user(self, actor: Actor) -> User:
@@ -259,9 +264,10 @@ class ServiceBase(ABC):
         return self._guarded(user) and not self.limiter.allow(user.id)
 
     def _lang(self, user: User | None, chat: Chat | None = None, *, private: bool = True) -> str:
-        """The player's language for private replies, the chat's for group messages."""
-        if not private and chat is not None and chat.lang:
-            return chat.lang
+        """The player's language for private replies, the group's for group messages (set
+        with /lang, else the one most of its players use: :mod:`bot.service.group_lang`)."""
+        if not private and chat is not None and (chat.lang or chat.prefs.group_lang):
+            return chat.lang or chat.prefs.group_lang or DEFAULT_LANGUAGE
         if user is not None:
             lang = user.lang or normalize_language(user.platform_lang)
             if lang:

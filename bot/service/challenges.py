@@ -11,6 +11,7 @@ from core.match import Match
 from core.variants import variant_by_name
 
 from . import actions as A
+from . import group_lang
 from .base import ActionContext, ServiceBase, UserFacingError
 from .numbers import parse_number
 from .presenter import VARIANT_NAMES
@@ -149,6 +150,8 @@ class ChallengesMixin(ServiceBase):
         assert challenger is not None
         record.seats = [record.challenger, user.id]
         record.rated = True
+        if not chat.private:  # a contest starts: the group speaks its players' language
+            chat = await group_lang.settle(self.storage, chat)
         return await self._start(record, [challenger.name, user.name], chat, user, new=False)
 
     async def _decline(self, user: User, chat: Chat, record: GameRecord) -> list[View]:

@@ -94,9 +94,8 @@ class InfoMixin(ServiceBase):
             raise UserFacingError(t("Choose a language: {choices}", choices=choices))
         if place.private:
             await self.storage.set_user_lang(user.id, code)
-        else:
+        else:  # the group's language for everyone; each person's own stays theirs
             await self.storage.set_chat_lang(place.platform, place.chat_id, code)
-            await self.storage.set_user_lang(user.id, code)
         return [View([t("Language set: {name}", name=LANGUAGE_NAMES[code])], lang=code)]
 
     async def _top(

@@ -86,7 +86,7 @@ class GameService(
         spec = find_command(name)
         handler = self._command_handlers()[spec.name] if spec is not None else None
         user = await self._user(actor)
-        chat = await self._chat(place)
+        chat = await self._chat(place, user)
         if self._flooding(user):
             return [self._slow_down(user, chat)]
         if handler is None:
@@ -140,7 +140,7 @@ class GameService(
         Presses that change nothing (refused, or on a board behind its game) are answered
         from a separate allowance, so they never slow a player down."""
         user = await self._user(actor)
-        chat = await self._chat(place)
+        chat = await self._chat(place, user)
         guarded = self._guarded(user)
         if guarded and not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
             return [self._slow_down(user, chat)]
@@ -168,7 +168,7 @@ class GameService(
     ) -> list[View]:
         """A plain message: a typed move in a private chat or in reply to a board."""
         user = await self._user(actor)
-        chat = await self._chat(place)
+        chat = await self._chat(place, user)
         if not place.private and reply_to_game is None:
             return []
         if self._flooding(user):

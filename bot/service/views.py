@@ -99,6 +99,9 @@ class View:
     #: Instead of editing or posting the board, point the player to ``message`` (Telegram: a
     #: reply to it; Discord: a link to it); if that message is gone, post this board anew.
     point: bool = False
+    #: An edit of an earlier message that is no longer live (an old tournament card turned
+    #: into a pointer to the current one): if it cannot be edited, nothing is posted.
+    edit_only: bool = False
     #: Only the buttons changed (a checker was picked): the adapter edits the keyboard of
     #: the board message alone, without a new picture or text (``image`` is None).
     keyboard_only: bool = False

@@ -128,6 +128,9 @@ class ChatPrefs(StoredSettings):
 
     #: Every finished rated match in the chat is analysed and its card posted (issue 15).
     auto_analysis: bool = False
+    #: The group's language until one is set with /lang: the one most of its players use
+    #: (at first, the first person's heard there), kept (bot.service.group_lang).
+    group_lang: str | None = None
 
 
 @dataclass
@@ -142,6 +145,8 @@ class Chat:
     #: None while it can. Games here wait and resume when the chat is heard from again.
     paused: float | None = None
     prefs: ChatPrefs = field(default_factory=ChatPrefs)
+    #: A private chat with the bot (told by the incoming update, not stored).
+    private: bool = field(default=False, init=False, compare=False)
 
     @property
     def scope(self) -> str:

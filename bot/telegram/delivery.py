@@ -163,6 +163,8 @@ class Delivery:
                     view.game_id, view.version, target if moved else None
                 )
             return
+        if view.edit_only:
+            return  # an old message that is gone: nothing to post in its place
         if (view.caption_only or view.keyboard_only) and view.game_id is not None:
             # The board to change is gone: post it anew, picture and all.
             full = await self.service.full_board(view.game_id)

@@ -21,12 +21,31 @@ from .words import FORMAT_NAMES, GAME_NAMES
 class CardsMixin(TournamentsBase):
     """Cards and standings."""
 
-    async def _show(self, stored: TournamentRecord, chat: Chat, user: User) -> View:
+    async def _show(self, stored: TournamentRecord, chat: Chat, user: User) -> list[View]:
+        """The card (before the start) or the standings, posted again at the bottom of the
+        chat: that one is the live one from now on, and the one before becomes a pointer to
+        it, without buttons, so the group sees one card that tells the truth."""
         tourney = Tournament.from_dict(stored.state)
         if tourney.stage is Stage.OPEN:
-            return self._card(stored, tourney, chat, user)
-        # Shown again at the bottom of the chat: this one is edited from now on.
-        return await self._standings_view(tourney, chat, [], stored, anew=True)
+            shown = self._card(stored, tourney, chat, user)
+        else:
+            shown = await self._standings_view(tourney, chat, [], stored, anew=True)
+        return [*self._retire(stored, chat), shown]
+
+    def _retire(self, stored: TournamentRecord, chat: Chat) -> list[View]:
+        """The tournament's message posted before (card or standings), edited into a pointer
+        to the one about to be posted, with no buttons."""
+        if not stored.message:
+            return []
+        pointer = View(
+            [t("⬇️ This card is out of date: the tournament's current one is below.")],
+            lang=self._group_lang(chat, None),
+            edit=True,
+            edit_only=True,
+            caption_only=True,
+            message=stored.message,
+        )
+        return [pointer]
 
     def _card(
         self,

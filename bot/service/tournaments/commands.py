@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.i18n import t
 from bot.storage.base import Chat, TournamentRecord, TournamentStatus, User
 from core.tournament import Pairing, Stage, Tournament, TournamentError
 
+from .. import group_lang
 from ..numbers import parse_id
 from ..views import MessageRef, View
 from .base import JOIN, LEAVE, START
@@ -41,7 +43,7 @@ class Tournaments(ClockMixin):
             shown = live or await self._latest(chat)  # after the end: the final standings
             if shown is None:
                 return [self._say(user, chat, t("No tournament here yet."), USAGE)]
-            return [await self._show(shown, chat, user)]
+            return await self._show(shown, chat, user)
         if sub is None:
             if live is None:
                 return await self._open(user, chat, place, words)
@@ -177,15 +179,37 @@ class Tournaments(ClockMixin):
             off = t("The tournament is called off.")
             closed = [] if was_running else self._card_edits(stored, tourney, chat, off)
             return [*closed, self._group(chat, off)]
+        if sub == "join":  # the group speaks its players' language
+            entrants = [e.player for e in tourney.entrants]
+            chat = await group_lang.settle(self.storage, chat, entrants)
         if sub == "start":
             return await self._started(tournament_id, chat, tourney)
         if sub == "leave" and was_running:
             line = t("{name} has left the tournament.", name=user.name)
             return await self._after_result(tournament_id, chat, line)
         card = self._card(stored, tourney, chat, user)
+        live = stored.message
+        if message is not None and (live is None or live.same_message(message)):
+            card.edit, card.message = True, message  # the live card's button: edited
+            return [card]
+        if live is None:  # where the card is was never told: post it
+            return [card]
         if message is not None:
-            card.edit, card.message = True, message
-        return [card]
+            # A button of an older card: the live one is edited, the pressed one retired.
+            card.edit, card.message = True, live
+            return [*self._retire(replace(stored, message=message), chat), card]
+        # By command: the card is edited where it is (no second card with live buttons), and
+        # the player is answered here.
+        card.edit, card.message = True, stored.message
+        if sub == "join":
+            said = t(
+                "{name} joins the tournament: {n} players.",
+                name=user.name,
+                n=len(tourney.entrants),
+            )
+        else:
+            said = t("{name} leaves the tournament.", name=user.name)
+        return [card, self._say(user, chat, said)]
 
     async def _award(
         self,
