@@ -179,3 +179,41 @@ async def test_only_the_organiser_or_a_server_admin_may_cancel(fake, bot):
     assert stored.status is TournamentStatus.CANCELLED
     card = next(m for m in fake.channel_messages(CHANNEL) if "Players (1/16)" in m["content"])
     assert custom_ids(card) == []  # the card closed in place
+
+
+def live_cards(fake: FakeDiscord) -> list[dict]:
+    """The channel's messages with a tournament card's buttons."""
+    return [
+        m
+        for m in fake.channel_messages(CHANNEL)
+        if any(cid.startswith(PREFIX + "tn:") for cid in custom_ids(m))
+    ]
+
+
+async def test_one_live_card_in_the_servers_language_on_discord(fake, bot):
+    """Joined by the card's button and by /tournament join, by members of three languages:
+    one card with buttons is left, an earlier one posted again points to the current one
+    without buttons, and what the bot posts in the server is in the server's language (the
+    one most of its players use), whoever pressed last."""
+    ali = fake.user(11, "Ali", locale="tr")
+    veli = fake.user(22, "Veli")
+    olga = fake.user(33, "Olga", locale="ru")
+    ivan = fake.user(44, "Ivan", locale="ru")
+    channel = fake.channel(CHANNEL, GUILD, "kahvehane")
+    await fake.slash(bot.client, ali, channel, "tournament", what="knockout")
+    (first,) = live_cards(fake)
+    assert "Turnuva" in first["content"]  # the first speaker's language
+    message, join = card_button(fake, "j")
+    await fake.press(bot.client, veli, message, join)
+    await fake.slash(bot.client, olga, channel, "tournament", what="join")
+    await fake.slash(bot.client, ivan, channel, "tournament", what="join")
+    (card,) = live_cards(fake)
+    assert card["id"] == first["id"]  # edited, never posted again
+    assert "Ivan" in card["content"]
+    assert "Турнир" in card["content"]  # two of four speak Russian, one Turkish, one English
+    await fake.slash(bot.client, veli, channel, "tournament")
+    (current,) = live_cards(fake)
+    assert current["id"] != first["id"]
+    old = fake.messages[int(first["id"])]
+    assert not custom_ids(old)
+    assert old["content"].startswith("⬇️")
