@@ -9,6 +9,7 @@ import signal
 import sys
 
 from bot.config import Config, ConfigError
+from bot.health import Health, serve_health
 from bot.logs import configure
 from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService, ServiceSettings
@@ -31,6 +32,10 @@ async def run(config: Config) -> None:
 
         storage, hub = with_change_hub(storage)
     service = GameService(storage, ServiceSettings(render_processes=config.render_processes))
+    # /healthz, /readyz and /metrics: the database here, each adapter when it starts.
+    health = Health()
+    health.add_check("database", service.ready)
+    health.add_refresher(service.refresh_metrics)
     try:
         runners = []
         stop = asyncio.Event()
@@ -40,17 +45,24 @@ async def run(config: Config) -> None:
 
             url = config.database_url or ""
             dsn = postgres_dsn_from_url(url) if url.startswith(("postgres", "postgresql")) else None
-            web = asyncio.create_task(run_web(config, service, hub, stop, postgres_dsn=dsn))
+            web = asyncio.create_task(
+                run_web(config, service, hub, stop, postgres_dsn=dsn, health=health)
+            )
         # One deadline runner for every adapter: each delivers the views of its platform.
         rounds = DeadlineRunner(service)
         if config.telegram_token:
             from bot.telegram import run_telegram
 
-            runners.append(run_telegram(config, service, stop, runner=rounds))
+            runners.append(run_telegram(config, service, stop, runner=rounds, health=health))
         if config.discord_token:
             from bot.discord import run_discord
 
-            runners.append(run_discord(config, service, stop, runner=rounds))
+            runners.append(run_discord(config, service, stop, runner=rounds, health=health))
+        if runners and web is None:
+            # The checks on a listener of their own (WEB_LISTEN:WEB_PORT).
+            web = asyncio.create_task(
+                serve_health(health, config.web_listen, config.web_port, stop)
+            )
         if runners:
             # The first round soon after start-up (the adapters connect), then every period.
             runners.append(rounds.run(stop, ROUND_SECONDS, first_after=FIRST_ROUND_AFTER))

@@ -23,9 +23,9 @@ def requirements() -> list[Requirement]:
     return [Requirement(line) for line in wanted]
 
 
-def locked() -> dict[str, tuple[Version, list[str]]]:
-    """Each package of the lock: its pinned version and its hashes."""
-    text = (ROOT / "requirements.lock").read_text()
+def locked(name: str = "requirements.lock") -> dict[str, tuple[Version, list[str]]]:
+    """Each package of a lock: its pinned version and its hashes."""
+    text = (ROOT / name).read_text()
     pins: dict[str, tuple[Version, list[str]]] = {}
     for block in re.split(r"\n(?=[a-z0-9])", text):
         first = block.split("\\", 1)[0].strip()
@@ -59,3 +59,16 @@ def test_ci_installs_from_the_lock_with_hashes():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "pip install --quiet --require-hashes -r requirements.lock" in ci
     assert "pip install --quiet --no-deps -e ." in ci
+
+
+def test_the_runtime_lock_is_the_bots_part_of_the_lock():
+    """requirements.runtime.lock (the container image's) pins what the bot runs with, each
+    as requirements.lock pins it, and nothing of the test and lint tools."""
+    everything = locked()
+    runtime = locked("requirements.runtime.lock")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for line in [*project["dependencies"], *project["optional-dependencies"]["gnubg"]]:
+        assert canonicalize_name(Requirement(line).name) in runtime, line
+    for name, (version, hashes) in runtime.items():
+        assert everything[name] == (version, hashes), name
+    assert not {"pytest", "mypy", "ruff", "playwright"} & set(runtime)

@@ -18,10 +18,13 @@ import contextlib
 import logging
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
+from bot import metrics
 from bot.config import Config
+from bot.health import Health
 from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.web.discord import enable_web_board
@@ -133,8 +136,34 @@ def build_client(
         DiscordAdapter(service, defer_after=defer_after),
         guild_id=config.discord_guild_id,
         sync_commands=first,
+        http_trace=counted_calls(),
         **shards,
     )
+
+
+def counted_calls() -> aiohttp.TraceConfig:
+    """A trace of discord.py's HTTP calls that counts each in ``tavla_api_calls`` (by route
+    and result) and each 429 in ``tavla_rate_limited``: discord.py retries 429s itself,
+    so only its HTTP session sees them."""
+    trace = aiohttp.TraceConfig()
+
+    async def ended(
+        session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams
+    ) -> None:
+        route = f"{params.method} {metrics.route_of(params.url.path)}"
+        metrics.API_CALLS.labels("discord", route, metrics.api_result(params.response.status)).inc()
+        if params.response.status == 429:
+            metrics.RATE_LIMITED.labels("discord").inc()
+
+    async def failed(
+        session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestExceptionParams
+    ) -> None:
+        route = f"{params.method} {metrics.route_of(params.url.path)}"
+        metrics.API_CALLS.labels("discord", route, "network").inc()
+
+    trace.on_request_end.append(ended)
+    trace.on_request_exception.append(failed)
+    return trace
 
 
 async def run_discord(
@@ -145,10 +174,14 @@ async def run_discord(
     tick_seconds: float = TICK_SECONDS,
     defer_after: float = DEFER_AFTER,
     runner: DeadlineRunner | None = None,
+    health: Health | None = None,
 ) -> None:
     """Run the bot until ``stop`` is set (or forever), delivering deadline messages. Deadline
-    rounds run every ``tick_seconds``, unless a shared ``runner`` runs them."""
+    rounds run every ``tick_seconds``, unless a shared ``runner`` runs them. ``health``:
+    where ``/readyz`` asks whether the gateway is connected."""
     client = build_client(config, service, defer_after=defer_after)
+    if health is not None:
+        health.add_check(PLATFORM, lambda: client.is_ready() and not client.is_closed())
     enable_web_board(config, client)
     stop = stop or asyncio.Event()
     own_rounds = runner is None

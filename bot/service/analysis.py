@@ -24,12 +24,13 @@ import contextlib
 import itertools
 import logging
 import multiprocessing
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bot import metrics
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Text, catalog, t
 from bot.storage.base import Chat, GameRecord, GameStatus, User
 from core.analysis import MatchAnalysis, analyse_match
@@ -418,7 +419,7 @@ class AnalysisMixin(ServiceBase):
 
     def _start_job(self, record: GameRecord, chat: Chat, lang: str, *, private: bool) -> View:
         job = _Job(self, record, chat, lang, private)
-        self.spawn(job.run(self._analysis_queue()))
+        self.spawn(_counted(job.run(self._analysis_queue())))
         return job.working_view()
 
     async def _auto_analysis(self, record: GameRecord, chat: Chat) -> list[View]:
@@ -428,6 +429,15 @@ class AnalysisMixin(ServiceBase):
             return []
         lang = await self._game_lang(record, chat)
         return [self._start_job(record, chat, lang, private=False)]
+
+
+async def _counted(work: Awaitable[None]) -> None:
+    """``work`` (an analysis), counted in ``tavla_analyses_queued`` until it ends."""
+    metrics.ANALYSES_QUEUED.inc()
+    try:
+        await work
+    finally:
+        metrics.ANALYSES_QUEUED.dec()
 
 
 async def _finished_game(

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from bot import metrics
 from bot.drawing import DrawingPool
 from bot.i18n import DEFAULT_LANGUAGE, Text, normalize_language, t
 from bot.storage.base import (
@@ -196,6 +197,7 @@ class ServiceBase(ABC):
         key = picture_key(view, fmt)
         image = self._pictures.get(key)
         if image is None:
+            started = time.perf_counter()
             if self._render_pool is None:
                 if self._render_thread is None:
                     self._render_thread = ThreadPoolExecutor(1, thread_name_prefix="tavla-draw")
@@ -203,6 +205,7 @@ class ServiceBase(ABC):
                 image = await loop.run_in_executor(self._render_thread, render_picture, view, fmt)
             else:
                 image = await self._render_pool.draw(view, fmt)
+            metrics.DRAWING_SECONDS.observe(time.perf_counter() - started)
             self._pictures.put(key, image)
         return image
 

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
+from bot import metrics
 from bot.i18n import t
 from bot.storage.base import Chat, GameRecord, GameStatus, User
 from core.match import Match
@@ -84,6 +85,7 @@ class GameService(
     ) -> list[View]:
         """A slash command (without the slash), with its argument text."""
         spec = find_command(name)
+        metrics.COMMANDS.labels(spec.name if spec is not None else "unknown").inc()
         handler = self._command_handlers()[spec.name] if spec is not None else None
         user = await self._user(actor)
         chat = await self._chat(place, user)
@@ -139,6 +141,13 @@ class GameService(
 
         Presses that change nothing (refused, or on a board behind its game) are answered
         from a separate allowance, so they never slow a player down."""
+        metrics.PRESSES.labels(_press_kind(self, data)).inc()
+        with metrics.PRESS_SECONDS.time():
+            return await self._answer_press(actor, place, data, message)
+
+    async def _answer_press(
+        self, actor: Actor, place: Place, data: str, message: MessageRef | None
+    ) -> list[View]:
         user = await self._user(actor)
         chat = await self._chat(place, user)
         guarded = self._guarded(user)
@@ -162,6 +171,15 @@ class GameService(
         else:
             self.limiter.allow(user.id)
         return views
+
+    async def ready(self) -> bool:
+        """Whether the database answers (``/readyz``); raises when it does not."""
+        await self.storage.ping()
+        return True
+
+    async def refresh_metrics(self) -> None:
+        """Figures read from the database, before a scrape of ``/metrics``."""
+        metrics.ACTIVE_GAMES.set(await self.storage.count_games((GameStatus.ACTIVE,)))
 
     async def text(
         self, actor: Actor, place: Place, text: str, *, reply_to_game: int | None = None
@@ -253,6 +271,15 @@ class GameService(
         user_id = record.seats[game.awaiting]
         user = await self.storage.get_user(user_id) if user_id is not None else None
         return user.platform_id if user is not None else None
+
+
+def _press_kind(service: GameService, data: str) -> str:
+    """A press's ``kind`` label: its button's code by name (``roll``, ``move``…), or
+    ``tournament``, or ``unknown`` for a button not of ours."""
+    if service.tournaments.owns(data):
+        return "tournament"
+    action = A.decode(data)
+    return action.code.name.lower() if action is not None else "unknown"
 
 
 __all__ = [

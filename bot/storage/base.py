@@ -492,6 +492,14 @@ class Storage(Protocol):
         self, user_id: int, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
     ) -> list[GameRecord]: ...
 
+    async def count_games(self, statuses: tuple[GameStatus, ...]) -> int:
+        """How many games have one of these statuses."""
+        ...
+
+    async def ping(self) -> None:
+        """One trivial query: raises :class:`StorageError` when the database can't answer."""
+        ...
+
     async def due_games(self, now: float, remind_within: float = 0.0) -> list[GameRecord]:
         """Open games whose deadline has passed, or not yet reminded and whose deadline is
         within ``remind_within`` seconds (the service's longest reminder lead)."""

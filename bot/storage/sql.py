@@ -450,6 +450,22 @@ class SqlStorage(ABC):
             float(now) + float(remind_within),
         )
 
+    async def count_games(self, statuses: tuple[GameStatus, ...]) -> int:
+        """How many games have one of these statuses."""
+        values = status_values(statuses)
+        if not values:
+            return 0
+        async with self._reading() as db:
+            found = await db.fetchval(
+                f"SELECT COUNT(*) FROM games WHERE status IN ({marks(values)})", *values
+            )
+        return int(found or 0)
+
+    async def ping(self) -> None:
+        """One trivial query: raises :class:`StorageError` when the database can't answer."""
+        async with self._reading() as db:
+            await db.fetchval("SELECT 1")
+
     async def _games(self, where: str, *args: Any) -> list[GameRecord]:
         async with self._reading() as db:
             rows = await db.fetch(f"SELECT * FROM games WHERE {where}", *args)

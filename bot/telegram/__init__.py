@@ -32,6 +32,7 @@ from telegram.ext import (
 )
 
 from bot.config import Config
+from bot.health import Health
 from bot.i18n import LANGUAGES, translate
 from bot.logs import quiet_http_clients
 from bot.service.commands import COMMANDS, Audience, all_names
@@ -122,10 +123,16 @@ async def run_telegram(
     rate_limiter: BaseRateLimiter[Any] | None = None,
     tick_seconds: float = TICK_SECONDS,
     runner: DeadlineRunner | None = None,
+    health: Health | None = None,
 ) -> None:
     """Run the bot until ``stop`` is set (or forever): polling, or a webhook if configured.
-    Deadline rounds run every ``tick_seconds``, unless a shared ``runner`` runs them."""
+    Deadline rounds run every ``tick_seconds``, unless a shared ``runner`` runs them.
+    ``health``: where ``/readyz`` asks whether the adapter is taking updates."""
     app, adapter = build_application(config, service, rate_limiter=rate_limiter)
+    if health is not None:
+        health.add_check(
+            PLATFORM, lambda: app.running and app.updater is not None and app.updater.running
+        )
     stop = stop or asyncio.Event()
     own_rounds = runner is None
     runner = runner or DeadlineRunner(service)

@@ -32,6 +32,7 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
+from bot import metrics
 from bot.config import Config
 
 log = logging.getLogger(__name__)
@@ -257,10 +258,12 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             return
         lock = self._queues.setdefault(chat, asyncio.Lock())
         self._queued[chat] = self._queued.get(chat, 0) + 1
+        metrics.LIMITER_WAITING.inc()
         try:
             async with lock:
                 yield
         finally:
+            metrics.LIMITER_WAITING.dec()
             self._queued[chat] -= 1
             if not self._queued[chat]:
                 del self._queued[chat], self._queues[chat]

@@ -26,6 +26,8 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 from yarl import URL
 
+from bot import metrics
+
 #: The class of PTB's "not given" timeout markers (its module is private).
 _NotGiven = type(BaseRequest.DEFAULT_NONE)
 #: A timeout as PTB passes it: seconds, None (no limit) or "not given".
@@ -204,6 +206,8 @@ class AiohttpRequest(BaseRequest):
             bool(files), read_timeout, write_timeout, connect_timeout, pool_timeout
         )
         proxy, proxy_auth = self._proxy(url)
+        # The Bot API method is the URL's last part (the token before it stays out).
+        api_method = url.rsplit("/", 1)[-1]
         try:
             async with self._session.request(
                 method,
@@ -214,8 +218,14 @@ class AiohttpRequest(BaseRequest):
                 proxy=proxy,
                 proxy_auth=proxy_auth,
             ) as answer:
-                return answer.status, await answer.read()
+                body = await answer.read()
         except TimeoutError as exc:  # aiohttp's timeouts are asyncio's (and the builtin)
+            metrics.API_CALLS.labels("telegram", api_method, "network").inc()
             raise TimedOut from exc
         except aiohttp.ClientError as exc:
+            metrics.API_CALLS.labels("telegram", api_method, "network").inc()
             raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
+        metrics.API_CALLS.labels("telegram", api_method, metrics.api_result(answer.status)).inc()
+        if answer.status == 429:
+            metrics.RATE_LIMITED.labels("telegram").inc()
+        return answer.status, body

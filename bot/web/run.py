@@ -14,6 +14,7 @@ from aiohttp import web
 from aiohttp import web_response as aiohttp_response
 
 from bot.config import Config
+from bot.health import Health
 from bot.service.service import GameService
 
 from .auth import LinkSigner, derive_secret
@@ -68,10 +69,11 @@ async def run_web(
     stop: asyncio.Event,
     *,
     postgres_dsn: str | None = None,
+    health: Health | None = None,
 ) -> None:
     """Serve the web board until ``stop`` is set; with ``postgres_dsn`` (the database the
     application was built on, when it is PostgreSQL), share changes with the other workers
-    over it."""
+    over it. ``health``: its checks and metrics are served next to the board."""
     if postgres_dsn is not None:
         await hub.listen_postgres(postgres_dsn)
     board = WebBoard(
@@ -81,6 +83,8 @@ async def run_web(
         telegram_token=config.telegram_token,
         limits=fitted_limits(config.web_limits),
     )
+    if health is not None:
+        health.add_routes(board.app)
     log.info("web board at %s", config.web_base_url)
     await serve(board, config.web_listen, config.web_port, stop)
 
