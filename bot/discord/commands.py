@@ -231,6 +231,8 @@ _CALLBACKS = {
     "lang": lang,
     "settings": _plain,
     "rules": rules,
+    "privacy": _plain,
+    "forget": _plain,
     "help": _plain,
     "resettop": resettop,
 }

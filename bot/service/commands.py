@@ -59,6 +59,7 @@ _END_GAME = t("/resign [gammon|backgammon], /abort, /claim — end a game")
 _TOP_STATS = t("/top, /stats [@name] — leaderboard and statistics")
 _EXPORT_DICE = t("/export — the game for GNU Backgammon; /dice — check the dice")
 _LANG_RULES = t("/lang tr|en|ru — language; /rules — the rules")
+_PRIVACY = t("/privacy — what the bot keeps about you; /forget — delete it (in private)")
 _UZUN = t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too")
 
 #: Every command, in the order of the menus and of ``/help``.
@@ -121,6 +122,8 @@ COMMANDS: tuple[Command, ...] = (
         admin_powers=True,
     ),
     Command("rules", t("The rules"), _LANG_RULES),
+    Command("privacy", t("What the bot keeps about you"), _PRIVACY),
+    Command("forget", t("Delete your data (in private)"), _PRIVACY, audience=Audience.PRIVATE),
     # Telegram opens a private chat with /start (a deep link may add a word): the help.
     Command("help", t("All commands"), None, aliases=("start",)),
     Command(

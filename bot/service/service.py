@@ -37,6 +37,7 @@ from .deadlines import DeadlinesMixin
 from .info import InfoMixin
 from .play import PlayMixin
 from .prefs import PrefsMixin
+from .privacy import PrivacyMixin, is_privacy_button
 from .results import ResultsMixin
 from .tournaments import Tournaments
 from .views import BOARD_HERE, Actor, MessageRef, Place, View
@@ -50,6 +51,7 @@ class GameService(
     ChatSettingsMixin,
     PlayMixin,
     PrefsMixin,
+    PrivacyMixin,
     ResultsMixin,
     DeadlinesMixin,
     InfoMixin,
@@ -131,6 +133,8 @@ class GameService(
             "resettop": self._reset_top,
             "tournament": self.tournaments.command,
             "settings": self._settings,
+            "privacy": self._privacy,
+            "forget": self._forget,
         }
 
     async def press(
@@ -157,6 +161,9 @@ class GameService(
             self.limiter.allow(user.id)
             work = self.tournaments.press(user, chat, place, actor, data, message)
             return await self._guard(user, chat, work)
+        if is_privacy_button(data):  # /forget's confirmation
+            self.limiter.allow(user.id)
+            return await self._guard(user, chat, self._forget_press(user, chat, data, message))
         action = A.decode(data)
         if action is None:
             self.idle_limiter.allow(user.id)

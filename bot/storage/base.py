@@ -511,6 +511,12 @@ class Storage(Protocol):
         """The best ratings of a scope and kind, highest first."""
         ...
 
+    async def forget_user(self, user_id: int, name: str, now: float) -> str | None:
+        """Forget a player at their request: what identifies them and their ratings go,
+        their games with others stay under ``name``. None when done, or what stops it:
+        ``"game"`` (one under way) or ``"tournament"`` (one not ended)."""
+        ...
+
     async def reset_scope(self, scope: str, kind: str | None = None) -> int:
         """Forget the ratings of a leaderboard scope (one game kind, or all); returns how
         many players were on it. Finished contests and their results stay."""

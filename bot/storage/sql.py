@@ -36,6 +36,7 @@ from bot.storage.base import (
     TournamentStatus,
     User,
 )
+from bot.storage.forget import forget_user
 from bot.storage.refs import MessageRef
 from bot.storage.rows import (
     COMPUTER_NAME,
@@ -493,6 +494,12 @@ class SqlStorage(ABC):
                 limit,
             )
         return [(user_from_row(row), rating_from_row(row)) for row in rows]
+
+    async def forget_user(self, user_id: int, name: str, now: float) -> str | None:
+        """Forget a player at their request (bot/storage/forget.py): None when done, or
+        what stops it (``"game"``, ``"tournament"``)."""
+        async with self._writing() as db:
+            return await forget_user(db, user_id, name, now)
 
     async def reset_scope(self, scope: str, kind: str | None = None) -> int:
         """Forget a leaderboard's ratings (one kind, or all); how many players it had."""

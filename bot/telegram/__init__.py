@@ -36,6 +36,7 @@ from bot.health import Health
 from bot.i18n import LANGUAGES, translate
 from bot.logs import quiet_http_clients
 from bot.service.commands import COMMANDS, Audience, all_names
+from bot.service.privacy import DESCRIPTION, SHORT_DESCRIPTION
 from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.telegram.limiter import limiter_for
@@ -64,6 +65,7 @@ __all__ = [
     "place_of",
     "run_telegram",
     "set_commands",
+    "set_descriptions",
     "with_retries",
 ]
 
@@ -81,6 +83,17 @@ async def set_commands(app: Application) -> None:
         for scope, listed in ((None, everyone), (BotCommandScopeAllChatAdministrators(), COMMANDS)):
             commands = [BotCommand(c.name, translate(c.description, lang)[:256]) for c in listed]
             await app.bot.set_my_commands(commands, scope=scope, language_code=code)
+
+
+async def set_descriptions(app: Application) -> None:
+    """The bot's profile texts in every language (English as the default): the description
+    of an empty chat ("What can this bot do?") and the short one of its profile."""
+    for lang in LANGUAGES:
+        code = None if lang == "en" else lang
+        await app.bot.set_my_description(translate(DESCRIPTION, lang)[:512], language_code=code)
+        await app.bot.set_my_short_description(
+            translate(SHORT_DESCRIPTION, lang)[:120], language_code=code
+        )
 
 
 def build_application(
@@ -139,6 +152,7 @@ async def run_telegram(
     adapter.serve_deadlines(runner, app.bot)
     async with app:
         await set_commands(app)
+        await set_descriptions(app)
         await app.start()
         enable_web_board(config, adapter, app.bot)
         assert app.updater is not None

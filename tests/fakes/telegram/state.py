@@ -32,8 +32,6 @@ from tests.fakes.telegram.records import (
 _API_PATH = re.compile(r"/bot(?P<token>[^/]+)/(?P<method>[A-Za-z]+)/?$")
 _FILE_PATH = re.compile(r"/file/bot(?P<token>[^/]+)/(?P<path>.+)$")
 _TRUE_METHODS = (
-    "setMyDescription",
-    "setMyShortDescription",
     "setMyName",
     "setChatMenuButton",
     "setMyDefaultAdministratorRights",
@@ -74,6 +72,8 @@ class TelegramState:
         self.callback_answers: dict[str, dict[str, Any]] = {}
         self.inline_answers: dict[str, dict[str, Any]] = {}
         self.my_commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        #: The bot's profile texts: ("description" | "short_description", language) -> text.
+        self.profile_texts: dict[tuple[str, str], str] = {}
         self.files: dict[str, StoredFile] = {}
         self.inline_messages: dict[str, dict[str, Any]] = {}
         self.deleted: list[tuple[int, int]] = []

@@ -18,6 +18,7 @@ from tests.fakes.telegram.records import (
     dumps,
     scope_key,
 )
+from tests.fakes.telegram.text import utf16_len
 
 
 class UpdateMethods:
@@ -164,6 +165,49 @@ class UpdateMethods:
         key = scope_key(params.get("scope"), params.get("language_code") or "")
         self.my_commands[key] = copy.deepcopy(commands)
         return True
+
+    def _api_setMyDescription(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> bool:
+        return self._set_profile_text(params, "description", 512)
+
+    def _api_setMyShortDescription(
+        self, params: dict[str, Any], files: dict[str, UploadedFile]
+    ) -> bool:
+        return self._set_profile_text(params, "short_description", 120)
+
+    def _api_getMyDescription(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> dict:
+        return {"description": self._profile_text(params, "description")}
+
+    def _api_getMyShortDescription(
+        self, params: dict[str, Any], files: dict[str, UploadedFile]
+    ) -> dict:
+        return {"short_description": self._profile_text(params, "short_description")}
+
+    def _set_profile_text(self, params: dict[str, Any], field: str, limit: int) -> bool:
+        """setMyDescription / setMyShortDescription as Telegram checks them: a text of at
+        most ``limit`` characters (empty or absent: removed), a two-letter language code
+        or none, and no other parameter."""
+        unknown = set(params) - {field, "language_code"}
+        if unknown:
+            raise ApiError(400, f"Bad Request: unexpected parameters {sorted(unknown)}")
+        text = params.get(field)
+        if text is not None and not isinstance(text, str):
+            raise ApiError(400, f"Bad Request: {field} must be a string")
+        if text is not None and utf16_len(text) > limit:
+            raise ApiError(400, f"Bad Request: {field} is too long")
+        language = params.get("language_code") or ""
+        if language and not re.fullmatch(r"[a-z]{2}", str(language)):
+            raise ApiError(400, "Bad Request: language code is invalid")
+        key = (field, str(language))
+        if text:
+            self.profile_texts[key] = text
+        else:
+            self.profile_texts.pop(key, None)
+        return True
+
+    def _profile_text(self, params: dict[str, Any], field: str) -> str:
+        """The text for the asked language, else the default one (as Telegram answers)."""
+        language = str(params.get("language_code") or "")
+        return self.profile_texts.get((field, language)) or self.profile_texts.get((field, ""), "")
 
     def _api_getMyCommands(self, params: dict[str, Any], files: dict[str, UploadedFile]) -> list:
         return self.commands(
