@@ -7,6 +7,7 @@ import contextlib
 import logging
 import signal
 import sys
+from typing import Any
 
 from bot.config import Config, ConfigError
 from bot.health import Health, serve_health
@@ -66,10 +67,22 @@ async def run(config: Config) -> None:
         if runners:
             # The first round soon after start-up (the adapters connect), then every period.
             runners.append(rounds.run(stop, ROUND_SECONDS, first_after=FIRST_ROUND_AFTER))
-            # SIGTERM (a service manager stopping the bot): the adapters finish what they are
-            # doing and stop; pending updates stay with Telegram for the next start.
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-            await asyncio.gather(*runners)
+            # SIGTERM (a service manager stopping the bot): the adapters stop taking updates,
+            # finish those under way and their sends; updates not yet taken stay with
+            # Telegram for the next start. Whatever still runs after STOP_DEADLINE seconds
+            # is cancelled, so the bot is gone before the manager's 10 s are up.
+            work = asyncio.gather(*runners)
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGTERM, _terminate, loop, stop, work)
+            try:
+                await work
+            except asyncio.CancelledError:
+                if not stop.is_set():
+                    raise
+                log.warning(
+                    "stopping: work still under way %.0f s after SIGTERM was cut short",
+                    STOP_DEADLINE,
+                )
         else:
             from bot.console import ConsoleAdapter
 
@@ -85,6 +98,21 @@ async def run(config: Config) -> None:
     finally:
         service.close()
         await storage.close()
+
+
+#: Seconds after SIGTERM by which the adapters have stopped (what runs then is cancelled).
+STOP_DEADLINE = 8.0
+
+
+def _terminate(
+    loop: asyncio.AbstractEventLoop, stop: asyncio.Event, work: asyncio.Future[Any]
+) -> None:
+    """SIGTERM: stop taking updates now; cancel what still runs at the deadline."""
+    if stop.is_set():
+        return
+    log.info("SIGTERM: stopping")
+    stop.set()
+    loop.call_later(STOP_DEADLINE, work.cancel)
 
 
 def main() -> int:

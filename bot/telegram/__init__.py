@@ -70,8 +70,11 @@ __all__ = [
 ]
 
 TICK_SECONDS = ROUND_SECONDS
-#: Seconds a stopping bot gives the sends still queued (see outbox.py) to finish.
-STOP_GRACE = 10.0
+#: Seconds a stopping bot gives the sends still queued (see outbox.py) to finish: within
+#: the 10 s a service manager allows after SIGTERM, with room for the updates under way
+#: before and the shutdown after. Sends held longer by a chat's flood limit are dropped;
+#: their boards are redrawn after the restart.
+STOP_GRACE = 5.0
 
 
 async def set_commands(app: Application) -> None:
