@@ -242,16 +242,17 @@ def test_player_for_levels() -> None:
         player_for("tavla", "grandmaster")
 
 
-def test_uzun_levels_below_expert_play_the_first_rounds_net() -> None:
-    """Issue 17: Uzun's beginner and club play ``uzun-round1``, expert and master the
-    game's net, so the levels stay a clear step apart; a given net replaces both."""
+def test_uzun_levels_play_their_rounds_nets() -> None:
+    """Uzun's beginner plays ``uzun-round1``, club the stronger ``uzun-round3`` (the best
+    net at 0-ply), expert and master the game's net; a given net replaces each."""
     from core.ai.network import shipped_network
 
-    game_net, round1 = shipped_network("uzun"), shipped_network("uzun-round1")
-    if game_net is None or round1 is None:
+    game_net = shipped_network("uzun")
+    round1, round3 = shipped_network("uzun-round1"), shipped_network("uzun-round3")
+    if game_net is None or round1 is None or round3 is None:
         pytest.skip("no shipped weights")
-    assert round1 is not game_net
-    assert player_for("uzun", "club").net.net is round1
+    assert len({id(game_net), id(round1), id(round3)}) == 3
+    assert player_for("uzun", "club").net.net is round3
     assert player_for("uzun", "beginner").net is round1
     for level in ("expert", "master"):
         assert player_for("uzun", level).net.net is game_net

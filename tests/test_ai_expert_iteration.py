@@ -294,3 +294,16 @@ def test_game_records_count_the_random_plays_after_each_position(tools) -> None:
     met = [r for r, m in zip(wild.randoms_after, wild.met, strict=True) if m]
     assert met[0] > 0
     assert all(a >= b for a, b in itertools.pairwise(met))
+
+
+def test_third_round_net_says_how_it_was_made() -> None:
+    """``uzun-round3.npz`` (Uzun's club) was fitted, from the shipped second round's net, to
+    that net's 1-ply labels of 1,327 self-play games (docs/computer.md)."""
+    from core.ai.network import WEIGHTS_DIR
+
+    net = Network.load(WEIGHTS_DIR / "uzun-round3.npz")
+    assert net.kind == "uzun"
+    assert net.w1.shape == (64, 210)
+    assert net.meta["teacher"] == "uzun.npz 1-ply"
+    assert net.meta["init"] == "core/ai/weights/uzun.npz"
+    assert net.meta["label_games"] == 1327

@@ -25,8 +25,8 @@ GNU Backgammon's 0-ply evaluations (``tools/distill_gnubg.py``, :mod:`core.ai.di
 the self-play Tavla net it replaced is kept as ``weights/tavla-selfplay.npz`` for
 comparison. The Uzun net (``weights/uzun.npz``) is fitted in two rounds to a net's own 1-ply
 look-ahead (``tools/distill_lookahead.py``), starting from the self-play net; both earlier
-nets ship as the teachers (``uzun-selfplay.npz``, ``uzun-round1.npz``), and Uzun's
-``beginner`` and ``club`` play the first round's (:data:`LEVEL_NETS`). Turkish tavla uses the
+nets ship as the teachers (``uzun-selfplay.npz``, ``uzun-round1.npz``); Uzun's ``beginner``
+plays the first round's and ``club`` a third round's (``uzun-round3.npz``, :data:`LEVEL_NETS`). Turkish tavla uses the
 Tavla net. Cube decisions (Tavla only) take an optional :class:`~core.ai.cube.CubeState`
 with the cube and the match score.
 """
@@ -68,13 +68,13 @@ MASTER_FILTER: dict[str, dict[str, float]] = {
     "uzun": {"candidates": 12, "threshold": 0.24, "deep": 5, "deep_threshold": 0.16},
 }
 #: Levels that play a shipped net other than their game's, by (network kind, level).
-#: Uzun's ``beginner`` and ``club`` play the first distillation round's net: with both
-#: levels on one net the expert's look-ahead is worth only about +0.22 a game over ``club``
-#: whatever the net, and every better net narrowed that step; one round behind, ``club``
-#: still wins 86.5% against the heuristic and the expert's step is +0.30 (issue 17, README).
+#: Uzun's ``club`` plays the third distillation round's net, the strongest at 0-ply (against
+#: the second round's +0.07 a game, and +0.23 against the first round's, which ``club``
+#: played before); ``beginner`` keeps the first round's. ``expert`` and ``master`` keep the
+#: game's net (``uzun.npz``, the second round's) until the third's look-ahead is measured.
 LEVEL_NETS: dict[tuple[str, str], str] = {
     ("uzun", "beginner"): "uzun-round1",
-    ("uzun", "club"): "uzun-round1",
+    ("uzun", "club"): "uzun-round3",
 }
 
 
