@@ -34,7 +34,7 @@ with the cube and the match score.
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from core.movegen import Play
 from core.position import Position
@@ -45,12 +45,23 @@ from .network import Network
 
 LEVELS = ("random", "beginner", "club", "expert", "master")
 
+
+class LookFilter(TypedDict, total=False):
+    """A level's look-ahead settings, as :class:`~core.ai.players.NeuralPlayer` takes them."""
+
+    candidates: int
+    threshold: float
+    deep: int
+    deep_threshold: float
+    budget: int
+
+
 #: The expert's 1-ply move filter: at most ``candidates`` plays within ``threshold`` equity
 #: of the best 0-ply play. Uzun Tavla's move generation costs several times Tavla's, so
 #: its expert looks at fewer plays, but then two rolls deep: a reduced 2-ply over the best
 #: ``deep`` by 1-ply within ``deep_threshold``, as many of them (best first) as keep the
 #: boards evaluated for the decision within ``budget`` (p95 under 100 ms; issue 17).
-EXPERT_FILTER: dict[str, dict[str, float]] = {
+EXPERT_FILTER: dict[str, LookFilter] = {
     "tavla": {"candidates": 8, "threshold": 0.16},
     "uzun": {
         "candidates": 3,
@@ -63,7 +74,7 @@ EXPERT_FILTER: dict[str, dict[str, float]] = {
 #: The master's 1-ply filter, and how many of the best 1-ply plays it looks at 2-ply
 #: (those within ``deep_threshold`` equity of the best: a clear choice is not looked at
 #: deeper), with no budget. Uzun's master looks at least as deep as its expert.
-MASTER_FILTER: dict[str, dict[str, float]] = {
+MASTER_FILTER: dict[str, LookFilter] = {
     "tavla": {"candidates": 12, "threshold": 0.24, "deep": 3, "deep_threshold": 0.06},
     "uzun": {"candidates": 12, "threshold": 0.24, "deep": 5, "deep_threshold": 0.16},
 }

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.game import Game
+from core.match import Match
+
 from .network import LOSE_BG, LOSE_G, WIN, WIN_BG, WIN_G
 
 #: How close to the opponent's pass point (as a fraction of the stake's swing) a double is made.
@@ -130,7 +133,7 @@ class CubeState:
         )
 
     @classmethod
-    def from_game(cls, game, seat: int, match=None) -> CubeState:
+    def from_game(cls, game: Game, seat: int, match: Match | None = None) -> CubeState:
         """Build the state of ``seat`` from a :class:`core.game.Game` and its match."""
         owner = 0 if game.cube_owner is None else (1 if game.cube_owner == seat else -1)
         length = getattr(match, "length", 0) if match is not None else 0

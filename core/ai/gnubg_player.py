@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from core.position import BAR, Position
 from core.variants import Variant
 
 from .cube import CubeState
+from .players import NeuralPlayer
 
 
 def load_gnubg() -> ModuleType | None:
@@ -45,7 +45,7 @@ class GnubgPlayer:
 
     name = "master"
 
-    def __init__(self, gnubg: ModuleType, cube_player: Any, plies: int = 0) -> None:
+    def __init__(self, gnubg: ModuleType, cube_player: NeuralPlayer, plies: int = 0) -> None:
         self.gnubg = gnubg
         self.cube_player = cube_player
         self.cubeinfo = gnubg.cubeinfo()

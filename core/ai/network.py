@@ -17,6 +17,7 @@ import json
 from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -291,7 +292,7 @@ class Network:
         n_in: int,
         n_hidden: int,
         seed: int = 0,
-        meta: dict | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> None:
         rng = np.random.default_rng(seed)
         self.kind = kind
@@ -300,7 +301,7 @@ class Network:
         self.b1 = np.zeros(n_hidden)
         self.w2 = rng.uniform(-0.1, 0.1, (N_OUT, n_hidden))
         self.b2 = np.zeros(N_OUT)
-        self.meta: dict = dict(meta or {})
+        self.meta: dict[str, Any] = dict(meta or {})
         self._fast: tuple[np.ndarray, ...] | None = None
 
     @classmethod

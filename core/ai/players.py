@@ -11,13 +11,13 @@ from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
 from .cube import CubeState, double_decision, take_decision
-from .lookahead import Replies, replies, two_ply_values
+from .lookahead import Evaluates, Replies, replies, two_ply_values
 from .network import Network, equity, flip, positions_array
 from .race import BearoffEvaluator, home_array, is_race_array
 from .sim import result_points
 
 
-def _play_equities(net: Network, variant: Variant, plays: list[Play]) -> np.ndarray:
+def _play_equities(net: Evaluates, variant: Variant, plays: list[Play]) -> np.ndarray:
     """0-ply cubeless equity of each play for the player making it."""
     bgs = variant.backgammons
     eqs = np.empty(len(plays))
@@ -220,10 +220,14 @@ class HeuristicUzunPlayer:
         ]
         return plays[max(range(len(plays)), key=scored.__getitem__)]
 
-    def should_double(self, variant: Variant, position: Position, cube=None) -> bool:
+    def should_double(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
         return False
 
-    def should_take(self, variant: Variant, position: Position, cube=None) -> bool:
+    def should_take(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
         return True
 
 

@@ -16,6 +16,8 @@ from core.movegen import Play
 from core.position import BAR, CHECKERS, OFF, Position
 from core.variants import Variant
 
+from .cube import CubeState
+
 # fmt: off
 WEIGHTS_RACE = np.array([
     0.00000, -0.17160, 0.27010, 0.29906, -0.08471, 0.00000, -1.40375, -1.05121, 0.07217,
@@ -106,8 +108,12 @@ class PubevalPlayer:
         race = is_race(position)
         return max(plays, key=lambda play: score(race, play.after))
 
-    def should_double(self, variant: Variant, position: Position, cube=None) -> bool:
+    def should_double(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
         return False
 
-    def should_take(self, variant: Variant, position: Position, cube=None) -> bool:
+    def should_take(
+        self, variant: Variant, position: Position, cube: CubeState | None = None
+    ) -> bool:
         return True

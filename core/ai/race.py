@@ -32,12 +32,14 @@ against this opponent, which differs only in rare positions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from core.position import BAR, OFF, Position
 
 from .bearoff import POINTS, BearoffDatabase, bearoff_database
-from .network import LOSE_G, N_OUT, WIN, WIN_G
+from .network import LOSE_G, N_OUT, WIN, WIN_G, Network
 
 _IDX = np.arange(26)
 
@@ -124,7 +126,7 @@ class BearoffEvaluator:
     ``kind``), so the players use it in place of the bare network.
     """
 
-    def __init__(self, net, db: BearoffDatabase | None = None) -> None:
+    def __init__(self, net: Network, db: BearoffDatabase | None = None) -> None:
         self.net = net
         self.kind = net.kind
         self.uzun = net.kind.startswith("uzun")
@@ -144,10 +146,10 @@ class BearoffEvaluator:
             out[exact] = race_outputs_array(arr[exact], self.db)
         return out
 
-    def evaluate(self, positions) -> np.ndarray:
+    def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
         """(N, 5) outputs for a sequence of positions."""
         return self.evaluate_array(np.array(positions, dtype=np.float64).reshape(-1, 2, 26))
 
-    def expected_rolls(self, side) -> float:
+    def expected_rolls(self, side: Sequence[int]) -> float:
         """Mean rolls for one side (26 slots) that is all home."""
         return self.db.expected_rolls(side[1 : POINTS + 1])

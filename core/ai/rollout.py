@@ -33,7 +33,7 @@ from core.variants import Variant
 
 from .lookahead import ROLL_WEIGHTS, ROLLS, Evaluates, best_answers, first_turn
 from .network import equity
-from .sim import result_points
+from .sim import ChoosesPlays, result_points
 
 #: The 36 ordered dice, the stratified first rolls.
 ALL_DICE = tuple((a, b) for a in range(1, 7) for b in range(1, 7))
@@ -101,7 +101,7 @@ def roll_luck(
 def play_out(
     variant: Variant,
     position: Position,
-    players: Sequence,
+    players: Sequence[ChoosesPlays],
     dice: RandomDice,
     first_roll: tuple[int, int],
     luck: Evaluates | None = None,
@@ -138,7 +138,7 @@ def play_out(
 def rollout(
     variant: Variant,
     position: Position,
-    players: Sequence,
+    players: Sequence[ChoosesPlays],
     *,
     games: int,
     seed: int = 1,
@@ -184,7 +184,7 @@ def rollout(
 def rollout_plays(
     variant: Variant,
     plays: Sequence[Play],
-    players: Sequence,
+    players: Sequence[ChoosesPlays],
     *,
     games: int,
     seed: int = 1,

@@ -7,15 +7,17 @@ winner scores 1, 2 for a gammon (mars) and 3 for a backgammon where the variant 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from core.dice import DiceSource
 from core.movegen import Play, legal_plays
 from core.position import BAR, CHECKERS, OFF, Position
 from core.variants import Variant
 
 
-def opening(variant: Variant, dice) -> tuple[int, tuple[int, int]]:
+def opening(variant: Variant, dice: DiceSource) -> tuple[int, tuple[int, int]]:
     """Who starts (0 or 1) and the first roll (T-2: the two opening dice; U-2: a new roll)."""
     while True:
         a, b = dice.roll_one(), dice.roll_one()
@@ -43,6 +45,12 @@ def outcome_vector(points: int) -> list[float]:
     return [1.0, float(points >= 2), float(points >= 3), 0.0, 0.0]
 
 
+class ChoosesPlays(Protocol):
+    """What :func:`play_game` asks of a player (every :class:`core.ai.Player` does it)."""
+
+    def choose_play(self, variant: Variant, position: Position, plays: list[Play]) -> Play: ...
+
+
 @dataclass
 class GameRecord:
     winner: int
@@ -53,12 +61,12 @@ class GameRecord:
 
 def play_game(
     variant: Variant,
-    players: Sequence,
-    dice,
+    players: Sequence[ChoosesPlays],
+    dice: DiceSource,
     *,
     max_plies: int = 2000,
     timed: bool = False,
-    clock=time.perf_counter,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> GameRecord:
     """Play one cubeless game between ``players[0]`` and ``players[1]``.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.dice import DiceSource
 from core.movegen import legal_plays
 from core.position import CHECKERS, OFF, Position
 from core.variants import Variant
@@ -29,7 +30,9 @@ class TDTrainer:
         self.alpha = alpha
         self.lam = lam
 
-    def _value_and_grads(self, x: np.ndarray):
+    def _value_and_grads(
+        self, x: np.ndarray
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         net = self.net
         h = _sigmoid(net.w1 @ x + net.b1)
         y = _sigmoid(net.w2 @ h + net.b2)
@@ -42,7 +45,9 @@ class TDTrainer:
         g_w1 = g_b1[:, :, None] * x[None, None, :]
         return y, (g_w1, g_b1, g_w2, g_b2)
 
-    def play_game(self, variant: Variant, dice, max_plies: int = 20000) -> tuple[int, int]:
+    def play_game(
+        self, variant: Variant, dice: DiceSource, max_plies: int = 20000
+    ) -> tuple[int, int]:
         """One self-play game with learning; returns (winner seat, points)."""
         net = self.net
         gammons = True

@@ -36,11 +36,11 @@ from typing import Protocol
 
 import numpy as np
 
-from core.ai.bearoff import bearoff_database
+from core.ai.bearoff import POINTS, bearoff_database
 from core.ai.cube import CubeState, may_double
 from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, roll_leaves, rows_array
 from core.ai.network import positions_array
-from core.ai.race import POINTS, both_in_bearoff_array, race_outputs_array
+from core.ai.race import both_in_bearoff_array, race_outputs_array
 from core.ai.sim import result_points
 from core.movegen import legal_plays
 from core.position import CHECKERS, OFF, SLOTS, Position
