@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import discord
 
@@ -19,9 +19,6 @@ from bot.i18n import translate
 from bot.service import actions as A
 from bot.service.views import Button, View
 from bot.web.discord import with_web_board
-
-if TYPE_CHECKING:
-    from .adapter import DiscordAdapter
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +52,12 @@ def style_of(action: str) -> discord.ButtonStyle:
     if decoded is None:
         return discord.ButtonStyle.secondary
     return _STYLES.get(decoded.code, discord.ButtonStyle.secondary)
+
+
+class PressHandler(Protocol):
+    """Who takes a button's press: the client's adapter (:class:`~bot.discord.adapter.DiscordAdapter`)."""
+
+    async def on_press(self, interaction: discord.Interaction[Any], action: str) -> None: ...
 
 
 class GameButton(
@@ -99,7 +102,7 @@ class GameButton(
         )
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        adapter: DiscordAdapter | None = getattr(interaction.client, "adapter", None)
+        adapter: PressHandler | None = getattr(interaction.client, "adapter", None)
         if adapter is None:  # pragma: no cover - a client without our adapter
             log.warning("a game button was pressed on a client without the Tavla adapter")
             return

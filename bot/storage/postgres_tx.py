@@ -23,10 +23,10 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from contextvars import Token
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import asyncpg
 
@@ -43,9 +43,6 @@ from bot.storage.postgres_db import (
 from bot.storage.rows import GAME_ASSIGNMENTS, dumps, game_values
 from bot.storage.sql import SqlTransaction
 from bot.storage.transaction import versioned_update
-
-if TYPE_CHECKING:
-    from bot.storage.postgres import PostgresStorage
 
 #: How often a save with its events is tried again when the events' sequence numbers were
 #: taken by a transaction that committed while the statement waited for the game's row.
@@ -135,7 +132,7 @@ class PostgresTransaction(SqlTransaction):
     #: ``get_game`` locks the game's row until the transaction ends.
     _row_lock: ClassVar[str] = " FOR UPDATE"
 
-    def __init__(self, storage: PostgresStorage, conn: Connection) -> None:
+    def __init__(self, storage: PoolOwner, conn: Connection) -> None:
         super().__init__(storage, _TransactionDb(conn, self._ready))
         #: The connection's own statements, which do not begin anything.
         self._raw = PostgresDb(conn)
@@ -278,10 +275,22 @@ class PostgresTransaction(SqlTransaction):
             return
 
 
+class PoolOwner(Protocol):
+    """What a transaction needs of its storage (:class:`bot.storage.postgres.PostgresStorage`):
+    its pool of connections and the transaction running in the current task."""
+
+    _active: ClassVar[ContextVar[PostgresTransaction | None]]
+    _pool: asyncpg.Pool | None
+
+    def _current_transaction(self) -> SqlTransaction | None: ...
+
+    def _connection_pool(self) -> asyncpg.Pool: ...
+
+
 class TransactionScope(AbstractAsyncContextManager[PostgresTransaction]):
     """``async with storage.transaction() as tx``: a pooled connection, then commit/rollback."""
 
-    def __init__(self, storage: PostgresStorage) -> None:
+    def __init__(self, storage: PoolOwner) -> None:
         self._storage = storage
         self._tx: PostgresTransaction | None = None
         self._token: Token[PostgresTransaction | None] | None = None

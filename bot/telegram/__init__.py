@@ -39,6 +39,7 @@ from bot.service.commands import COMMANDS, Audience, all_names
 from bot.service.privacy import DESCRIPTION, SHORT_DESCRIPTION
 from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
+from bot.service.views import View
 from bot.telegram.limiter import limiter_for
 from bot.telegram.transport import AiohttpRequest
 from bot.web.telegram import enable_web_board
@@ -157,7 +158,11 @@ async def run_telegram(
         await set_commands(app)
         await set_descriptions(app)
         await app.start()
-        enable_web_board(config, adapter, app.bot)
+
+        async def deliver(views: list[View], chat_id: str) -> None:
+            await adapter.send(views, _BotContext(app.bot), chat_id=chat_id)
+
+        enable_web_board(config, deliver, app.bot)
         assert app.updater is not None
         if config.telegram_webhook_url:
             await start_webhook(app, config)

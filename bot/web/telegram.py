@@ -3,6 +3,7 @@ edits the chat's board after a turn played on the web."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,18 +31,15 @@ class _Settings:
 _settings: _Settings | None = None
 
 
-def enable_web_board(config: Config, adapter: Any, bot: Any) -> None:
-    """Called by the Telegram adapter once started: board buttons, and the chat relay."""
+def enable_web_board(
+    config: Config, deliver: Callable[[list[View], str], Awaitable[None]], bot: Any
+) -> None:
+    """Called by the Telegram adapter once started: board buttons, and the chat relay, which
+    hands the views of a turn played on the web to ``deliver(views, chat_id)``."""
     global _settings
     if not config.web_base_url:
         return
     _settings = _Settings(config.web_base_url, config.telegram_webapp, config)
-
-    async def deliver(views: list[View], chat_id: str) -> None:
-        from bot.telegram import _BotContext
-
-        await adapter.send(views, _BotContext(bot), chat_id=chat_id)
-
     relay.register("telegram", deliver)
 
 
