@@ -189,9 +189,7 @@ async def test_sigterm_with_sends_held_by_the_flood_limit_still_stops_in_time(tm
             for _ in range(7):
                 for person in people:
                     await fake.send_text(person, group, "/help")
-            await fake.wait_for(
-                lambda: len(fake.calls_to("sendMessage", ok=True)) >= 20, 30
-            )
+            await fake.wait_for(lambda: len(fake.calls_to("sendMessage", ok=True)) >= 20, 30)
             elapsed, status, log = await stop_bot(proc)
             assert status == 0, log
             assert elapsed < STOP_WITHIN, log

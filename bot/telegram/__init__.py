@@ -71,6 +71,8 @@ __all__ = [
 ]
 
 TICK_SECONDS = ROUND_SECONDS
+#: Seconds getUpdates waits for an answer beyond its long poll (see build_application).
+GET_UPDATES_READ_TIMEOUT = 2.0
 #: Seconds a stopping bot gives the sends still queued (see outbox.py) to finish: within
 #: the 10 s a service manager allows after SIGTERM, with room for the updates under way
 #: before and the shutdown after. Sends held longer by a chat's flood limit are dropped;
@@ -118,8 +120,10 @@ def build_application(
         .rate_limiter(rate_limiter or limiter_for(config))
         .concurrent_updates(True)
         .request(AiohttpRequest(config.telegram_connections))
-        # getUpdates runs one long poll at a time, on a connection of its own.
-        .get_updates_request(AiohttpRequest(1))
+        # getUpdates runs one long poll at a time, on a connection of its own. Its read
+        # timeout is added to each poll's own; at a stop, PTB's last getUpdates (which marks
+        # the updates taken as read) sometimes gets no answer, and the stop waits it out.
+        .get_updates_request(AiohttpRequest(1, read_timeout=GET_UPDATES_READ_TIMEOUT))
         .build()
     )
     app.add_handler(CommandHandler(list(all_names()), adapter.on_command))
