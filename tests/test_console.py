@@ -175,3 +175,80 @@ async def test_piped_input_is_not_refused_as_a_flood(tmp_path):
     answers = [await service.command(chat_user, place, "help", "") for _ in range(20)]
     assert any("Not so fast" in translate_lines(v.lines, "en") for a in answers for v in a)
     await storage.close()
+
+
+async def test_hot_seat_resignations_are_answered_from_the_one_keyboard(tmp_path):
+    """Hot-seat is one person on both sides: a resignation offered on one side's turn is
+    declined or accepted for the other side from the same keyboard (the offerer loses), the
+    caption says who resigned what, and nothing is rated."""
+    storage, _, console, out = await make(tmp_path)
+    try:
+        await console.handle("/tavla")
+        await console.handle("/resign")
+        await console.handle("2")  # Play on, for Veli
+        assert "Veli declined the resignation: play goes on." in out.getvalue()
+        await console.handle("/resign gammon")
+        await console.handle("1")  # Accept, for Veli
+        text = out.getvalue()
+        assert "It is not your turn" not in text
+        assert "Ali resigned a gammon (mars): Veli wins 2 point(s)." in text
+        record = await storage.get_game(console.game_id)
+        assert record.status is GameStatus.FINISHED
+        assert not record.rated
+        await console.handle("/stats")
+        assert "Rating 1500 (experience 0)" in out.getvalue()
+    finally:
+        await storage.close()
+
+
+async def test_hot_seat_abort_ends_the_game_at_once(tmp_path):
+    storage, _, console, out = await make(tmp_path)
+    try:
+        await console.handle("/uzun")
+        await console.handle("/abort")
+        assert "called off by agreement" in out.getvalue()
+        assert (await storage.get_game(console.game_id)).status is GameStatus.ABORTED
+    finally:
+        await storage.close()
+
+
+async def test_an_old_two_player_hot_seat_game_is_not_stuck_after_a_restart(tmp_path):
+    """Earlier versions seated two local players (Ali and Veli): a resignation left waiting
+    for an answer is answered after a restart, and nothing played there is rated."""
+    from bot.console import PLACE, PLAYERS
+    from tests.factory import find
+
+    storage, service, console, out = await make(tmp_path)
+    views = await service.command(PLAYERS[0], PLACE, "tavla", "")
+    await service.press(PLAYERS[1], PLACE, find(views[-1], A.ACCEPT))
+    game_id = views[-1].game_id
+    first = await service.player_to_act(game_id)
+    await service.command(PLAYERS[int(first) - 1], PLACE, "resign", "")
+    await storage.close()
+
+    storage, service, console, out = await make(tmp_path)
+    try:
+        await console.handle("/board")
+        await console.handle("1")  # Accept, for the other local player
+        record = await storage.get_game(game_id)
+        assert record.status is GameStatus.FINISHED, out.getvalue()
+        assert not record.rated
+        loser = PLAYERS[int(first) - 1].name
+        assert f"{loser} resigned a single game" in out.getvalue()
+    finally:
+        await storage.close()
+
+
+async def test_an_old_two_player_hot_seat_game_can_be_aborted(tmp_path):
+    from bot.console import PLACE, PLAYERS
+    from tests.factory import find
+
+    storage, service, console, _ = await make(tmp_path)
+    try:
+        views = await service.command(PLAYERS[0], PLACE, "tavla", "")
+        await service.press(PLAYERS[1], PLACE, find(views[-1], A.ACCEPT))
+        await console.handle("/board")
+        await console.handle("/abort")
+        assert (await storage.get_game(console.game_id)).status is GameStatus.ABORTED
+    finally:
+        await storage.close()

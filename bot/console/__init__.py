@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.i18n import translate, translate_lines
+from bot.service.commands import find_command
 from bot.service.numbers import parse_number
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
-from bot.service.views import Actor, Button, MessageRef, Place, View
+from bot.service.views import Actor, Button, GameStatus, MessageRef, Place, View
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,8 @@ PLATFORM = "console"
 # Third-person names: the texts say "{name} wants to play…" (a "You" read "You wants…").
 PLAYERS = (Actor(PLATFORM, "1", "Ali"), Actor(PLATFORM, "2", "Veli"))
 PLACE = Place(PLATFORM, "local", private=True, title="Console")
+#: The commands that start a game of both sides on this keyboard.
+HOT_SEAT = ("tavla", "uzun", "nardy")
 
 
 class ConsoleAdapter:
@@ -61,7 +64,9 @@ class ConsoleAdapter:
         print(text, file=self.out, flush=True)
 
     async def actor(self) -> Actor:
-        """The local player the current game waits for (hot-seat), else the first one."""
+        """The local player the current game waits for, else the first one. Hot-seat games
+        have the first player in both seats; those started by earlier versions had the
+        second one in the other seat, and go on with it."""
         if self.game_id is not None:
             awaited = await self.service.player_to_act(self.game_id)
             for player in PLAYERS:
@@ -83,13 +88,16 @@ class ConsoleAdapter:
             views = await self.service.press(actor, PLACE, self.buttons[number - 1].action)
         elif line.startswith("/"):
             name, _, args = line[1:].partition(" ")
-            views = await self.service.command(actor, PLACE, name, args)
-            if name in ("tavla", "uzun", "nardy") and views and not views[0].notice:
-                # Hot-seat: the second local player accepts at once.
-                accept = views[-1].buttons[0][0].action if views[-1].buttons else None
-                await self.show(views)
-                if accept:
-                    views = await self.service.press(PLAYERS[1], PLACE, accept)
+            spec = find_command(name)
+            if spec is not None and spec.name in HOT_SEAT:
+                # One person at the keyboard plays both sides: both seats are theirs, so the
+                # game is never rated and every answer (a resignation, an abort) is theirs.
+                sides = (PLAYERS[0].name, PLAYERS[1].name)
+                views = await self.service.hot_seat(PLAYERS[0], PLACE, name, args, sides=sides)
+            else:
+                views = await self.service.command(actor, PLACE, name, args)
+                if spec is not None and spec.name == "abort":
+                    views += await self._other_agrees(actor)
         else:
             views = await self.service.text(actor, PLACE, line, reply_to_game=self.game_id)
             if not views:
@@ -99,6 +107,21 @@ class ConsoleAdapter:
             self._linked = self.game_id
             for name, url in await self.web_links(self.game_id):
                 self.say(f"Web board{' for ' + name if name else ' to watch'}: {url}")
+
+    async def _other_agrees(self, actor: Actor) -> list[View]:
+        """A hot-seat game started by an earlier version has the two local players in its
+        seats: an abort asked by one is agreed by the other at once."""
+        if self.game_id is None:
+            return []
+        record = await self.service.game_record(self.game_id)
+        if (
+            record is None
+            or record.status is not GameStatus.ACTIVE
+            or record.settings.abort_by is None
+        ):
+            return []
+        other = PLAYERS[1] if actor == PLAYERS[0] else PLAYERS[0]
+        return await self.service.command(other, PLACE, "abort", "", reply_to_game=self.game_id)
 
     async def show(self, views: list[View]) -> None:
         """Print ``views`` and confirm each board printed, as a chat adapter confirms a board

@@ -79,6 +79,9 @@ class ServiceSettings:
     # their own terminal (or a script piping moves into it), with no other players to
     # protect and nobody else's allowance to use up.
     unguarded_platforms: frozenset[str] = frozenset({"console"})
+    # Platforms where nothing is rated: at the console one keyboard is one person, whoever
+    # the seats say plays (hot-seat games kept from earlier versions had two local players).
+    unrated_platforms: frozenset[str] = frozenset({"console"})
     # A board that lags its game is redrawn by the deadline rounds once it has lagged this
     # long (an edit may wait for Telegram's per-group limit meanwhile), for this long at most.
     repair_after: float = 90.0
@@ -119,6 +122,9 @@ class ActionContext:
     names: list[str]
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     notes: list[Text] = field(default_factory=list)
+    #: How the games that ended during the action ended, when the match goes on: the next
+    #: game's board says it under its first line (who resigned, passed or bore off).
+    ended: list[Text] = field(default_factory=list)
     selected: int | None = None
     finished: bool = False
     #: The seats' own settings, once loaded (:meth:`ServiceBase._prefs`).
@@ -130,6 +136,19 @@ class ActionContext:
     def game(self) -> Game:
         assert self.match.game is not None
         return self.match.game
+
+
+def alone(record: GameRecord) -> bool:
+    """Whether one person holds both seats of ``record`` (a game against oneself)."""
+    return record.seats[0] is not None and record.seats[0] == record.seats[1]
+
+
+def acting_seat(game: Game) -> int:
+    """The seat whose answer the game waits for: the other side of a resignation offered,
+    else the seat to act (the taker of a double, the player on roll)."""
+    if game.resign_offer is not None:
+        return 1 - game.resign_offer[0]
+    return game.awaiting
 
 
 def picture_state(game: Game) -> tuple[Any, ...]:
@@ -305,9 +324,14 @@ class ServiceBase(ABC):
         names = list(record.settings.names or ["?", "?"])
         return ActionContext(record, match, SeededDice.from_dict(record.dice), names)
 
-    def _seat(self, record: GameRecord, user: User) -> int:
+    def _seat(self, record: GameRecord, user: User, game: Game | None = None) -> int:
+        """The seat ``user`` acts for in ``record``. In a game against oneself (both seats
+        theirs) that is the seat ``game`` waits for (:func:`acting_seat`); without ``game``,
+        their first seat."""
         if user.id not in record.seats:
             raise NotYourTurnError("You are not a player in this game", ErrorCode.NOT_A_PLAYER)
+        if game is not None and alone(record):
+            return acting_seat(game)
         return record.seats.index(user.id)
 
     async def _seat_user(self, record: GameRecord, seat: int) -> User:
@@ -405,7 +429,8 @@ class ServiceBase(ABC):
             chat,
             private=False,
         )
-        lines = caption(match, ctx.names, record.variant) + list(ctx.notes)
+        head = caption(match, ctx.names, record.variant)
+        lines = [*head[:1], *ctx.ended, *head[1:], *ctx.notes]
         limits = self.settings.keypad.get(chat.platform, DEFAULT_LIMITS)
         buttons = (
             []

@@ -32,38 +32,7 @@ class ChallengesMixin(ServiceBase):
         mentions: list[Actor],
         **_: Any,
     ) -> list[View]:
-        variant = "tavla" if name == "tavla" else "uzun"
-        length = 1
-        fast = False
-        opponent: User | None = None
-        for word in args.split():
-            low = word.casefold()
-            if low.isascii() and low.isdigit():
-                length = self._length_word(low)
-            elif (
-                low in ("turkish", "türk", "turk", "turkce", "türkçe", "geleneksel")
-                and variant == "tavla"
-            ):
-                variant = "turkish"
-            elif low in ("fast", "hızlı", "hizli", "быстро", "blitz"):
-                fast = True
-            elif low.startswith("@") or word in {m.name for m in mentions}:
-                found = await self.storage.find_user(place.platform, low.lstrip("@"))
-                if found is None:
-                    raise UserFacingError(
-                        t("I don't know {name} yet: they need to write to me once.", name=word)
-                    )
-                opponent = found
-            else:
-                raise UserFacingError(
-                    t(
-                        "I didn't understand “{word}”. Try /tavla, /tavla @name 5 or /uzun.",
-                        word=word,
-                    )
-                )
-        for mention in mentions:
-            opponent = await self._user(mention)
-        self._check_length(length)
+        variant, length, fast, opponent = await self._contest_words(name, args, place, mentions)
         if opponent is not None and opponent.id == user.id:
             raise UserFacingError(t("You can't challenge yourself. Try /bot to play the computer."))
         now = self.clock()
@@ -85,6 +54,75 @@ class ChallengesMixin(ServiceBase):
                 record.stored_id, [("challenge", {"by": user.id, "to": record.seats[1]})]
             )
         return [self._challenge_view(record, user, opponent, chat)]
+
+    async def _contest_words(
+        self, name: str, args: str, place: Place, mentions: list[Actor] | None
+    ) -> tuple[str, int, bool, User | None]:
+        """The game, match length, pace and named opponent of ``/tavla`` or ``/uzun``
+        (``name``) with ``args``; ``mentions`` None: no opponent may be named (a game
+        against oneself)."""
+        variant = "tavla" if name == "tavla" else "uzun"
+        length = 1
+        fast = False
+        opponent: User | None = None
+        names = {m.name for m in mentions or []}
+        for word in args.split():
+            low = word.casefold()
+            if low.isascii() and low.isdigit():
+                length = self._length_word(low)
+            elif (
+                low in ("turkish", "türk", "turk", "turkce", "türkçe", "geleneksel")
+                and variant == "tavla"
+            ):
+                variant = "turkish"
+            elif low in ("fast", "hızlı", "hizli", "быстро", "blitz"):
+                fast = True
+            elif mentions is not None and (low.startswith("@") or word in names):
+                found = await self.storage.find_user(place.platform, low.lstrip("@"))
+                if found is None:
+                    raise UserFacingError(
+                        t("I don't know {name} yet: they need to write to me once.", name=word)
+                    )
+                opponent = found
+            else:
+                raise UserFacingError(
+                    t(
+                        "I didn't understand “{word}”. Try /tavla, /tavla @name 5 or /uzun.",
+                        word=word,
+                    )
+                )
+        for mention in mentions or []:
+            opponent = await self._user(mention)
+        self._check_length(length)
+        return variant, length, fast, opponent
+
+    async def _solo_game(
+        self,
+        user: User,
+        chat: Chat,
+        place: Place,
+        name: str,
+        args: str,
+        sides: tuple[str, str],
+    ) -> list[View]:
+        """A game one person plays against themselves, both seats theirs (the console's
+        hot-seat): never rated, no clock, every answer theirs to give (see ``_seat``).
+        ``sides``: the names the two sides go by in the captions."""
+        variant, length, fast, _ = await self._contest_words(name, args, place, None)
+        now = self.clock()
+        record = GameRecord(
+            platform=place.platform,
+            chat_id=place.chat_id,
+            variant=variant,
+            status=GameStatus.CHALLENGE,
+            seats=[user.id, user.id],
+            challenger=user.id,
+            settings=ContestSettings(length=length, fast=fast, scope=chat.scope),
+            rated=False,
+            created=now,
+            updated=now,
+        )
+        return await self._start(record, list(sides), chat, user, new=True)
 
     def _length_word(self, word: str) -> int:
         """A match length written in ASCII digits, or a polite refusal."""
@@ -239,14 +277,20 @@ class ChallengesMixin(ServiceBase):
                 place=place,
                 args=f"{record.variant} {record.settings.length} {level}",
             )
+        if record.seats[0] == record.seats[1]:  # a game against oneself: another one
+            names = record.settings.names or (user.name, user.name)
+            return await self._solo_game(
+                user,
+                chat,
+                place,
+                "uzun" if record.variant == "uzun" else "tavla",
+                _contest_args(record),
+                (names[0], names[1]),
+            )
         other_id = record.seats[1] if record.seats[0] == user.id else record.seats[0]
         opponent = await self.storage.get_user(other_id) if other_id else None
         variant_word = {"tavla": "tavla", "turkish": "tavla", "uzun": "uzun"}[record.variant]
-        args = str(record.settings.length)
-        if record.variant == "turkish":
-            args += " turkish"
-        if record.settings.fast:
-            args += " fast"
+        args = _contest_args(record)
         mentions = []
         if opponent is not None:
             mentions = [Actor(opponent.platform, opponent.platform_id, opponent.name)]
@@ -297,3 +341,13 @@ class ChallengesMixin(ServiceBase):
             replace_pressed=not new,  # an accepted challenge becomes the game's first line
         )
         return [intro, board]
+
+
+def _contest_args(record: GameRecord) -> str:
+    """The words of ``/tavla`` or ``/uzun`` that start a contest like ``record``."""
+    args = str(record.settings.length)
+    if record.variant == "turkish":
+        args += " turkish"
+    if record.settings.fast:
+        args += " fast"
+    return args

@@ -150,7 +150,12 @@ class InfoMixin(ServiceBase):
                 )
             target = found
         kind = _kind_word(args) or "tavla"
-        results = await self.storage.results_of_user(target.id, kind)
+        # Games against oneself (both sides played on one keyboard) are practice: left out.
+        results = [
+            r
+            for r in await self.storage.results_of_user(target.id, kind)
+            if r.winner_id != r.loser_id
+        ]
         played = len(results)
         won = sum(1 for r in results if r.winner_id == target.id)
         gammons = sum(r.gammons + r.backgammons for r in results if r.winner_id == target.id)

@@ -19,7 +19,8 @@ from core.match import Match
 from . import actions as A
 from . import keypad
 from .autoplay import play_automatic
-from .base import ActionContext, ServiceBase, UserFacingError, picture_state
+from .base import ActionContext, ServiceBase, UserFacingError, alone, picture_state
+from .presenter import result_line
 from .views import MessageRef, Place, View
 
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
@@ -84,7 +85,7 @@ class PlayMixin(ServiceBase):
         # What the chat's board picture shows, when it shows the game as it stands (it may
         # lag: a turn played on the web page, an edit still on its way).
         shown = picture_state(ctx.game) if record.shown_version >= record.version else None
-        play(ctx, self._seat(record, user), action.arg)
+        play(ctx, self._seat(record, user, ctx.game), action.arg)
         return await self._commit(ctx, chat, user, shown=shown)
 
     async def _repair_press(
@@ -121,7 +122,7 @@ class PlayMixin(ServiceBase):
         """A checker picked (or the pick taken back): its moves are shown by changing the
         keyboard alone; a checker with one move only is moved at once."""
         ctx = self._context(record)
-        seat = self._seat(record, user)
+        seat = self._seat(record, user, ctx.game)
         game = ctx.game
         if seat != game.awaiting:
             raise NotYourTurnError("It is not your turn")
@@ -155,7 +156,7 @@ class PlayMixin(ServiceBase):
                 return []
             raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
         ctx = self._context(record)
-        seat = self._seat(record, user)
+        seat = self._seat(record, user, ctx.game)
         game = ctx.game
         if game.phase is Phase.ROLL and seat == game.awaiting:
             raise UserFacingError(t("Roll the dice first."))
@@ -219,7 +220,7 @@ class PlayMixin(ServiceBase):
         if kind is None:
             raise UserFacingError(t("Resign how? /resign, /resign gammon or /resign backgammon."))
         ctx = self._context(record)
-        ctx.game.resign(self._seat(record, user), kind)
+        ctx.game.resign(self._seat(record, user, ctx.game), kind)
         return await self._commit(ctx, chat, user)
 
     async def _abort(
@@ -237,7 +238,8 @@ class PlayMixin(ServiceBase):
             fresh = await tx.get_game(record.stored_id)
             assert fresh is not None
             asked = fresh.settings.abort_by
-            if fresh.settings.computer or (asked is not None and asked != seat):
+            # Against the computer, or oneself, both sides agree at once.
+            if fresh.settings.computer or alone(fresh) or (asked is not None and asked != seat):
                 fresh.status = GameStatus.ABORTED
                 fresh.rated = False
                 fresh.deadline = None
@@ -262,7 +264,7 @@ class PlayMixin(ServiceBase):
 
     async def _claim_record(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
         ctx = self._context(record)
-        seat = self._seat(record, user)
+        seat = self._seat(record, user, ctx.game)
         game = ctx.game
         now = self.clock()
         deadline = record.deadline
@@ -319,6 +321,7 @@ class PlayMixin(ServiceBase):
                 record.status = GameStatus.FINISHED
                 record.deadline = None
                 return
+            ctx.ended.append(result_line(game, ctx.names))
             match.start_game(ctx.dice)
         game = ctx.game
         number = len(match.results)
@@ -326,7 +329,8 @@ class PlayMixin(ServiceBase):
         record.settings = replace(record.settings, logged=(number, len(game.history)))
         fast = record.settings.fast
         limit = self.settings.fast_turn_limit if fast else self.settings.turn_limit
-        record.deadline = self.clock() + limit
+        # Nobody waits for a player who plays both sides: no clock, no claim.
+        record.deadline = None if alone(record) else self.clock() + limit
         record.reminded = False
         record.settings = replace(record.settings, claimable_since=None, abort_by=None)
 

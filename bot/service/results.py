@@ -21,7 +21,12 @@ class ResultsMixin(ServiceBase):
         record is saved (so the stored game says the same as its result row)."""
         record, match = ctx.record, ctx.match
         seats = record.seats
-        human = not record.settings.computer and seats[0] != seats[1]
+        # Only contests between two different people count (rules.md Ratings).
+        human = (
+            not record.settings.computer
+            and seats[0] != seats[1]
+            and record.platform not in self.settings.unrated_platforms
+        )
         rated = bool(record.rated and human and match.winner is not None)
         if rated:
             since = self.clock() - DAY

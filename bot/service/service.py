@@ -28,13 +28,14 @@ from core.match import Match
 
 from . import actions as A
 from .analysis import AnalysisMixin
-from .base import ServiceBase, ServiceSettings, UserFacingError
+from .base import ServiceBase, ServiceSettings, UserFacingError, acting_seat
 from .challenges import ChallengesMixin
 from .chat_settings import ChatSettingsMixin, is_chat_setting
 from .chats import ChatsMixin
 from .commands import find_command
 from .deadlines import DeadlinesMixin
 from .info import InfoMixin
+from .limits import clean_name
 from .play import PlayMixin
 from .prefs import PrefsMixin
 from .privacy import PrivacyMixin, is_privacy_button
@@ -109,6 +110,33 @@ class GameService(
                 actor=actor,
             ),
         )
+
+    async def hot_seat(
+        self,
+        actor: Actor,
+        place: Place,
+        name: str = "tavla",
+        args: str = "",
+        *,
+        sides: tuple[str, str] | None = None,
+    ) -> list[View]:
+        """``/tavla`` or ``/uzun`` (``name``, any of their spellings) with ``args``, played
+        by ``actor`` on both sides on one keyboard (the console): one person in both seats,
+        so never rated, with no clock, and every answer (a roll, a take, a resignation, an
+        abort) is theirs to give. ``sides``: what the two sides are called in the captions
+        (by default the player's name, numbered)."""
+        spec = find_command(name)
+        if spec is None or spec.name not in ("tavla", "uzun", "nardy"):
+            raise ValueError(f"not a challenge command: {name!r}")
+        user = await self._user(actor)
+        chat = await self._chat(place)
+        if self._flooding(user):
+            return [self._notice(user, chat, SLOW_DOWN)]
+        first, second = sides or (f"{user.name} (1)", f"{user.name} (2)")
+        names = (clean_name(first), clean_name(second))
+        variant = "tavla" if spec.name == "tavla" else "uzun"
+        work = self._solo_game(user, chat, place, variant, args, names)
+        return await self._guard(user, chat, work)
 
     def _command_handlers(self) -> dict[str, Callable[..., Awaitable[list[View]]]]:
         """Each catalogue command's handler, by the command's name (see commands.py)."""
@@ -267,15 +295,15 @@ class GameService(
         ]
 
     async def player_to_act(self, game_id: int) -> str | None:
-        """The platform user id of the player an active game waits for (None: the game is
-        not active, or not known)."""
+        """The platform user id of the player an active game waits for, the answer to a
+        resignation included (None: the game is not active, or not known)."""
         record = await self.storage.get_game(game_id)
         if record is None or record.status is not GameStatus.ACTIVE or not record.match:
             return None
         game = Match.from_dict(record.match).game
         if game is None:
             return None
-        user_id = record.seats[game.awaiting]
+        user_id = record.seats[acting_seat(game)]
         user = await self.storage.get_user(user_id) if user_id is not None else None
         return user.platform_id if user is not None else None
 

@@ -40,8 +40,11 @@ async def player_links(
     if record is None:
         return []
     links = []
+    # Named as the side is in the game (one person playing both sides has two names).
+    names = record.settings.names or ()
     for seat, user in await service.seated(record):
         if not user.is_bot:
-            links.append((user.name, seat_url(base_url, signer, game_id, seat, user.id)))
+            name = names[seat] if seat < len(names) else user.name
+            links.append((name, seat_url(base_url, signer, game_id, seat, user.id)))
     links.append(("", watch_url(base_url, signer, game_id)))
     return links

@@ -32,10 +32,12 @@ from aiohttp import web
 
 from bot.i18n import LANGUAGES, normalize_language, translate
 from bot.service import actions as A
+from bot.service.base import acting_seat
 from bot.service.limits import RateLimiter
 from bot.service.service import GameService
 from bot.service.views import Actor, GameRecord, GameStatus, Place, PlayerPrefs, User, View
 from core.game import Phase
+from core.match import Match
 from renderers.themes import THEMES
 
 from . import relay
@@ -209,8 +211,9 @@ class WebBoard:
         if not seats:
             return None, None
         if len(seats) == 2:  # one person on both seats (a game against oneself)
-            game = (record.match or {}).get("game") or {}
-            return int(game.get("turn", 0)), found
+            game = Match.from_dict(record.match).game if record.match else None
+            # The seat whose answer the game waits for (a take, a resignation's answer).
+            return (acting_seat(game) if game is not None else 0), found
         return seats[0], found
 
     @staticmethod
