@@ -107,3 +107,14 @@ async def a_step(service: GameService, actor: Actor, place: Place, view: View) -
         step = find(shown[-1], A.MOVE) if shown else None
     assert step is not None, "no checker to move on the board"
     return step
+
+
+async def resign(
+    service: GameService, actor: Actor, place: Place, level: str = "", **kwargs: Any
+) -> list[View]:
+    """``/resign`` (at ``level``) and a press on the board's "Yes, resign": the offer made
+    (answered at once by the computer). ``kwargs`` go to the command (``reply_to_game``)."""
+    asked = await service.command(actor, place, "resign", level, **kwargs)
+    yes = next((data for view in asked if (data := find(view, A.RESIGN))), None)
+    assert yes is not None, f"no 'Yes, resign' in {asked}"
+    return await service.press(actor, place, yes)

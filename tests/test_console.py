@@ -185,9 +185,12 @@ async def test_hot_seat_resignations_are_answered_from_the_one_keyboard(tmp_path
     try:
         await console.handle("/tavla")
         await console.handle("/resign")
+        assert "Ali: resign a single game?" in out.getvalue()
+        await console.handle("1")  # Yes, resign
         await console.handle("2")  # Play on, for Veli
         assert "Veli declined the resignation: play goes on." in out.getvalue()
         await console.handle("/resign gammon")
+        await console.handle("1")  # Yes, resign
         await console.handle("1")  # Accept, for Veli
         text = out.getvalue()
         assert "It is not your turn" not in text
@@ -216,14 +219,14 @@ async def test_an_old_two_player_hot_seat_game_is_not_stuck_after_a_restart(tmp_
     """Earlier versions seated two local players (Ali and Veli): a resignation left waiting
     for an answer is answered after a restart, and nothing played there is rated."""
     from bot.console import PLACE, PLAYERS
-    from tests.factory import find
+    from tests.factory import find, resign
 
     storage, service, console, out = await make(tmp_path)
     views = await service.command(PLAYERS[0], PLACE, "tavla", "")
     await service.press(PLAYERS[1], PLACE, find(views[-1], A.ACCEPT))
     game_id = views[-1].game_id
     first = await service.player_to_act(game_id)
-    await service.command(PLAYERS[int(first) - 1], PLACE, "resign", "")
+    await resign(service, PLAYERS[int(first) - 1], PLACE)
     await storage.close()
 
     storage, service, console, out = await make(tmp_path)

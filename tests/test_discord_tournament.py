@@ -72,16 +72,22 @@ def standings_messages(fake: FakeDiscord) -> list[dict]:
 
 
 async def resign_and_accept(fake: FakeDiscord, bot: Bot, channel, game, loser, winner) -> None:
-    """The loser resigns with /resign; the winner presses Accept on the match's board."""
+    """The loser resigns with /resign and confirms it ("Yes, resign" on the match's board);
+    the winner presses Accept there."""
     await fake.slash(bot.client, loser, channel, "resign", game=game.id)
     record = await bot.storage.get_game(game.id)
     board = fake.messages[int(record.message.message_id)]
-    accept = next(
-        cid
-        for cid in custom_ids(board)
-        if (action := A.decode(cid.removeprefix(PREFIX))) and action.code == A.RESIGN_ACCEPT
-    )
-    pressed = await fake.press(bot.client, winner, board, accept)
+
+    def button(code):
+        return next(
+            cid
+            for cid in custom_ids(board)
+            if (action := A.decode(cid.removeprefix(PREFIX))) and action.code == code
+        )
+
+    pressed = await fake.press(bot.client, loser, board, button(A.RESIGN))
+    assert pressed.ephemeral() == []
+    pressed = await fake.press(bot.client, winner, board, button(A.RESIGN_ACCEPT))
     assert pressed.ephemeral() == []
 
 

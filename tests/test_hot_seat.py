@@ -11,7 +11,7 @@ from bot.service.service import Actor, GameService, Place
 from bot.storage.base import GameStatus
 from core.game import Phase
 from core.match import Match
-from tests.factory import a_step, find
+from tests.factory import a_step, find, resign
 from tests.test_service import board, service_at, text_of
 
 ALI = Actor("test", "100", "Ali", "ali", "en")
@@ -56,8 +56,8 @@ async def play_until_seat(service: GameService, game_id: int, seat: int) -> None
 
 
 async def offer(service: GameService, level: str = "") -> list:
-    """``/resign`` (with its level) by the side on turn."""
-    views = await service.command(ALI, HOME, "resign", level)
+    """``/resign`` (with its level) by the side on turn, and its "Yes, resign"."""
+    views = await resign(service, ALI, HOME, level)
     assert not views[0].notice, text_of(views)
     return views
 

@@ -29,7 +29,7 @@ from core.position import side_from_points
 from renderers.picture import PNG, render_picture
 from renderers.themes import THEMES
 from renderers.view import BoardView
-from tests.factory import Clock, a_step, find, make_service, press
+from tests.factory import Clock, a_step, find, make_service, press, resign
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -293,7 +293,7 @@ async def test_the_computer_answers_a_resignation_at_once(env, variant):
     views = await service.command(ALI, GROUP, "bot", f"{variant} 3")
     game_id = board(views).game_id
     computer = (await service.storage.get_game(game_id)).settings.computer
-    resigned = await service.command(ALI, GROUP, "resign", "")
+    resigned = await resign(service, ALI, GROUP)
     assert not resigned[0].notice
     assert not find(board(resigned), A.RESIGN_ACCEPT)
     match = Match.from_dict((await service.storage.get_game(game_id)).match)
@@ -318,12 +318,12 @@ async def test_the_computer_declines_a_resignation_worth_less_than_playing_on(en
         match.game.sides[computer] = side_from_points({1: 1})
         record.match = match.to_dict()
         await tx.save_game(record, record.version)
-    declined = await service.command(ALI, GROUP, "resign", "")
+    declined = await resign(service, ALI, GROUP)
     assert "declined the resignation" in text_of(declined)
     match = Match.from_dict((await service.storage.get_game(game_id)).match)
     assert match.results == []
     assert match.game.resign_offer is None
-    await service.command(ALI, GROUP, "resign", "backgammon")
+    await resign(service, ALI, GROUP, "backgammon")
     match = Match.from_dict((await service.storage.get_game(game_id)).match)
     assert (match.results[0].winner, match.results[0].points) == (computer, 3)
 
@@ -402,7 +402,7 @@ async def test_resign_and_abort(env):
     service, _ = env
     views = await start_game(service, "5")
     game_id = board(views).game_id
-    offered = await service.command(ALI, GROUP, "resign", "gammon")
+    offered = await resign(service, ALI, GROUP, "gammon")
     accept = find(board(offered), A.RESIGN_ACCEPT)
     assert accept
     await service.press(VELI, GROUP, accept)

@@ -57,20 +57,27 @@ async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 10.0)
 
 
 async def play_out(fake: FakeBotAPI, bot: RunningBot, group, game, winner, loser) -> None:
-    """The loser replies /resign to the match's board; the winner presses Accept."""
+    """The loser replies /resign to the match's board and confirms it ("Yes, resign" on
+    the board); the winner presses Accept."""
     record = await bot.storage.get_game(game.id)
     board_id = record.message.message_id
     await fake.send_text(loser, group, "/resign", reply_to=board_id)
 
-    def accept_button():
-        message = fake.message(group, board_id)
-        for data in buttons(message):
-            action = A.decode(data)
-            if action and action.code == A.RESIGN_ACCEPT:
-                return data
-        return None
+    def button(code):
+        def found():
+            message = fake.message(group, board_id)
+            for data in buttons(message):
+                action = A.decode(data)
+                if action and action.code == code:
+                    return data
+            return None
 
-    data = await fake.wait_for(accept_button, 10)
+        return found
+
+    data = await fake.wait_for(button(A.RESIGN), 10)
+    answer = await press(fake, loser, group, fake.message(group, board_id), data)
+    assert not answer.get("text"), answer
+    data = await fake.wait_for(button(A.RESIGN_ACCEPT), 10)
     answer = await press(fake, winner, group, fake.message(group, board_id), data)
     assert not answer.get("text"), answer
 

@@ -23,6 +23,7 @@ from bot.storage.sqlite import SqliteStorage
 from core.dice import SeededDice
 from core.match import Match
 from core.tournament import Format, Outcome, Stage, Tournament
+from tests.factory import resign
 
 ALI = Actor("test", "100", "Ali", "ali", "tr")
 VELI = Actor("test", "200", "Veli", "veli", "en")
@@ -106,7 +107,7 @@ async def play_out(service: GameService, game, winner_id: int) -> list[View]:
     """The loser resigns, the winner accepts: the game (a 1-point match) is over."""
     loser_id = next(s for s in game.seats if s != winner_id)
     loser, winner = await actor_of(service, loser_id), await actor_of(service, winner_id)
-    views = await service.command(loser, GROUP, "resign", "", reply_to_game=game.id)
+    views = await resign(service, loser, GROUP, reply_to_game=game.id)
     accept = next(
         b.action
         for v in views
@@ -489,7 +490,7 @@ async def test_two_workers_finishing_both_semi_finals_at_once(env, make_storage)
         offers = []
         for game in semis:
             loser = await actor_of(service, max(game.seats))
-            views = await service.command(loser, GROUP, "resign", "", reply_to_game=game.id)
+            views = await resign(service, loser, GROUP, reply_to_game=game.id)
             accept = next(
                 b.action
                 for v in views

@@ -36,6 +36,7 @@ _STYLES = {
     A.RESIGN_ACCEPT: discord.ButtonStyle.success,
     A.DECLINE: discord.ButtonStyle.danger,
     A.DROP: discord.ButtonStyle.danger,
+    A.RESIGN: discord.ButtonStyle.danger,
     A.DOUBLE: discord.ButtonStyle.primary,
     A.REMATCH: discord.ButtonStyle.primary,
     A.CLAIM: discord.ButtonStyle.primary,

@@ -30,6 +30,8 @@ class Code(StrEnum):
     DECLINE = "x"
     RESIGN_ACCEPT = "ga"
     RESIGN_DECLINE = "gd"
+    RESIGN = "gr"  # gr<seat><level 1-3>: "Yes, resign", the offer confirmed
+    RESIGN_CANCEL = "gn"  # "No": the resignation asked about is not offered
     REMATCH = "re"
     CLAIM = "cl"
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
@@ -50,6 +52,8 @@ ACCEPT = Code.ACCEPT
 DECLINE = Code.DECLINE
 RESIGN_ACCEPT = Code.RESIGN_ACCEPT
 RESIGN_DECLINE = Code.RESIGN_DECLINE
+RESIGN = Code.RESIGN
+RESIGN_CANCEL = Code.RESIGN_CANCEL
 REMATCH = Code.REMATCH
 CLAIM = Code.CLAIM
 SETTING = Code.SETTING
@@ -98,6 +102,10 @@ def decode(data: str) -> Action | None:
                 if not (arg.isascii() and arg.isalnum() and 1 < len(arg) <= 12):
                     return None
                 return Action(game_id, version, code, arg.lower())
+            if code is RESIGN:
+                if len(arg) != 2 or arg[0] not in "01" or arg[1] not in "123":
+                    return None
+                return Action(game_id, version, code, arg)
             if code not in (SELECT, MOVE, SETTING) and arg:
                 continue
             return Action(game_id, version, code, arg)

@@ -34,7 +34,7 @@ from bot.storage.base import (
 from core.ai import Player, player_for
 from core.dice import SeededDice
 from core.errors import ErrorCode, NotYourTurnError, TavlaError
-from core.game import Game, Phase
+from core.game import Game, Phase, ResultKind
 from core.match import Match
 from renderers.picture import JPEG, PNG, PictureCache, picture_key, render_picture
 from renderers.view import BoardView
@@ -43,7 +43,15 @@ from . import group_lang
 from .errors import error_text
 from .keypad import DEFAULT_LIMITS, DISCORD_LIMITS, KeypadLimits
 from .limits import RateLimiter, clean_name
-from .presenter import board_view, caption, finished_buttons, game_buttons, shown_seat
+from .presenter import (
+    board_view,
+    caption,
+    finished_buttons,
+    game_buttons,
+    resign_buttons,
+    resign_question,
+    shown_seat,
+)
 from .views import Actor, MessageRef, Place, View
 
 if TYPE_CHECKING:
@@ -126,6 +134,8 @@ class ActionContext:
     #: game's board says it under its first line (who resigned, passed or bore off).
     ended: list[Text] = field(default_factory=list)
     selected: int | None = None
+    #: A resignation asked for and not yet confirmed (seat, level): the board asks to.
+    resigning: tuple[int, ResultKind] | None = None
     finished: bool = False
     #: The seats' own settings, once loaded (:meth:`ServiceBase._prefs`).
     prefs: tuple[PlayerPrefs, PlayerPrefs] | None = None
@@ -439,6 +449,10 @@ class ServiceBase(ABC):
         )
         if record.status is GameStatus.FINISHED:
             buttons = finished_buttons(record.id, record.version)
+        elif ctx.resigning is not None:
+            seat, kind = ctx.resigning
+            lines.append(resign_question(ctx.names, seat, kind))
+            buttons = resign_buttons(record.id, record.version, seat, kind)
         # The board is drawn from the side of the seat to act (once the game is over, the
         # side it was last seen from), in that player's own style.
         seat = shown_seat(game, record.settings.computer)

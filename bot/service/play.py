@@ -20,7 +20,7 @@ from . import actions as A
 from . import keypad
 from .autoplay import play_automatic
 from .base import ActionContext, ServiceBase, UserFacingError, alone, picture_state
-from .presenter import result_line
+from .presenter import RESIGN_LEVELS, result_line
 from .views import MessageRef, Place, View
 
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
@@ -78,6 +78,9 @@ class PlayMixin(ServiceBase):
             return await self._select(user, chat, record, action)
         if action.code == A.CLAIM:
             return await self._claim_record(user, chat, record)
+        if action.code == A.RESIGN_CANCEL:  # "No": the board as it was, for either player
+            self._seat(record, user)
+            return [await self._board(self._context(record), chat, edit=True, caption_only=True)]
         play = _GAME_ACTIONS.get(action.code)
         if play is None:
             raise UserFacingError(t("That button is not one of mine."))
@@ -220,8 +223,12 @@ class PlayMixin(ServiceBase):
         if kind is None:
             raise UserFacingError(t("Resign how? /resign, /resign gammon or /resign backgammon."))
         ctx = self._context(record)
-        ctx.game.resign(self._seat(record, user, ctx.game), kind)
-        return await self._commit(ctx, chat, user)
+        seat = self._seat(record, user, ctx.game)
+        if kind is ResultKind.BACKGAMMON and not ctx.game.variant.backgammons:
+            raise UserFacingError(t("That resignation level does not exist in this game."))
+        # Asked first: one press ("Yes, resign") offers it. Nothing is saved until then.
+        ctx.resigning = (seat, kind)
+        return [await self._board(ctx, chat, edit=True)]
 
     async def _abort(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
@@ -396,6 +403,15 @@ def _steps(ctx: ActionContext, seat: int, arg: str) -> None:
     keypad.make_steps(ctx.game, seat, keypad.decode_steps(arg))
 
 
+def _resign_confirmed(ctx: ActionContext, seat: int, arg: str) -> None:
+    """ "Yes, resign": the resignation asked about is offered (``arg``: its seat and level,
+    checked by decode). Only the player it was asked of can confirm it."""
+    asked = int(arg[0])
+    if asked != seat:
+        raise UserFacingError(t("Only {name} can answer that.", name=ctx.names[asked]))
+    ctx.game.resign(seat, RESIGN_LEVELS[arg[1]])
+
+
 def _undo(ctx: ActionContext, seat: int, _: str) -> None:
     """Take back the whole turn being played, or a move confirmed by itself while the
     opponent has not acted yet."""
@@ -419,6 +435,7 @@ _GAME_ACTIONS: dict[str, Callable[[ActionContext, int, str], object]] = {
     A.CONFIRM: lambda ctx, seat, _: ctx.game.confirm(seat),
     A.RESIGN_ACCEPT: lambda ctx, seat, _: ctx.game.accept_resign(seat),
     A.RESIGN_DECLINE: lambda ctx, seat, _: ctx.game.decline_resign(seat),
+    A.RESIGN: _resign_confirmed,
     A.MOVE: _steps,
 }
 

@@ -334,6 +334,27 @@ def shown_seat(game: Game, computer: int | None = None) -> int:
     return game.turn
 
 
+#: The digit a resignation's level goes by in a "Yes, resign" button.
+RESIGN_DIGITS = {ResultKind.SINGLE: "1", ResultKind.GAMMON: "2", ResultKind.BACKGAMMON: "3"}
+RESIGN_LEVELS = {digit: kind for kind, digit in RESIGN_DIGITS.items()}
+
+
+def resign_question(names: list[str], seat: int, kind: ResultKind) -> Text:
+    """The line that asks ``seat`` to confirm a resignation at ``kind`` before it is offered."""
+    return t("{name}: resign {kind}?", name=names[seat], kind=KIND_NAMES[kind])
+
+
+def resign_buttons(game_id: int, version: int, seat: int, kind: ResultKind) -> list[list[Button]]:
+    """ "Yes, resign" (offers the resignation of ``seat`` at ``kind``) and "No"."""
+    arg = f"{seat}{RESIGN_DIGITS[kind]}"
+    return [
+        [
+            Button(t("Yes, resign"), A.encode(game_id, version, A.RESIGN, arg)),
+            Button(t("No, play on"), A.encode(game_id, version, A.RESIGN_CANCEL)),
+        ]
+    ]
+
+
 def finished_buttons(game_id: int, version: int) -> list[list[Button]]:
     """Under a finished game's board: a rematch and the game's analysis (issue 15)."""
     return [

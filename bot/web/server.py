@@ -305,21 +305,19 @@ class WebBoard:
         place = self._place(record)
         before = turn_mark(record, who.seat)
         if name == "resign":
-            views = await self.service.command(
-                who.actor, place, "resign", "", reply_to_game=record.id
-            )
+            # The page has asked "Resign this game?" already: the offer itself (a single game).
+            code, arg = A.RESIGN, f"{who.seat}1"
+        elif body.move is not None:
+            code, arg = A.MOVE, f"{body.move[0]}-{body.move[1]}"
+        elif name in ACTION_CODES:
+            code, arg = ACTION_CODES[name], ""
         else:
-            if body.move is not None:
-                code, arg = A.MOVE, f"{body.move[0]}-{body.move[1]}"
-            elif name in ACTION_CODES:
-                code, arg = ACTION_CODES[name], ""
-            else:
-                raise web.HTTPBadRequest(text="unknown action")
-            try:
-                data = A.encode(record.id, body.version, code, arg)
-            except ValueError as exc:
-                raise web.HTTPBadRequest(text="action too long") from exc
-            views = await self.service.press(who.actor, place, data)
+            raise web.HTTPBadRequest(text="unknown action")
+        try:
+            data = A.encode(record.id, body.version, code, arg)
+        except ValueError as exc:
+            raise web.HTTPBadRequest(text="action too long") from exc
+        views = await self.service.press(who.actor, place, data)
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
         fresh = await self.service.game_record(record.id)
