@@ -255,3 +255,17 @@ async def test_an_old_two_player_hot_seat_game_can_be_aborted(tmp_path):
         assert (await storage.get_game(console.game_id)).status is GameStatus.ABORTED
     finally:
         await storage.close()
+
+
+async def test_a_word_a_command_does_not_take_is_refused_with_its_usage(tmp_path):
+    storage, _, console, out = await make(tmp_path)
+    try:
+        await console.handle("/bot godlike")
+        assert "I didn't understand “godlike”. /bot [uzun|turkish] [points]" in out.getvalue()
+        assert console.game_id is None  # no game was started
+        await console.handle("/tavla 3 uzun")
+        assert "I didn't understand “uzun”. /tavla [@name] [points]" in out.getvalue()
+        assert console.game_id is None
+        assert await storage.games_in_chat("console", "local", tuple(GameStatus)) == []
+    finally:
+        await storage.close()

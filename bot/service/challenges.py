@@ -12,7 +12,9 @@ from core.variants import variant_by_name
 
 from . import actions as A
 from . import group_lang
+from . import words as W
 from .base import ActionContext, ServiceBase, UserFacingError
+from .commands import unknown_argument
 from .numbers import parse_number
 from .presenter import VARIANT_NAMES
 from .views import Actor, Button, Place, View
@@ -65,19 +67,20 @@ class ChallengesMixin(ServiceBase):
         length = 1
         fast = False
         opponent: User | None = None
-        names = {m.name for m in mentions or []}
+        # A mention (Telegram's text mention of a user without a username) names the
+        # opponent by itself; the words of its name in the text are not arguments.
+        mentioned = {part.casefold() for m in mentions or [] for part in m.name.split()}
         for word in args.split():
             low = word.casefold()
             if low.isascii() and low.isdigit():
                 length = self._length_word(low)
-            elif (
-                low in ("turkish", "türk", "turk", "turkce", "türkçe", "geleneksel")
-                and variant == "tavla"
-            ):
+            elif low in W.TURKISH and variant == "tavla":
                 variant = "turkish"
-            elif low in ("fast", "hızlı", "hizli", "быстро", "blitz"):
+            elif low in W.FAST:
                 fast = True
-            elif mentions is not None and (low.startswith("@") or word in names):
+            elif low in mentioned:
+                continue
+            elif mentions is not None and low.startswith("@"):
                 found = await self.storage.find_user(place.platform, low.lstrip("@"))
                 if found is None:
                     raise UserFacingError(
@@ -85,12 +88,7 @@ class ChallengesMixin(ServiceBase):
                     )
                 opponent = found
             else:
-                raise UserFacingError(
-                    t(
-                        "I didn't understand “{word}”. Try /tavla, /tavla @name 5 or /uzun.",
-                        word=word,
-                    )
-                )
+                raise UserFacingError(unknown_argument(name, word))
         for mention in mentions or []:
             opponent = await self._user(mention)
         self._check_length(length)
@@ -225,14 +223,14 @@ class ChallengesMixin(ServiceBase):
         length = 1
         for word in args.split():
             low = word.casefold()
-            if low in ("uzun", "nardy", "нарды"):
-                variant = "uzun"
-            elif low in ("turkish", "türk", "turk"):
-                variant = "turkish"
-            elif low.isascii() and low.isdigit():
+            if low.isascii() and low.isdigit():
                 length = self._length_word(low)
-            elif low in ("beginner", "club", "expert", "master", "random"):
+            elif low in W.LEVELS:
                 level = low
+            elif (kind := W.kind_of(low)) is not None:
+                variant = kind
+            else:  # the catalogue refuses these first; a rematch passes known words only
+                raise UserFacingError(unknown_argument("bot", word))
         self._check_length(length)
         for running in await self.storage.games_in_chat(
             place.platform, place.chat_id, (GameStatus.ACTIVE,)

@@ -15,6 +15,8 @@ from enum import StrEnum
 
 from bot.i18n import Text, t
 
+from . import words as W
+
 
 class Audience(StrEnum):
     """Who may use a command (the handler gives the reason when it refuses)."""
@@ -26,6 +28,38 @@ class Audience(StrEnum):
     GROUP = "group"
     #: Only a chat's administrators, in a group (``/resettop``).
     ADMIN = "admin"
+
+
+@dataclass(frozen=True)
+class Args:
+    """The argument words a command takes. The service checks them before the command runs
+    and refuses an unknown one with the command's usage (:func:`unknown_argument`), so no
+    word is ever quietly ignored. ``free``: the command reads its text itself (a move, a
+    name, a tournament's words) and refuses what it does not understand the same way."""
+
+    #: Known words, case-folded.
+    words: frozenset[str] = frozenset()
+    #: Whether whole numbers are taken too (a match length).
+    numbers: bool = False
+    free: bool = False
+
+    def unknown(self, text: str) -> str | None:
+        """The first word of ``text`` the command does not take, or None."""
+        if self.free:
+            return None
+        for word in text.split():
+            if word.casefold() in self.words:
+                continue
+            if self.numbers and word.isascii() and word.isdigit():
+                continue  # a number, understood: the command says if it is out of range
+            return word
+        return None
+
+
+#: No arguments at all.
+NONE = Args()
+#: The command reads its text itself.
+FREE = Args(free=True)
 
 
 @dataclass(frozen=True)
@@ -43,11 +77,22 @@ class Command:
     #: Whether a chat admin may do more with it than others (a tournament's start, cancel
     #: and award), so adapters tell the service whether the sender is an admin.
     admin_powers: bool = False
+    #: The arguments it takes (see :class:`Args`).
+    args: Args = NONE
+    #: What it answers an argument it does not take with (by default its ``help`` line).
+    usage: Text | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
         """The name and its aliases."""
         return (self.name, *self.aliases)
+
+    @property
+    def usage_line(self) -> Text:
+        """How the command is used, as a player reads it."""
+        usage = self.usage or self.help
+        assert usage is not None, f"/{self.name} needs a usage line"
+        return usage
 
     @property
     def asks_admin(self) -> bool:
@@ -56,9 +101,9 @@ class Command:
 
 
 _END_GAME = t("/resign [gammon|backgammon], /abort, /claim — end a game")
-_TOP_STATS = t("/top, /stats [@name] — leaderboard and statistics")
+_TOP_STATS = t("/top [uzun|turkish], /stats [@name] — leaderboard and statistics")
 _EXPORT_DICE = t("/export — the game for GNU Backgammon; /dice — check the dice")
-_LANG_RULES = t("/lang tr|en|ru — language; /rules — the rules")
+_LANG_RULES = t("/lang tr|en|ru — language; /rules [uzun] — the rules")
 _PRIVACY = t("/privacy — what the bot keeps about you; /forget — delete it (in private)")
 _UZUN = t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too")
 
@@ -68,28 +113,31 @@ COMMANDS: tuple[Command, ...] = (
         "tavla",
         t("Challenge to tavla (backgammon)"),
         t("/tavla [@name] [points] [turkish] [fast] — challenge to tavla"),
+        args=FREE,  # names: read by the handler, which refuses the rest with the usage
     ),
-    Command("uzun", t("Challenge to Uzun Tavla (long nardy)"), _UZUN),
-    Command("nardy", t("Challenge to long nardy"), _UZUN),
+    Command("uzun", t("Challenge to Uzun Tavla (long nardy)"), _UZUN, args=FREE),
+    Command("nardy", t("Challenge to long nardy"), _UZUN, args=FREE),
     Command(
         "bot",
         t("Play the computer"),
         t("/bot [uzun|turkish] [points] [beginner|club|expert|master] — play the computer"),
+        args=Args(W.KINDS | W.LEVELS, numbers=True),
     ),
     Command(
         "move",
         t("Type a move, e.g. /move 13/8 6/5"),
         t("/move 13/8 6/5 — type a move (or reply to the board with it)"),
+        args=FREE,
     ),
     Command(
         "board",
         t("Show your game's board again"),
         t("/board — your game's board here again, with live buttons"),
     ),
-    Command("resign", t("Resign the game"), _END_GAME),
+    Command("resign", t("Resign the game"), _END_GAME, args=Args(frozenset(W.RESIGN_LEVELS))),
     Command("abort", t("Call the game off by agreement"), _END_GAME),
     Command("claim", t("Claim a game your opponent let run out of time"), _END_GAME),
-    Command("top", t("This chat's leaderboard"), _TOP_STATS),
+    Command("top", t("This chat's leaderboard"), _TOP_STATS, args=Args(W.KINDS)),
     Command(
         "tournament",
         t("A tournament in this group"),
@@ -99,8 +147,9 @@ COMMANDS: tuple[Command, ...] = (
         ),
         audience=Audience.GROUP,
         admin_powers=True,
+        args=FREE,
     ),
-    Command("stats", t("Your statistics and rating"), _TOP_STATS),
+    Command("stats", t("Your statistics and rating"), _TOP_STATS, args=FREE),
     Command("export", t("The game for GNU Backgammon"), _EXPORT_DICE),
     Command(
         "analyse",
@@ -110,9 +159,10 @@ COMMANDS: tuple[Command, ...] = (
             "can have every rated match analysed (/settings in the group)"
         ),
         aliases=("analyze", "analiz"),
+        args=FREE,  # a game number, read (and refused with its usage) by the handler
     ),
     Command("dice", t("Check the fairness of the dice"), _EXPORT_DICE),
-    Command("lang", t("Language: tr, en, ru"), _LANG_RULES),
+    Command("lang", t("Language: tr, en, ru"), _LANG_RULES, args=FREE),
     Command(
         "settings",
         t("Your own settings (in private)"),
@@ -121,16 +171,24 @@ COMMANDS: tuple[Command, ...] = (
         # In a group, its admins get the chat's settings (automatic analysis, issue 15).
         admin_powers=True,
     ),
-    Command("rules", t("The rules"), _LANG_RULES),
+    Command("rules", t("The rules"), _LANG_RULES, args=Args(W.KINDS)),
     Command("privacy", t("What the bot keeps about you"), _PRIVACY),
     Command("forget", t("Delete your data (in private)"), _PRIVACY, audience=Audience.PRIVATE),
     # Telegram opens a private chat with /start (a deep link may add a word): the help.
-    Command("help", t("All commands"), None, aliases=("start",)),
+    Command(
+        "help",
+        t("All commands"),
+        None,
+        aliases=("start",),
+        args=Args(W.START_LINKS),
+        usage=t("/help — all commands"),
+    ),
     Command(
         "resettop",
         t("Reset this chat's leaderboard (admins)"),
         t("/resettop [tavla|turkish|uzun] — reset this chat's leaderboard (admins)"),
         audience=Audience.ADMIN,
+        args=Args(W.KINDS),
     ),
 )
 
@@ -145,6 +203,13 @@ def find_command(name: str) -> Command | None:
 def all_names() -> Iterator[str]:
     """Every name and alias the service accepts."""
     return iter(_BY_NAME)
+
+
+def unknown_argument(command: Command | str, word: str) -> Text:
+    """The answer to an argument ``command`` does not take: the word and the usage."""
+    spec = find_command(command) if isinstance(command, str) else command
+    assert spec is not None, command
+    return t("I didn't understand “{word}”. {usage}", word=word, usage=spec.usage_line)
 
 
 def help_lines() -> list[Text]:

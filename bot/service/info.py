@@ -17,10 +17,11 @@ from core.gnubg import position_id
 from core.match import Match
 
 from .base import ServiceBase, UserFacingError
-from .commands import help_lines
+from .commands import help_lines, unknown_argument
 from .export import export_match
 from .presenter import VARIANT_NAMES
 from .views import Actor, Place, View
+from .words import first_kind, kind_of
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class InfoMixin(ServiceBase):
     async def _top(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
     ) -> list[View]:
-        kind = _kind_word(args) or "tavla"
+        kind = first_kind(args) or "tavla"
         scope = "global" if place.private else chat.scope
         rows = await self.storage.top(scope, kind, 10)
         title = VARIANT_NAMES[kind]
@@ -125,7 +126,7 @@ class InfoMixin(ServiceBase):
             raise UserFacingError(t("A leaderboard can be reset only in a group."))
         if not actor.admin:
             raise UserFacingError(t("Only the chat's administrators can reset its leaderboard."))
-        kind = _kind_word(args)
+        kind = first_kind(args)
         count = await self.storage.reset_scope(chat.scope, kind)
         log.info("leaderboard %s (%s) reset by user %s", chat.scope, kind or "all", user.id)
         return [
@@ -139,7 +140,9 @@ class InfoMixin(ServiceBase):
         self, *, user: User, chat: Chat, place: Place, args: str, mentions: list[Actor], **_: Any
     ) -> list[View]:
         target = user
-        words = [w for w in args.split() if _kind_word(w) is None]
+        words = [w for w in args.split() if kind_of(w) is None]
+        if not mentions and len(words) > 1:  # one player's statistics at a time
+            raise UserFacingError(unknown_argument("stats", words[1]))
         if mentions:
             target = await self._user(mentions[0])
         elif words:
@@ -149,7 +152,7 @@ class InfoMixin(ServiceBase):
                     t("I don't know {name} yet: they need to write to me once.", name=words[0])
                 )
             target = found
-        kind = _kind_word(args) or "tavla"
+        kind = first_kind(args) or "tavla"
         # Games against oneself (both sides played on one keyboard) are practice: left out.
         results = [
             r
@@ -245,15 +248,3 @@ class InfoMixin(ServiceBase):
         if not games:
             raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
         return max(games, key=lambda g: g.updated)
-
-
-def _kind_word(text: str) -> str | None:
-    for word in text.split():
-        low = word.casefold()
-        if low in ("tavla", "backgammon"):
-            return "tavla"
-        if low in ("turkish", "türk", "turk"):
-            return "turkish"
-        if low in ("uzun", "nardy", "нарды"):
-            return "uzun"
-    return None

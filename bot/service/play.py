@@ -20,8 +20,10 @@ from . import actions as A
 from . import keypad
 from .autoplay import play_automatic
 from .base import ActionContext, ServiceBase, UserFacingError, alone, picture_state
-from .presenter import RESIGN_LEVELS, result_line
+from .commands import unknown_argument
+from .presenter import result_line
 from .views import MessageRef, Place, View
+from .words import RESIGN_LEVELS
 
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
 BOARD_JUST_CHANGED = t("The board has just changed: look again.")
@@ -205,23 +207,13 @@ class PlayMixin(ServiceBase):
     async def _resign(
         self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        words = args.split()
+        kind = RESIGN_LEVELS.get(words[0].casefold()) if words else ResultKind.SINGLE
+        if kind is None or len(words) > 1:
+            raise UserFacingError(unknown_argument("resign", words[-1]))
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here to resign."))
-        levels = {
-            "": ResultKind.SINGLE,
-            "1": ResultKind.SINGLE,
-            "single": ResultKind.SINGLE,
-            "oyun": ResultKind.SINGLE,
-            "2": ResultKind.GAMMON,
-            "gammon": ResultKind.GAMMON,
-            "mars": ResultKind.GAMMON,
-            "3": ResultKind.BACKGAMMON,
-            "backgammon": ResultKind.BACKGAMMON,
-        }
-        kind = levels.get(args.strip().casefold())
-        if kind is None:
-            raise UserFacingError(t("Resign how? /resign, /resign gammon or /resign backgammon."))
         ctx = self._context(record)
         seat = self._seat(record, user, ctx.game)
         if kind is ResultKind.BACKGAMMON and not ctx.game.variant.backgammons:

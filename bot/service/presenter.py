@@ -334,9 +334,8 @@ def shown_seat(game: Game, computer: int | None = None) -> int:
     return game.turn
 
 
-#: The digit a resignation's level goes by in a "Yes, resign" button.
+#: The digit a resignation's level goes by in a "Yes, resign" button (as ``/resign 2``).
 RESIGN_DIGITS = {ResultKind.SINGLE: "1", ResultKind.GAMMON: "2", ResultKind.BACKGAMMON: "3"}
-RESIGN_LEVELS = {digit: kind for kind, digit in RESIGN_DIGITS.items()}
 
 
 def resign_question(names: list[str], seat: int, kind: ResultKind) -> Text:

@@ -32,7 +32,7 @@ from .base import ServiceBase, ServiceSettings, UserFacingError, acting_seat
 from .challenges import ChallengesMixin
 from .chat_settings import ChatSettingsMixin, is_chat_setting
 from .chats import ChatsMixin
-from .commands import find_command
+from .commands import find_command, unknown_argument
 from .deadlines import DeadlinesMixin
 from .info import InfoMixin
 from .limits import clean_name
@@ -96,6 +96,9 @@ class GameService(
             return [self._slow_down(user, chat)]
         if handler is None:
             return [self._notice(user, chat, t("I don't know that command. /help lists them."))]
+        word = spec.args.unknown(args) if spec is not None else None
+        if spec is not None and word is not None:
+            return [self._notice(user, chat, unknown_argument(spec, word))]
         return await self._guard(
             user,
             chat,

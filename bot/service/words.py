@@ -1,0 +1,52 @@
+"""The words commands take, once: the command catalogue checks arguments against them and
+the handlers read them (``/bot uzun expert``, ``/top turkish``, ``/resign gammon``).
+
+Words are compared case-folded; the Turkish and Russian spellings players type are here too.
+"""
+
+from __future__ import annotations
+
+from core.game import ResultKind
+
+TAVLA = frozenset({"tavla", "backgammon"})
+TURKISH = frozenset({"turkish", "türk", "turk", "turkce", "türkçe", "geleneksel"})
+UZUN = frozenset({"uzun", "nardy", "нарды"})
+#: Every word that names a game kind (a leaderboard, the rules, the computer's game).
+KINDS = TAVLA | TURKISH | UZUN
+FAST = frozenset({"fast", "hızlı", "hizli", "быстро", "blitz"})
+#: The computer's strengths (core.ai.player_for).
+LEVELS = frozenset({"beginner", "club", "expert", "master", "random"})
+#: ``/resign``'s levels (T-9): numbers and the words of each language.
+RESIGN_LEVELS: dict[str, ResultKind] = {
+    "1": ResultKind.SINGLE,
+    "single": ResultKind.SINGLE,
+    "oyun": ResultKind.SINGLE,
+    "2": ResultKind.GAMMON,
+    "gammon": ResultKind.GAMMON,
+    "mars": ResultKind.GAMMON,
+    "3": ResultKind.BACKGAMMON,
+    "backgammon": ResultKind.BACKGAMMON,
+}
+#: What Telegram's start links carry after ``/start`` (``t.me/<bot>?start=tavla``).
+START_LINKS = frozenset({"tavla", "uzun"})
+
+
+def kind_of(word: str) -> str | None:
+    """The game kind (``tavla``, ``turkish``, ``uzun``) a word names, or None."""
+    low = word.casefold()
+    if low in TAVLA:
+        return "tavla"
+    if low in TURKISH:
+        return "turkish"
+    if low in UZUN:
+        return "uzun"
+    return None
+
+
+def first_kind(text: str) -> str | None:
+    """The game kind the first word of ``text`` that names one names, or None."""
+    for word in text.split():
+        kind = kind_of(word)
+        if kind is not None:
+            return kind
+    return None
