@@ -269,3 +269,32 @@ async def test_a_word_a_command_does_not_take_is_refused_with_its_usage(tmp_path
         assert await storage.games_in_chat("console", "local", tuple(GameStatus)) == []
     finally:
         await storage.close()
+
+
+async def test_a_number_after_messages_without_buttons_says_whose_buttons_it_presses(tmp_path):
+    """After a finished game, /dice, /export, /board and /resign, typing 1 pressed the old
+    Rematch and started a game: now it first lists the buttons and says whose they are."""
+    storage, _, console, out = await make(tmp_path)
+    try:
+        await console.handle("/bot")
+        await console.handle("/resign")
+        await console.handle("1")  # Yes, resign: the computer accepts, the game is over
+        finished = console.game_id
+        assert (await storage.get_game(finished)).status is GameStatus.FINISHED
+        for line in ("/dice", "/export", "/board", "/resign"):
+            await console.handle(line)
+        printed = len(out.getvalue())
+        await console.handle("1")
+        said = out.getvalue()[printed:]
+        assert f"The numbers are the buttons of the board of game {finished} above:" in said
+        assert "[1] Rematch  [2] 🔍 Analyse" in said
+        statuses = tuple(GameStatus)
+        assert len(await storage.games_in_chat("console", "local", statuses)) == 1
+        await console.handle("1")  # now it presses Rematch
+        assert len(await storage.games_in_chat("console", "local", statuses)) == 2
+        assert console.game_id != finished
+        # The newest message has the buttons: a number presses at once.
+        await console.handle(pick(console))
+        assert "The numbers are the buttons" not in out.getvalue()[printed + len(said) :]
+    finally:
+        await storage.close()

@@ -4,7 +4,9 @@ It is a chat of its own through the same game service as Telegram and Discord. Y
 computer (``/bot``) or both sides on one keyboard (``/tavla``, ``/uzun``): the console always
 acts as the player the game waits for. Boards are printed as text and their pictures written
 to a folder. Buttons are listed with numbers: type the number to press one; type a move such
-as ``13/8 6/5`` to play it; ``/help`` lists the commands.
+as ``13/8 6/5`` to play it; ``/help`` lists the commands. The numbers press the buttons of
+the newest message that has them; when messages without buttons came after it, a number
+first lists those buttons again and says whose they are.
 """
 
 from __future__ import annotations
@@ -53,6 +55,11 @@ class ConsoleAdapter:
         self.out = out
         self.lang = lang
         self.buttons: list[Button] = []
+        #: Whether the numbered buttons are on the newest message printed; when not, a
+        #: number first says which message's buttons the numbers press.
+        self._fresh = True
+        self._owner = "the message above"
+        self._buttons_lang = lang
         self.game_id: int | None = None
         self._posted: set[asyncio.Future[None]] = set()
         self._shown = 0  # views printed: the console's message numbers
@@ -85,6 +92,14 @@ class ConsoleAdapter:
             if number is None:
                 self.say(f"Choose 1 to {len(self.buttons)}.")
                 return
+            if not self._fresh:
+                # Messages without buttons came since: say whose buttons the numbers press
+                # rather than press one the player may have forgotten (an old Rematch).
+                self.say(f"The numbers are the buttons of {self._owner}:")
+                self._list_buttons()
+                self.say("Type the number again to press it.")
+                self._fresh = True
+                return
             views = await self.service.press(actor, PLACE, self.buttons[number - 1].action)
         elif line.startswith("/"):
             name, _, args = line[1:].partition(" ")
@@ -103,6 +118,8 @@ class ConsoleAdapter:
             if not views:
                 self.say("Nothing to do with that. Type /help.")
         await self.show(views)
+        if line.startswith("/") and not any(view.buttons for view in views):
+            self._fresh = False  # a command answered without buttons: they are further up
         if self.web_links and self.game_id is not None and self.game_id != self._linked:
             self._linked = self.game_id
             for name, url in await self.web_links(self.game_id):
@@ -127,6 +144,10 @@ class ConsoleAdapter:
         """Print ``views`` and confirm each board printed, as a chat adapter confirms a board
         on screen (a board never confirmed is redrawn by the service, here over the game
         being played)."""
+        if any(view.buttons for view in views):
+            self._fresh = True
+        elif any(not view.notice for view in views):
+            self._fresh = False  # a newer message without buttons: the old ones are ambiguous
         for view in views:
             if view.edit_only:
                 continue  # an older message made a pointer: the console prints anew anyway
@@ -146,10 +167,13 @@ class ConsoleAdapter:
                 self.game_id = view.game_id
             if view.buttons:
                 self.buttons = [b for row in view.buttons for b in row]
-                options = "  ".join(
-                    f"[{i}] {translate(b.label, lang)}" for i, b in enumerate(self.buttons, 1)
+                self._buttons_lang = lang
+                self._owner = (
+                    f"the board of game {view.game_id} above"
+                    if view.game_id is not None and view.shows_board
+                    else "the message above"
                 )
-                self.say(options)
+                self._list_buttons()
             if view.posted is not None:
                 # Later news of this message ("working…") is printed as new lines.
                 where = MessageRef(self._shown, chat_id=PLACE.chat_id)
@@ -157,6 +181,14 @@ class ConsoleAdapter:
                 self._posted = {task for task in self._posted if not task.done()}
             if view.game_id is not None and view.version is not None and not view.keyboard_only:
                 await self.service.board_shown(view.game_id, view.version)
+
+    def _list_buttons(self) -> None:
+        self.say(
+            "  ".join(
+                f"[{i}] {translate(b.label, self._buttons_lang)}"
+                for i, b in enumerate(self.buttons, 1)
+            )
+        )
 
     async def _show_one(self, view: View) -> None:
         await self.show([view])
