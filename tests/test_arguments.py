@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the service fixture comes from tests/test_commands.py)
 """No argument is quietly misread: a word a command does not take is refused with the
 command's usage, in the player's language, and nothing happens (``/bot godlike`` started a
 club game, ``/board 7`` showed the board as if nothing had been written). Every command of
@@ -11,23 +12,12 @@ from bot.i18n import translate_lines
 from bot.service.commands import COMMANDS, FREE, unknown_argument
 from bot.service.service import Actor, Place
 from bot.storage.base import GameStatus
-from bot.storage.sqlite import SqliteStorage
-from tests.factory import make_service
+from tests.test_commands import service  # noqa: F401  (the fixture)
 from tests.test_service import GROUP, board
 
 ALI_TR = Actor("test", "100", "Ali", "ali", "tr")
 HOME = Place("test", "100", private=True, title="Ali")
 NONSENSE = "zzzq"
-
-
-@pytest.fixture
-async def service(tmp_path):
-    storage = SqliteStorage(str(tmp_path / "t.db"))
-    await storage.open()
-    try:
-        yield make_service(storage, burst_actions=10**6, render_images=False)
-    finally:
-        await storage.close()
 
 
 def text_of(views, lang: str = "en") -> str:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.console import ConsoleAdapter
+from bot.console import PLACE, PLAYERS, ConsoleAdapter
 from bot.i18n import translate, translate_lines
 from bot.service import actions as A
 from bot.service.service import GameService
@@ -16,7 +16,7 @@ from bot.service.views import Actor, Place
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from tests.drivers import press_order
-from tests.factory import Clock, make_service
+from tests.factory import Clock, find, make_service, resign
 
 PREFERENCE = press_order()
 
@@ -215,16 +215,19 @@ async def test_hot_seat_abort_ends_the_game_at_once(tmp_path):
         await storage.close()
 
 
+async def two_player_hot_seat(service: GameService) -> int:
+    """A hot-seat game as earlier versions started it: Ali's challenge accepted by Veli."""
+    views = await service.command(PLAYERS[0], PLACE, "tavla", "")
+    await service.press(PLAYERS[1], PLACE, find(views[-1], A.ACCEPT))
+    return views[-1].game_id
+
+
 async def test_an_old_two_player_hot_seat_game_is_not_stuck_after_a_restart(tmp_path):
     """Earlier versions seated two local players (Ali and Veli): a resignation left waiting
     for an answer is answered after a restart, and nothing played there is rated."""
-    from bot.console import PLACE, PLAYERS
-    from tests.factory import find, resign
 
     storage, service, console, out = await make(tmp_path)
-    views = await service.command(PLAYERS[0], PLACE, "tavla", "")
-    await service.press(PLAYERS[1], PLACE, find(views[-1], A.ACCEPT))
-    game_id = views[-1].game_id
+    game_id = await two_player_hot_seat(service)
     first = await service.player_to_act(game_id)
     await resign(service, PLAYERS[int(first) - 1], PLACE)
     await storage.close()
@@ -243,13 +246,9 @@ async def test_an_old_two_player_hot_seat_game_is_not_stuck_after_a_restart(tmp_
 
 
 async def test_an_old_two_player_hot_seat_game_can_be_aborted(tmp_path):
-    from bot.console import PLACE, PLAYERS
-    from tests.factory import find
-
     storage, service, console, _ = await make(tmp_path)
     try:
-        views = await service.command(PLAYERS[0], PLACE, "tavla", "")
-        await service.press(PLAYERS[1], PLACE, find(views[-1], A.ACCEPT))
+        await two_player_hot_seat(service)
         await console.handle("/board")
         await console.handle("/abort")
         assert (await storage.get_game(console.game_id)).status is GameStatus.ABORTED

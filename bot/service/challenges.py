@@ -37,19 +37,13 @@ class ChallengesMixin(ServiceBase):
         variant, length, fast, opponent = await self._contest_words(name, args, place, mentions)
         if opponent is not None and opponent.id == user.id:
             raise UserFacingError(t("You can't challenge yourself. Try /bot to play the computer."))
-        now = self.clock()
-        record = GameRecord(
-            platform=place.platform,
-            chat_id=place.chat_id,
-            variant=variant,
-            status=GameStatus.CHALLENGE,
-            seats=[user.id, opponent.id if opponent else None],
-            challenger=user.id,
-            settings=ContestSettings(length=length, fast=fast, scope=chat.scope),
-            deadline=now + self.settings.challenge_ttl,
-            created=now,
-            updated=now,
+        record = self._new_contest(
+            place,
+            variant,
+            [user.id, opponent.id if opponent else None],
+            ContestSettings(length=length, fast=fast, scope=chat.scope),
         )
+        record.deadline = record.created + self.settings.challenge_ttl
         async with self.storage.transaction() as tx:
             record = await tx.insert_game(record)
             await tx.add_events(
@@ -107,20 +101,31 @@ class ChallengesMixin(ServiceBase):
         hot-seat): never rated, no clock, every answer theirs to give (see ``_seat``).
         ``sides``: the names the two sides go by in the captions."""
         variant, length, fast, _ = await self._contest_words(name, args, place, None)
+        record = self._new_contest(
+            place,
+            variant,
+            [user.id, user.id],
+            ContestSettings(length=length, fast=fast, scope=chat.scope),
+        )
+        return await self._start(record, list(sides), chat, user, new=True)
+
+    def _new_contest(
+        self, place: Place, variant: str, seats: list[int | None], settings: ContestSettings
+    ) -> GameRecord:
+        """A contest not yet started, in ``place``, challenged by the first seat's player."""
         now = self.clock()
-        record = GameRecord(
+        assert seats[0] is not None
+        return GameRecord(
             platform=place.platform,
             chat_id=place.chat_id,
             variant=variant,
             status=GameStatus.CHALLENGE,
-            seats=[user.id, user.id],
-            challenger=user.id,
-            settings=ContestSettings(length=length, fast=fast, scope=chat.scope),
-            rated=False,
+            seats=seats,
+            challenger=seats[0],
+            settings=settings,
             created=now,
             updated=now,
         )
-        return await self._start(record, list(sides), chat, user, new=True)
 
     def _length_word(self, word: str) -> int:
         """A match length written in ASCII digits, or a polite refusal."""
@@ -245,19 +250,11 @@ class ChallengesMixin(ServiceBase):
                 board = await self._board(self._context(running), chat, edit=False)
                 return [self._notice(user, chat, note), board]
         computer = await self.storage.computer_user(place.platform)
-        now = self.clock()
-        record = GameRecord(
-            platform=place.platform,
-            chat_id=place.chat_id,
-            variant=variant,
-            status=GameStatus.CHALLENGE,
-            seats=[user.id, computer.id],
-            challenger=user.id,
-            settings=ContestSettings(
-                length=length, fast=False, scope=chat.scope, computer=1, level=level
-            ),
-            created=now,
-            updated=now,
+        record = self._new_contest(
+            place,
+            variant,
+            [user.id, computer.id],
+            ContestSettings(length=length, fast=False, scope=chat.scope, computer=1, level=level),
         )
         name = f"{computer.name} ({level})"
         return await self._start(record, [user.name, name], chat, user, new=True)
