@@ -233,3 +233,53 @@ async def test_a_refused_press_is_counted_by_its_kind(fake, bot):
         - value(before, "tavla_presses_total", kind=kind)
         == 1
     )
+
+
+async def test_the_web_board_serves_the_checks_on_its_own_port(tmp_path):
+    """With the web board on, ``python -m bot`` answers the checks on the board's listener
+    (here next to the console, which has no adapter to wait for)."""
+    import os
+    import sys
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_TOKEN", "DISCORD_TOKEN")}
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'w.db'}",
+        BOARD_DIR=str(tmp_path / "boards"),
+        WEB_BASE_URL=f"http://127.0.0.1:{port}",
+        WEB_PORT=str(port),
+        WEB_SECRET="health-test",
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+    )
+    try:
+        answers = {}
+        async with aiohttp.ClientSession() as session:
+            for _ in range(300):  # the server may still be starting
+                try:
+                    for path in ("/healthz", "/readyz", "/metrics"):
+                        async with session.get(f"http://127.0.0.1:{port}{path}") as answer:
+                            answers[path] = (answer.status, await answer.text())
+                    break
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.1)
+        assert answers["/healthz"] == (200, "ok\n")
+        assert answers["/readyz"] == (200, "database: ok\n")
+        assert answers["/metrics"][0] == 200
+        assert "tavla_active_games 0.0" in answers["/metrics"][1]
+        assert proc.stdin is not None
+        proc.stdin.write(b"/quit\n")
+        await proc.stdin.drain()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
