@@ -105,9 +105,12 @@ async def serve_health(health: Health, host: str, port: int, stop: asyncio.Event
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
-    except OSError:
+    except OSError as exc:
+        # Another process has the port (a second worker on WEB_PORT): the bot still
+        # serves its chats; the operator is told, once.
+        log.error("health checks and metrics not served on %s:%s: %s", host, port, exc)
         await runner.cleanup()
-        raise
+        return
     log.info("health checks and metrics on http://%s:%s", host, port)
     try:
         await stop.wait()

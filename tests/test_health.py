@@ -283,3 +283,13 @@ async def test_the_web_board_serves_the_checks_on_its_own_port(tmp_path):
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_a_taken_port_leaves_the_bot_running_and_says_so(caplog):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        stop = asyncio.Event()
+        await asyncio.wait_for(serve_health(Health(), "127.0.0.1", port, stop), 5)
+    assert "health checks and metrics not served" in caplog.text
