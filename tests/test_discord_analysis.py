@@ -5,7 +5,9 @@ interaction carries the member's permissions)."""
 
 from __future__ import annotations
 
+from bot.i18n import Text, t, translate
 from bot.service import actions as A
+from bot.service.analysis import READY, WORKING
 from bot.storage.base import ChatPrefs
 from tests.test_discord import (
     CHANNEL,
@@ -44,10 +46,13 @@ async def test_the_analyse_button_says_working_then_posts_the_card(fake, bot):
     exchange = await fake.press(bot.client, veli, finished, analyse)
     assert exchange.acks == 1
     assert exchange.ephemeral() == []
-    (working,) = [m for m in fake.channel_messages(channel) if "Analysing" in m["content"]]
-    assert working["content"] == f"⏳ Analysing game {game_id}…"
+    # Posted in the server's language (its first speaker's), whoever pressed.
+    lang = (await bot.storage.get_chat("discord", str(GUILD))).group_lang or "en"
+    said = translate(Text(WORKING.msgid, {"id": game_id}), lang)
+    (working,) = [m for m in fake.channel_messages(channel) if m["content"] == said]
     await bot.service.settle()
-    assert now(fake, working)["content"] == f"✅ The analysis of game {game_id} is ready."
+    done = translate(Text(READY.msgid, {"id": game_id}), lang)
+    assert now(fake, working)["content"] == done
     card = fake.channel_messages(channel)[-1]
     assert card["attachments"]
     assert f"/analyse {game_id}" in card["content"]
@@ -62,7 +67,9 @@ async def test_an_admin_switches_on_the_analysis_of_every_rated_match(fake, bot)
     assert "private" in exchange.ephemeral()[0]
     exchange = await fake.slash(bot.client, admin, channel, "settings")
     assert exchange.ephemeral() == []
-    (shown,) = [m for m in fake.channel_messages(channel) if "This chat's settings" in m["content"]]
+    # Posted in the server's language (Ali's Turkish, the first heard there), not the admin's.
+    heading = translate(t("⚙️ This chat's settings (its administrators may change them):"), "tr")
+    (shown,) = [m for m in fake.channel_messages(channel) if heading in m["content"]]
     (switch,) = custom_ids(shown)
     refused = await fake.press(bot.client, veli, shown, switch)
     assert "administrators" in refused.ephemeral()[0]

@@ -9,7 +9,9 @@ import asyncio
 
 import pytest
 
+from bot.i18n import Text, translate
 from bot.service import actions as A
+from bot.service.analysis import READY, WORKING
 from bot.storage.base import ChatPrefs
 from tests.test_service_analysis import hold_analyses
 from tests.test_telegram import (
@@ -59,11 +61,14 @@ async def test_the_analyse_button_says_working_then_posts_the_card(fake, bot, mo
     # The analysis is held until the test lets it go, to show play is answered meanwhile.
     entered, release = hold_analyses(monkeypatch)
     await press(fake, veli, group, finished, analyse)
+    # Posted in the group's language (Ali's Turkish, the first heard there), whoever pressed.
+    lang = (await bot.storage.get_chat("telegram", str(group.id))).group_lang
+    assert lang == "tr"
+    said = translate(Text(WORKING.msgid, {"id": game_id}), lang)
     working = await fake.wait_for(
-        lambda: next((m for m in fake.messages(group) if "Analysing" in m.get("text", "")), None),
+        lambda: next((m for m in fake.messages(group) if m.get("text") == said), None),
         10,
     )
-    assert working["text"] == f"⏳ Analysing game {game_id}…"
     await asyncio.wait_for(entered.wait(), 10)
     # A new game in the same group goes on while the analysis runs.
     count = len(fake.messages(group))
@@ -76,11 +81,12 @@ async def test_the_analyse_button_says_working_then_posts_the_card(fake, bot, mo
         lambda: any(m.get("photo") and buttons(m) for m in fake.messages(group)[count:]), 10
     )
     assert await step_once(fake, bot, users, group)
-    assert "is ready" not in "".join(texts(fake, group))
+    done = translate(Text(READY.msgid, {"id": game_id}), lang)
+    assert done not in texts(fake, group)
     release.set()
     await bot.service.settle()
     ready = now(fake, group, working)
-    assert ready["text"] == f"✅ The analysis of game {game_id} is ready."
+    assert ready["text"] == done
     card = fake.messages(group)[-1]
     assert card.get("photo")
     assert f"/analyse {game_id}" in card["caption"]

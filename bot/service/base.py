@@ -298,8 +298,8 @@ class ServiceBase(ABC):
     def _lang(self, user: User | None, chat: Chat | None = None, *, private: bool = True) -> str:
         """The player's language for private replies, the group's for group messages (set
         with /lang, else the one most of its players use: :mod:`bot.service.group_lang`)."""
-        if not private and chat is not None and (chat.lang or chat.prefs.group_lang):
-            return chat.lang or chat.prefs.group_lang or DEFAULT_LANGUAGE
+        if not private and chat is not None and (chat.lang or chat.group_lang):
+            return chat.lang or chat.group_lang or DEFAULT_LANGUAGE
         if user is not None:
             lang = user.lang or normalize_language(user.platform_lang)
             if lang:

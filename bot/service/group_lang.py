@@ -2,7 +2,7 @@
 acted last.
 
 It is the language set with ``/lang`` in the group; until one is set, the language most of
-the group's players use, kept with the chat (:attr:`ChatPrefs.group_lang`): at first the
+the group's players use, kept with the chat (:attr:`Chat.group_lang`): at first the
 language of the first person the bot hears there, then, when a contest starts, the one most
 of the group's players speak (a tie keeps the language the group has). Private answers
 (toasts, private messages) stay in each person's own language.
@@ -10,7 +10,6 @@ of the group's players speak (a tie keeps the language the group has). Private a
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 
@@ -41,7 +40,7 @@ def majority(langs: Iterable[str | None], current: str | None) -> str | None:
 
 async def first_speaker(storage: Storage, chat: Chat, user: User) -> Chat:
     """A group with no language yet takes the language of the first person heard there."""
-    if chat.lang or chat.prefs.group_lang:
+    if chat.lang or chat.group_lang:
         return chat
     lang = user_lang(user)
     if lang is None:
@@ -67,13 +66,13 @@ async def settle(storage: Storage, chat: Chat, also: Iterable[int] = ()) -> Chat
     seated -= set(users)
     if seated:
         users.update(await storage.get_users(seated))
-    chosen = majority((user_lang(u) for u in users.values() if not u.is_bot), chat.prefs.group_lang)
-    if chosen is None or chosen == chat.prefs.group_lang:
+    chosen = majority((user_lang(u) for u in users.values() if not u.is_bot), chat.group_lang)
+    if chosen is None or chosen == chat.group_lang:
         return chat
     return await _keep(storage, chat, chosen)
 
 
 async def _keep(storage: Storage, chat: Chat, lang: str) -> Chat:
-    prefs = dataclasses.replace(chat.prefs, group_lang=lang)
-    await storage.set_chat_prefs(chat.platform, chat.chat_id, prefs)
-    return dataclasses.replace(chat, prefs=prefs)
+    await storage.set_chat_group_lang(chat.platform, chat.chat_id, lang)
+    chat.group_lang = lang
+    return chat

@@ -128,9 +128,6 @@ class ChatPrefs(StoredSettings):
 
     #: Every finished rated match in the chat is analysed and its card posted (issue 15).
     auto_analysis: bool = False
-    #: The group's language until one is set with /lang: the one most of its players use
-    #: (at first, the first person's heard there), kept (bot.service.group_lang).
-    group_lang: str | None = None
 
 
 @dataclass
@@ -145,6 +142,9 @@ class Chat:
     #: None while it can. Games here wait and resume when the chat is heard from again.
     paused: float | None = None
     prefs: ChatPrefs = field(default_factory=ChatPrefs)
+    #: The group's language until one is set with /lang: the one most of its players use
+    #: (at first, the first person's heard there), kept (bot.service.group_lang).
+    group_lang: str | None = None
     #: A private chat with the bot (told by the incoming update, not stored).
     private: bool = field(default=False, init=False, compare=False)
 
@@ -448,6 +448,10 @@ class Storage(Protocol):
         ...
 
     async def set_chat_lang(self, platform: str, chat_id: str, lang: str | None) -> None: ...
+
+    async def set_chat_group_lang(self, platform: str, chat_id: str, lang: str) -> None:
+        """Keep the group's language chosen by its players (:attr:`Chat.group_lang`)."""
+        ...
 
     async def set_chat_prefs(self, platform: str, chat_id: str, prefs: ChatPrefs) -> None:
         """Keep a chat's own settings."""

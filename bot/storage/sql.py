@@ -296,6 +296,17 @@ class SqlStorage(ABC):
                 time.time(),
             )
 
+    async def set_chat_group_lang(self, platform: str, chat_id: str, lang: str) -> None:
+        async with self._writing() as db:
+            await db.execute(
+                "INSERT INTO chats (platform, chat_id, group_lang, created) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (platform, chat_id) DO UPDATE SET group_lang = excluded.group_lang",
+                platform,
+                str(chat_id),
+                lang,
+                time.time(),
+            )
+
     async def set_chat_prefs(self, platform: str, chat_id: str, prefs: ChatPrefs) -> None:
         async with self._writing() as db:
             await db.execute(
@@ -373,12 +384,13 @@ class SqlStorage(ABC):
         async with self._writing() as db:
             # The WHERE makes SQLite read ON CONFLICT as the upsert, not as a join clause.
             await db.execute(
-                "INSERT INTO chats (platform, chat_id, title, lang, prefs, created) "
-                "SELECT platform, ?, title, lang, prefs, created FROM chats "
+                "INSERT INTO chats (platform, chat_id, title, lang, group_lang, prefs, created) "
+                "SELECT platform, ?, title, lang, group_lang, prefs, created FROM chats "
                 "WHERE platform = ? AND chat_id = ? "
                 "ON CONFLICT (platform, chat_id) DO UPDATE SET "
                 "title = COALESCE(chats.title, excluded.title), "
                 "lang = COALESCE(chats.lang, excluded.lang), "
+                "group_lang = COALESCE(chats.group_lang, excluded.group_lang), "
                 "prefs = CASE WHEN chats.prefs = '{}' THEN excluded.prefs ELSE chats.prefs END, "
                 "paused = NULL",
                 str(new_chat_id),
