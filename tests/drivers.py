@@ -1,6 +1,9 @@
-"""What a scripted player presses, shared by the end-to-end tests and the load bench."""
+"""What a scripted player presses, shared by the end-to-end tests and the load bench, and a
+free port for the tests that start servers."""
 
 from __future__ import annotations
+
+import socket
 
 from bot.service import actions as A
 
@@ -18,3 +21,10 @@ def press_order(*, double: bool = False) -> tuple[str, ...]:
         *((A.DOUBLE,) if double else ()),
         A.ROLL,
     )
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

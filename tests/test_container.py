@@ -15,7 +15,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import time
 import uuid
@@ -31,7 +30,7 @@ from bot.service.service import SLOW_DOWN as SLOW
 from bot.storage.base import GameStatus
 from bot.storage.postgres import PostgresStorage
 from core.match import Match
-from tests.drivers import press_order
+from tests.drivers import free_port, press_order
 from tests.fakes.telegram import FakeBotAPI
 from tests.test_telegram import buttons, find
 
@@ -59,12 +58,6 @@ def image() -> str:
     found = podman("image", "exists", name)
     assert found.returncode == 0, f"no image {name}: {found.stderr}"
     return name
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def get(port: int, path: str) -> tuple[int, str]:

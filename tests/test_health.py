@@ -21,17 +21,12 @@ from bot.service import actions as A
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from bot.telegram import run_telegram
+from tests.drivers import free_port
 from tests.factory import make_service
 from tests.fakes.telegram import FakeBotAPI
 from tests.test_telegram import Bot, config_for, find, game_record, open_game, press, step_once
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class CheckedBot(Bot):

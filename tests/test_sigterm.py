@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import sys
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from bot.service import actions as A
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
-from tests.drivers import press_order
+from tests.drivers import free_port, press_order
 from tests.fakes.telegram import FakeBotAPI
 from tests.test_telegram import board_version, buttons, find
 
@@ -29,12 +28,6 @@ TOKEN = "123456:TEST-sigterm_token"
 GAMES = 8
 #: The contract (design.md): stopped within 10 s of SIGTERM.
 STOP_WITHIN = 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def start_bot(
