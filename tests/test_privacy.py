@@ -205,3 +205,38 @@ async def test_telegram_sets_its_descriptions_in_three_languages(tmp_path):
 
 
 CODES = (("en", ""), ("tr", "tr"), ("ru", "ru"))
+
+
+async def test_forget_through_telegram_replaces_the_question_with_the_answer(tmp_path):
+    from tests.fakes.telegram import FakeBotAPI
+    from tests.test_telegram import Bot
+
+    async with FakeBotAPI(flood=None) as fake:
+        bot = Bot(fake, tmp_path / "t.db", seed=1)
+        await bot.start()
+        try:
+            ali = fake.user(11, "Ali", username="ali", language_code="en")
+            chat = fake.private_chat(ali)
+            await fake.send_text(ali, chat, "/forget")
+            question = await fake.wait_for(lambda: fake.messages(chat) or None, 10)
+            (yes,) = [
+                b["callback_data"]
+                for row in question[-1]["reply_markup"]["inline_keyboard"]
+                for b in row
+                if b["callback_data"].endswith(":yes")
+            ]
+            query = await fake.press(ali, chat, question[-1]["message_id"], yes)
+            await fake.wait_for(lambda: query in fake.callback_answers, 10)
+            answered = await fake.wait_for(
+                lambda: (
+                    (m := fake.message(chat, question[-1]["message_id"]))
+                    and m["text"].startswith("Done")
+                    and m
+                ),
+                10,
+            )
+            assert "reply_markup" not in answered
+            assert len(fake.messages(chat)) == 1
+            assert await bot.storage.find_user("telegram", "ali") is None
+        finally:
+            await bot.stop()
