@@ -1,4 +1,4 @@
-"""Dependencies point one way (design.md, the README's contributor section): every import of
+"""Dependencies point one way (design.md, docs/architecture.md): every import of
 every module, also those inside functions, is checked against what its layer may import.
 
 No adapter (Telegram, Discord, the console, the web board) imports storage or reads it

@@ -1,6 +1,6 @@
 """Tournaments (core.tournament): entries, pairing, results, standings, JSON.
 
-Rule ids (TN-…) are those of the README's "Tournaments" section.
+Rule ids (TN-…) are those of docs/playing.md, "Tournaments".
 """
 
 from __future__ import annotations

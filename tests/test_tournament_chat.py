@@ -1,5 +1,6 @@
 """Tournaments in a chat, through the game service: /tournament, the card's buttons, rounds
-played as ordinary games, results, timeouts and standings (rules TN-1 … TN-7 in the README).
+played as ordinary games, results, timeouts and standings (rules TN-1 … TN-7 in
+docs/playing.md, "Tournaments").
 
 Four players, matches to one point; a game is decided by one player resigning and the other
 accepting (a played result), or by the clock (a fake one the tests move forward).
