@@ -17,6 +17,8 @@ from core.position import BAR
 
 #: An action is a flat object; a little room for what a later page may add.
 MAX_DEPTH = 4
+#: A move is at most a double's four steps.
+MAX_STEPS = 4
 #: An action's body is a few dozen bytes.
 MAX_BODY = 4096
 
@@ -81,11 +83,12 @@ def integer(value: Any, low: int, high: int) -> int | None:
 @dataclass(frozen=True)
 class ActionBody:
     """An action the page sends: its name, the game version it was chosen on, and for a
-    move the two points (in the player's own numbering: 25 the bar, 0 off)."""
+    move its steps, made in order (each two points in the player's own numbering: 25 the
+    bar, 0 off): one checker's single step, or its run over several dice."""
 
     name: str
     version: int
-    move: tuple[int, int] | None = None
+    move: tuple[tuple[int, int], ...] | None = None
 
 
 def action_body(raw: bytes) -> ActionBody:
@@ -97,7 +100,24 @@ def action_body(raw: bytes) -> ActionBody:
         raise BadInput("an action needs 'action' and 'version'")
     if name != "move":
         return ActionBody(name, version)
-    source, dest = integer(body.get("from"), 0, BAR), integer(body.get("to"), 0, BAR)
-    if source is None or dest is None:
-        raise BadInput("a move needs 'from' and 'to'")
-    return ActionBody(name, version, (source, dest))
+    if "steps" in body:
+        steps = body["steps"]
+        if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
+            raise BadInput(f"'steps' is a list of 1 to {MAX_STEPS} steps")
+        pairs = []
+        for step in steps:
+            pair = _pair(step[0], step[1]) if isinstance(step, list) and len(step) == 2 else None
+            if pair is None:
+                raise BadInput("a step is [from, to]")
+            pairs.append(pair)
+        return ActionBody(name, version, tuple(pairs))
+    pair = _pair(body.get("from"), body.get("to"))
+    if pair is None:
+        raise BadInput("a move needs 'from' and 'to', or 'steps'")
+    return ActionBody(name, version, (pair,))
+
+
+def _pair(source: Any, dest: Any) -> tuple[int, int] | None:
+    """Two points of a step (0 off .. 25 the bar), or None."""
+    a, b = integer(source, 0, BAR), integer(dest, 0, BAR)
+    return None if a is None or b is None else (a, b)

@@ -46,7 +46,7 @@ from .guard import BUSY_RETRY_AFTER, StreamSlots, WebLimits
 from .hub import ChangeHub
 from .inputs import MAX_BODY, ActionBody, BadInput, action_body, game_id
 from .layout import layout_json
-from .state import ACTION_CODES, game_state
+from .state import ACTION_CODES, game_state, run_to
 from .texts import page_texts
 
 log = logging.getLogger(__name__)
@@ -308,7 +308,12 @@ class WebBoard:
             # The page has asked "Resign this game?" already: the offer itself (a single game).
             code, arg = A.RESIGN, f"{who.seat}1"
         elif body.move is not None:
-            code, arg = A.MOVE, f"{body.move[0]}-{body.move[1]}"
+            # The service makes the steps in order, through core (a checker's run over
+            # several dice is one action, as a chat button's).
+            steps = list(body.move)
+            if len(steps) == 1:
+                steps = run_to(record, who.seat, *steps[0])
+            code, arg = A.MOVE, ".".join(f"{a}-{b}" for a, b in steps)
         elif name in ACTION_CODES:
             code, arg = ACTION_CODES[name], ""
         else:

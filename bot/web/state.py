@@ -6,6 +6,7 @@ from core through the presenter, the same source as the chat's picture and butto
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from bot.i18n import translate, translate_lines
@@ -23,6 +24,7 @@ from core.game import Phase
 from core.match import Match
 from core.notation import format_steps
 from core.position import BAR, OFF
+from core.turn import Turn
 
 #: The action codes of the chat's buttons the page offers as its own buttons, by name.
 BUTTON_NAMES = {
@@ -38,6 +40,64 @@ BUTTON_NAMES = {
 #: What the page sends, by name: the buttons above, and the take-back of a move confirmed by
 #: itself (the same Undo press, offered to the player who moved until the opponent acts).
 ACTION_CODES = {name: code for code, name in BUTTON_NAMES.items()} | {"take_back": A.UNDO}
+
+
+def unique(values: Iterable[int]) -> list[int]:
+    """``values`` without repeats, in their first order."""
+    return list(dict.fromkeys(values))
+
+
+def checker_moves(turn: Turn) -> dict[str, list[dict[str, Any]]]:
+    """Every move of each checker that can move now, by its point: each destination it
+    reaches with one die or several dice of the turn, with the steps that take it there
+    (made in order by the service) and the move written as in the chat.
+
+    The moves are core's (:meth:`core.turn.Turn.checker_moves`: each step still leads to a
+    legal play; a run stops only on points it may land on and hits the blots it lands on).
+    Moves with the same steps are one (the service picks the die as a chat button does); a
+    point is reached in the fewest steps that reach it (a longer way stays a move of several
+    taps); two ways of as many steps to the same point (one hitting on the way) both stay,
+    for the player to choose. Single-die moves come first."""
+    sources = unique(step.source for step, _ in turn.legal_steps())
+    found: dict[str, list[dict[str, Any]]] = {}
+    for source in sorted(sources, reverse=True):
+        seen: set[tuple[tuple[int, int], ...]] = set()
+        fewest: dict[int, int] = {}  # destination -> the fewest steps that reach it
+        runs = sorted(turn.checker_moves(source), key=lambda m: (len(m), -m[-1][0].dest))
+        for run in runs:
+            pairs = tuple((step.source, step.dest) for step, _ in run)
+            dest = pairs[-1][1]
+            # 6/off with the 6, not 6/1/off with both dice (that one is two taps away).
+            if pairs in seen or fewest.setdefault(dest, len(pairs)) < len(pairs):
+                continue
+            seen.add(pairs)
+            found.setdefault(str(source), []).append(
+                {
+                    "to": run[-1][0].dest,
+                    "steps": [list(pair) for pair in pairs],
+                    "hit": any(step.hit for step, _ in run),
+                    "text": format_steps(
+                        ((s.source, s.dest, s.hit) for s, _ in run), turn.all_dice
+                    ),
+                }
+            )
+    return found
+
+
+def run_to(record: GameRecord, seat: int, source: int, dest: int) -> list[tuple[int, int]]:
+    """The steps that take the checker on ``source`` to ``dest`` this turn (a page or a
+    client that names only the two points): core's move there over one die or several, the
+    first listed when two ways lead there; just the two points when no move leads there
+    (the service then says why) or it is not ``seat``'s move."""
+    pair = [(source, dest)]
+    if record.match is None or record.status is not GameStatus.ACTIVE:
+        return pair
+    game = Match.from_dict(record.match).game
+    turn = game.current_turn if game is not None else None
+    if game is None or game.over or game.awaiting != seat or turn is None:
+        return pair
+    ways = [m for m in checker_moves(turn).get(str(source), []) if m["to"] == dest]
+    return [tuple(step) for step in ways[0]["steps"]] if ways else pair  # type: ignore[misc]
 
 
 def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
@@ -81,12 +141,13 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     acting = 1 - game.resign_offer[0] if game.resign_offer else game.awaiting
     my_turn = playing and seat is not None and acting == seat
     legal: dict[str, list[int]] = {}
+    moves: dict[str, list[dict[str, Any]]] = {}
     buttons: list[str] = []
     if my_turn:
         turn = game.current_turn
         if game.phase is Phase.MOVE and turn is not None:
-            for step, _ in turn.legal_steps():
-                legal.setdefault(str(step.source), []).append(step.dest)
+            moves = checker_moves(turn)
+            legal = {source: unique(m["to"] for m in ms) for source, ms in moves.items()}
         codes = [
             A.decode(b.action).code  # type: ignore[union-attr]
             for row in game_buttons(record.id or 0, record.version, game)
@@ -124,6 +185,7 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     }
     state["my_turn"] = my_turn
     state["legal"] = legal
+    state["moves"] = moves
     state["buttons"] = buttons
     state["can_resign"] = bool(playing and seat is not None and not game.resign_offer)
     state["caption"] = translate_lines(caption(match, names, record.variant), lang).split("\n")

@@ -29,6 +29,9 @@ PAGE_TEXTS: dict[str, Text] = {
     "not_started": t("This game has not started yet."),
     "loading": t("Loading the board…"),
     "pick_checker": t("Tap or drag a checker, then tap where it goes."),
+    "pick_target": t("Tap a marked point: the checker goes there, over one die or several."),
+    "cannot_move": t("That checker can't move now."),
+    "choose_way": t("Two ways lead there: which one?"),
 }
 
 

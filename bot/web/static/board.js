@@ -26,6 +26,7 @@
     telegram: false,
     dark: false,
     drag: null,
+    choosing: false, // two ways to one point are on offer as buttons
     settleUntil: 0, // performance.now() before which the buttons take no tap
     retryDelay: 0, // ms before the live updates are asked for again (grows while refused)
   };
@@ -175,10 +176,25 @@
       strip.querySelector(".info").textContent = `${b.pips[color]} ${word("pips")}${score}`;
     }
     draw();
+    renderButtons();
+    const resign = document.getElementById("resign");
+    resign.hidden = !s.can_resign;
+    document.body.classList.toggle("spectator", s.seat === null);
+    const news = (s.news || []).join("\n");
+    document.getElementById("last").textContent = news || (b.last_play_text ? word("last_play", { play: b.last_play_text }) : "");
+    document.getElementById("caption").textContent = s.action_line || "";
+    if (!page.busy) prompt();
+  }
+
+  // The game's buttons for the player (the server's list: only what the rules allow now).
+  function renderButtons() {
+    const s = page.state;
     const controls = document.getElementById("controls");
     controls.textContent = "";
+    delete controls.dataset.choosing;
+    page.choosing = false;
     for (const name of s.buttons || []) {
-      const label = word(name, { n: (b.cube || 1) * 2 });
+      const label = word(name, { n: ((s.board && s.board.cube) || 1) * 2 });
       const button = html("button", { type: "button", "data-action": name, class: "action " + name }, controls, label);
       button.addEventListener("click", () => {
         // A second tap of a double tap must not press the button that the first one's
@@ -187,18 +203,15 @@
         act({ action: name }, true);
       });
     }
-    const resign = document.getElementById("resign");
-    resign.hidden = !s.can_resign;
-    document.body.classList.toggle("spectator", s.seat === null);
-    const news = (s.news || []).join("\n");
-    document.getElementById("last").textContent = news || (b.last_play_text ? word("last_play", { play: b.last_play_text }) : "");
-    document.getElementById("caption").textContent = s.action_line || "";
-    if (!page.busy) {
-      if (s.over) say(word("over"));
-      else if (s.seat === null) say(word("spectator"));
-      else if (s.my_turn && Object.keys(s.legal || {}).length) say(word("pick_checker"));
-      else say(s.my_turn ? word("your_turn") : word("waiting"));
-    }
+  }
+
+  // What the page asks of its reader now.
+  function prompt() {
+    const s = page.state;
+    if (s.over) say(word("over"));
+    else if (s.seat === null) say(word("spectator"));
+    else if (s.my_turn && Object.keys(s.legal || {}).length) say(word("pick_checker"));
+    else say(s.my_turn ? word("your_turn") : word("waiting"));
   }
 
   // -- input: tap a checker then a destination, or drag it ---------------------------------------
@@ -282,18 +295,63 @@
         return;
       }
     }
+    showChoices([]);
     if (movable(point) && page.selected !== point) {
       page.selected = point;
       haptic("light");
+      say(word("pick_target"));
+    } else if (page.selected === point) {
+      page.selected = null; // the same checker again: put back
+      prompt();
     } else {
+      const mine = s.board && s.board.points[point] && s.board.points[point].color === s.board.bottom;
+      const onBar = point === 25 && s.board && s.board.bar[s.board.bottom];
       page.selected = null;
+      if (s.my_turn && s.board.phase === "move" && (mine || onBar)) {
+        // The chat answers a press on a checker that cannot move; so does the page.
+        say(word("cannot_move"), true);
+        haptic("error");
+      } else if (!page.busy) {
+        prompt();
+      }
     }
     draw();
   }
 
+  // The checker on ``from`` to ``to``: core's move there (one die or several, as the state
+  // lists them), or the player's choice when two ways lead there (one hitting on the way).
+  // A drop where no move leads goes to the server as it is, which says why not.
   function move(from, to) {
     page.selected = null;
-    act({ action: "move", from, to });
+    const ways = ((page.state.moves || {})[String(from)] || []).filter((m) => m.to === to);
+    if (ways.length > 1) {
+      draw();
+      showChoices(ways);
+      return;
+    }
+    if (ways.length === 1) act({ action: "move", steps: ways[0].steps });
+    else act({ action: "move", from, to });
+  }
+
+  // Two ways to one point: a button for each (written as the chat writes moves) where the
+  // game's buttons were; any tap on the board takes them away.
+  function showChoices(ways) {
+    page.choosing = ways.length > 0;
+    const controls = document.getElementById("controls");
+    if (!ways.length) {
+      if (controls.dataset.choosing) renderButtons();
+      return;
+    }
+    controls.textContent = "";
+    controls.dataset.choosing = "1";
+    for (const way of ways) {
+      const button = html("button", { type: "button", "data-way": way.text, class: "action way" }, controls, way.text);
+      button.addEventListener("click", () => {
+        showChoices([]);
+        act({ action: "move", steps: way.steps });
+      });
+    }
+    say(word("choose_way"));
   }
 
   async function onResign() {
@@ -342,7 +400,7 @@
     if (page.state && state.version < page.state.version) return;
     const changed = !page.state || state.version !== page.state.version;
     page.state = state;
-    if (changed || !page.drag) render();
+    if (changed || !(page.drag || page.choosing)) render();
   }
 
   // -- live updates -------------------------------------------------------------------------------

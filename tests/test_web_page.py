@@ -1,0 +1,132 @@
+"""What a new player meets on the web board, in real Chromium on a 390×844 phone: every point
+a checker can reach is a target and a run over both dice is one tap, two ways to one point
+are a choice, a checker that cannot move says so. Screenshots go to ``TAVLA_WEB_SCREENSHOTS``
+(a folder) when it is set, to look at them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.storage.base import PlayerPrefs
+from bot.web.links import seat_url
+from bot.web.state import game_state
+from bot.web.texts import page_texts
+from tests.test_web_browser import (
+    ARGS,
+    CHROMIUM,
+    PHONE,
+    WAIT_MS,
+    centre,
+    serving,
+    wait_version,
+)
+from tests.test_web_moves import START, other, side
+from tests.web_helpers import set_position
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM),
+    reason="needs Debian's chromium and playwright (pip install playwright)",
+)
+pytest.importorskip("playwright")
+
+
+async def shot(page, name: str) -> None:
+    """A screenshot to look at, when ``TAVLA_WEB_SCREENSHOTS`` names a folder."""
+    folder = os.environ.get("TAVLA_WEB_SCREENSHOTS")
+    if folder:
+        await page.screenshot(path=str(Path(folder, name)))
+
+
+@contextlib.asynccontextmanager
+async def phone_page(url: str):
+    """A phone's page (390×844, touch) at ``url``, loaded."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        context = await browser.new_context(viewport=PHONE, device_scale_factor=2, has_touch=True)
+        page = await context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        await page.goto(url)
+        await page.locator("body.ready").wait_for()
+        yield page
+        await browser.close()
+        assert errors == []
+
+
+async def targets(page) -> list[int]:
+    return sorted(
+        int(v)
+        for v in await page.locator("[data-target]").evaluate_all(
+            "nodes => nodes.map(n => n.dataset.target)"
+        )
+    )
+
+
+async def test_a_checker_shows_every_point_it_reaches_and_a_run_is_one_tap(tmp_path):
+    """13 with 3-2: 11, 10 and 8 are marked; a tap on 8 plays 13/10/8 (or 13/11/8) at once."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        record = await service.storage.get_game(game_id)
+        await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
+        await set_position(service, game_id, [START, START], turn=0, dice=(3, 2))
+        record = await service.storage.get_game(game_id)
+        async with phone_page(
+            seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
+        ) as page:
+            await wait_version(page, record.version)
+            await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+            await page.locator('[data-target="8"]').wait_for()
+            assert await targets(page) == [8, 10, 11]
+            await shot(page, "targets-13-32.png")
+            await page.touchscreen.tap(*await centre(page, '[data-point="8"]'))
+            await wait_version(page, record.version + 1)
+            after = await service.storage.get_game(game_id)
+            assert after.version == record.version + 1  # one action
+            points = game_state(after, 0, "en")["board"]["points"]
+            assert points[8]["count"] == 4
+            assert points[13]["count"] == 4
+            await page.locator('[data-action="confirm"]').wait_for()
+            await shot(page, "after-13-8.png")
+
+
+async def test_two_ways_to_one_point_are_a_choice_and_a_stuck_checker_says_so(tmp_path):
+    """T-4: a blot on 10: a tap on 8 offers 13/10*/8 and 13/8 as buttons; the hitting one
+    sends the blot to the bar. A tap on a checker that cannot move says why not."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        record = await service.storage.get_game(game_id)
+        await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
+        # A blot on seat 0's 10; seat 0's 21 and 22 closed: its checkers on 24 are stuck.
+        blot = side({other(10): 1, other(21): 2, other(22): 2, 6: 4, 7: 3, 5: 3})
+        await set_position(service, game_id, [START, blot], turn=0, dice=(3, 2))
+        record = await service.storage.get_game(game_id)
+        async with phone_page(
+            seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
+        ) as page:
+            await wait_version(page, record.version)
+            # The checkers on 24 are shut in (21 and 22 are closed).
+            await page.touchscreen.tap(*await centre(page, '[data-top="24"]'))
+            await page.locator("#message.error").wait_for()
+            lang = await page.evaluate("document.documentElement.lang")
+            assert await page.locator("#message").inner_text() == page_texts(lang)["cannot_move"]
+            assert await page.locator("[data-target]").count() == 0
+            await shot(page, "stuck-checker.png")
+            await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+            await page.locator('[data-target="8"]').wait_for()
+            await page.touchscreen.tap(*await centre(page, '[data-point="8"]'))
+            await page.locator("[data-way]").first.wait_for()
+            ways = await page.locator("[data-way]").all_inner_texts()
+            assert sorted(ways) == ["13/10*/8", "13/8"]
+            assert (await service.storage.get_game(game_id)).version == record.version
+            await shot(page, "two-ways.png")
+            await page.locator('[data-way="13/10*/8"]').click()
+            await wait_version(page, record.version + 1)
+            board = game_state(await service.storage.get_game(game_id), 0, "en")["board"]
+            assert board["bar"][board["top"]] == 1  # the blot is on the bar
+            assert board["points"][8]["count"] == 4
