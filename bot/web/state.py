@@ -97,7 +97,7 @@ def run_to(record: GameRecord, seat: int, source: int, dest: int) -> list[tuple[
     if game is None or game.over or game.awaiting != seat or turn is None:
         return pair
     ways = [m for m in checker_moves(turn).get(str(source), []) if m["to"] == dest]
-    return [tuple(step) for step in ways[0]["steps"]] if ways else pair  # type: ignore[misc]
+    return [(a, b) for a, b in ways[0]["steps"]] if ways else pair
 
 
 def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
