@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from bot.storage.base import PlayerPrefs
-from bot.web.links import seat_url
+from bot.web.links import seat_url, watch_url
 from bot.web.state import game_state
 from bot.web.texts import page_texts
 from tests.test_web_browser import (
@@ -26,7 +28,7 @@ from tests.test_web_browser import (
     wait_version,
 )
 from tests.test_web_moves import START, other, side
-from tests.web_helpers import set_position
+from tests.web_helpers import ALI, GROUP, set_position
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(CHROMIUM),
@@ -130,3 +132,48 @@ async def test_two_ways_to_one_point_are_a_choice_and_a_stuck_checker_says_so(tm
             board = game_state(await service.storage.get_game(game_id), 0, "en")["board"]
             assert board["bar"][board["top"]] == 1  # the blot is on the bar
             assert board["points"][8]["count"] == 4
+
+
+async def test_a_bad_or_expired_link_says_so_with_what_to_do_and_shows_no_controls(tmp_path):
+    """A link with a wrong signature, an expired one, one to a game that does not exist and
+    one without a game: no board with empty bars and a Resign button, but a plain notice in
+    the page's language telling to ask for a new link with /board."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        record = await service.storage.get_game(game_id)
+        week_ago = time.time() - 8 * 24 * 3600
+        expired = signer.seat_token(game_id, 0, record.seats[0], now=week_ago)
+        links = {
+            "forged": f"{base}/#game={game_id}&link=1.0.1.9999999999.abcdef&lang=ru",
+            "expired": f"{base}/#game={game_id}&link={quote(expired)}&lang=ru",
+            "no-game": f"{base}/#game=99999&watch=x&lang=ru",
+            "no-link": f"{base}/?lang=ru",
+        }
+        expected = page_texts("ru")
+        assert "/board" in expected["no_access"]
+        for name, url in links.items():
+            async with phone_page(url) as page:
+                await page.locator("#refused").wait_for()
+                assert await page.locator("#refused h1").inner_text() == expected["no_access_title"]
+                assert await page.locator("#refused p").inner_text() == expected["no_access"]
+                for control in ("#resign", ".strip", "#controls button", "#board"):
+                    assert await page.locator(control).count() == 0, (name, control)
+                if name == "expired":
+                    await shot(page, "expired-link.png")
+
+
+async def test_a_spectator_and_a_game_not_started_show_no_player_control(tmp_path):
+    """A watcher never sees Resign, not even while the page loads; a challenge not yet
+    accepted shows neither empty bars nor Resign."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        views = await service.command(ALI, GROUP, "tavla", "")
+        challenge = next(v.game_id for v in views if v.game_id is not None)
+        record = await service.storage.get_game(challenge)
+        async with phone_page(watch_url(base, signer, game_id) + "&lang=en") as page:
+            assert await page.locator("#resign").is_hidden()
+            assert await page.locator(".strip").first.is_visible()  # the names are shown
+        url = seat_url(base, signer, challenge, 0, record.seats[0]) + "&lang=en"
+        async with phone_page(url) as page:
+            assert await page.locator("#resign").is_hidden()
+            assert await page.locator(".strip").first.is_hidden()
+            assert await page.locator("#board").is_hidden()
+            await shot(page, "challenge.png")

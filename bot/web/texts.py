@@ -25,7 +25,11 @@ PAGE_TEXTS: dict[str, Text] = {
     "waiting": t("Waiting for the opponent."),
     "over": t("The game is over."),
     "connection_lost": t("Connection lost; reconnecting…"),
-    "no_access": t("This link does not open a board. Ask the bot for a new one."),
+    "no_access_title": t("This link does not open a board"),
+    "no_access": t(
+        "It may be mistyped or out of date (a personal link lasts a week). Send /board in the"
+        " game's chat for a new one."
+    ),
     "not_started": t("This game has not started yet."),
     "loading": t("Loading the board…"),
     "pick_checker": t("Tap or drag a checker, then tap where it goes."),

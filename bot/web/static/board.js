@@ -119,9 +119,22 @@
     html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
     html("div", { id: "controls" }, hand);
     const foot = html("div", { id: "foot" }, hand);
-    const resign = html("button", { id: "resign", type: "button", "data-action": "resign" }, foot);
+    // Hidden until the state says the reader holds a seat that may resign.
+    const resign = html("button", { id: "resign", type: "button", "data-action": "resign", hidden: "" }, foot);
     resign.textContent = word("resign");
     resign.addEventListener("click", onResign);
+    document.body.classList.add("nobody"); // no seat known yet: no player's controls
+  }
+
+  // A link that opens no board (wrong, foreign or expired): say so, and what to do, in
+  // place of a board with empty bars.
+  function refuse() {
+    document.body.textContent = "";
+    document.body.classList.add("refused");
+    const box = html("main", { id: "refused", role: "alert" }, document.body);
+    html("h1", {}, box, word("no_access_title"));
+    html("p", {}, box, word("no_access"));
+    document.body.classList.add("ready");
   }
 
   // -- drawing -----------------------------------------------------------------------------------
@@ -161,7 +174,11 @@
     document.documentElement.lang = s.lang;
     document.title = word("title");
     document.body.dataset.version = s.version; // lets a test (or a curious user) see it
+    document.body.classList.toggle("no-board", !b);
+    document.body.classList.toggle("nobody", s.seat === null);
     if (!b) {
+      document.getElementById("resign").hidden = true;
+      document.getElementById("controls").textContent = "";
       say(word("not_started"));
       return;
     }
@@ -520,7 +537,9 @@
       page.tg.ready(); // Telegram hides its loading placeholder
       page.tg.expand(); // the whole height: the board and its controls fit without scrolling
     }
-    const guess = (navigator.language || "en").slice(0, 2);
+    // The language a link names (``lang=`` in its query or fragment), else the browser's.
+    const named = new URLSearchParams(location.search).get("lang") || new URLSearchParams(location.hash.replace(/^#/, "")).get("lang");
+    const guess = (named || navigator.language || "en").slice(0, 2).toLowerCase();
     const layout = fetch("/api/layout").then((r) => r.json());
     const texts = async (lang) => (await (await fetch("/api/texts?lang=" + lang)).json()).texts;
     page.texts = await texts(guess);
@@ -529,13 +548,15 @@
     buildPage();
     say(word("loading"));
     if (!page.game || !page.auth) {
-      say(word("no_access"), true);
+      refuse();
       return;
     }
     page.lang = guess;
-    const resp = await api("");
-    if (!resp.ok) {
-      say(word("no_access"), true);
+    const resp = await api("").catch(() => null);
+    if (!resp || !resp.ok) {
+      // Refused or unknown: the link is at fault. Anything else: the server, for now.
+      if (!resp || !(resp.status === 403 || resp.status === 404)) say(word("connection_lost"), true);
+      else refuse();
       return;
     }
     const state = await resp.json();
