@@ -15,6 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from bot.storage.base import PlayerPrefs
+from bot.web import relay
 from bot.web.links import seat_url, watch_url
 from bot.web.state import game_state
 from bot.web.texts import page_texts
@@ -23,12 +24,14 @@ from tests.test_web_browser import (
     CHROMIUM,
     PHONE,
     WAIT_MS,
+    act_as_seat,
     centre,
     serving,
+    until,
     wait_version,
 )
 from tests.test_web_moves import START, other, side
-from tests.web_helpers import ALI, GROUP, set_position
+from tests.web_helpers import ALI, GROUP, VELI, accept_of, set_position
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(CHROMIUM),
@@ -177,3 +180,59 @@ async def test_a_spectator_and_a_game_not_started_show_no_player_control(tmp_pat
             assert await page.locator(".strip").first.is_hidden()
             assert await page.locator("#board").is_hidden()
             await shot(page, "challenge.png")
+
+
+async def test_the_end_shows_the_result_with_rematch_and_analyse(tmp_path):
+    """The finished game's page says how it ended, as the chat does (who resigned, who wins
+    how many points), and offers Rematch and Analyse: Analyse sends the analysis to the chat
+    and says so; Rematch opens the new contest (a challenge to the same opponent) and takes
+    the page there."""
+    relayed: list = []
+
+    async def deliver(views, chat_id):
+        relayed.extend(views)
+
+    relay.register("telegram", deliver)
+    try:
+        async with serving(tmp_path) as (_board, service, signer, base, game_id):
+            record = await service.storage.get_game(game_id)
+            url = seat_url(base, signer, game_id, 0, record.seats[0])
+            async with phone_page(url) as page:
+                await act_as_seat(service, signer, base, game_id, 1, "resign")
+                version = await act_as_seat(service, signer, base, game_id, 0, "accept_resign")
+                await wait_version(page, version)
+                final = await service.storage.get_game(game_id)
+                lang = await page.evaluate("document.documentElement.lang")
+                result = game_state(final, 0, lang)["result"]
+                assert result
+                assert await page.locator("#message").inner_text() == result
+                actions = await page.locator("#controls button").evaluate_all(
+                    "nodes => nodes.map(n => n.dataset.action)"
+                )
+                assert actions == ["rematch", "analyse"]
+                await shot(page, "finished.png")
+                before = len(relayed)
+                await page.locator('[data-action="analyse"]').click()
+                texts = page_texts(lang)
+                await page.locator(f'#message:text-is("{texts["analysis_sent"]}")').wait_for()
+                await until(lambda: len(relayed) > before, "nothing went to the chat")
+                assert "nalys" in str(relayed[before].lines)  # "Analysing game #1…"
+                await page.locator('[data-action="rematch"]').click()
+                await page.wait_for_function(
+                    "old => new URLSearchParams(location.hash.slice(1)).get('game') !== old",
+                    arg=str(game_id),
+                )
+                fragment = await page.evaluate("location.hash.slice(1)")
+                new_id = int(dict(p.split("=", 1) for p in fragment.split("&"))["game"])
+                challenge = await service.storage.get_game(new_id)
+                assert challenge.status.value == "challenge"
+                assert challenge.seats[0] == record.seats[0]
+                await page.locator(f'#message:text-is("{texts["not_started"]}")').wait_for()
+                # Once the opponent accepts in the chat, the page shows the new game.
+                await until(lambda: any(v.game_id == new_id for v in relayed), "no challenge")
+                await service.press(VELI, GROUP, accept_of(relayed))
+                await page.locator("#board").wait_for()
+                await page.locator("[data-action]").first.wait_for()
+                await shot(page, "rematch-started.png")
+    finally:
+        relay.unregister("telegram")

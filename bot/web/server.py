@@ -83,6 +83,8 @@ class Viewer:
     actor: Actor | None
     lang: str
     prefs: PlayerPrefs | None = None
+    #: Came by a personal link (not Telegram's launch data).
+    link: bool = False
 
 
 def turn_mark(record: GameRecord, seat: int) -> tuple[int, int] | None:
@@ -192,7 +194,7 @@ class WebBoard:
                     raise AuthError("no such user")
                 actor = Actor(user.platform, user.platform_id, user.name, None, user.platform_lang)
                 lang = user.lang or normalize_language(user.platform_lang) or asked or "en"
-                return Viewer(link.seat, actor, lang, user.prefs)
+                return Viewer(link.seat, actor, lang, user.prefs, link=True)
             if kind == "watch":
                 self.signer.check_watch(value, record.id or 0)
                 return Viewer(None, None, asked or "en")
@@ -338,9 +340,29 @@ class WebBoard:
             "ok": not notices,
             "state": game_state(fresh, who.seat, who.lang),
         }
+        if name == "rematch" and not notices:
+            answer["next"] = await self._next_game(record, who, views)
         if notices:
             answer["message"] = "\n".join(translate(line, who.lang) for line in notices[0].lines)
         return web.json_response(answer)
+
+    async def _next_game(
+        self, record: GameRecord, who: Viewer, views: list[View]
+    ) -> dict[str, Any] | None:
+        """Where a rematch took the player: the new contest's id and, for a player who came
+        by a personal link, their link to it (Telegram's launch data opens it as it is)."""
+        new = [v.game_id for v in views if v.game_id not in (None, record.id)]
+        fresh = await self.service.game_record(new[0]) if new else None
+        if fresh is None or fresh.id is None:
+            return None
+        user_id = record.seats[who.seat] if who.seat is not None else None
+        if user_id is None or user_id not in fresh.seats:
+            return None
+        answer: dict[str, Any] = {"game": fresh.id}
+        if who.link:
+            seat = fresh.seats.index(user_id)
+            answer["link"] = self.signer.seat_token(fresh.id, seat, user_id, now=self.clock())
+        return answer
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         record = await self._record(request)

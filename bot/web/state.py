@@ -15,8 +15,10 @@ from bot.service.presenter import (
     action_line,
     board_view,
     caption,
+    finished_buttons,
     game_buttons,
     recent_play_lines,
+    result_line,
     seat_color,
 )
 from bot.service.views import GameRecord, GameStatus
@@ -36,7 +38,15 @@ BUTTON_NAMES = {
     A.CONFIRM: "confirm",
     A.RESIGN_ACCEPT: "accept_resign",
     A.RESIGN_DECLINE: "decline_resign",
+    A.REMATCH: "rematch",
+    A.ANALYSE: "analyse",
 }
+#: Under a finished contest, for its players: the chat's buttons there (finished_buttons).
+FINISHED_BUTTONS = [
+    BUTTON_NAMES[A.decode(b.action).code]  # type: ignore[union-attr]
+    for row in finished_buttons(0, 0)
+    for b in row
+]
 #: What the page sends, by name: the buttons above, and the take-back of a move confirmed by
 #: itself (the same Undo press, offered to the player who moved until the opponent acts).
 ACTION_CODES = {name: code for code, name in BUTTON_NAMES.items()} | {"take_back": A.UNDO}
@@ -156,6 +166,8 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
         if game.phase is Phase.ROLL:  # the Undo there is the opponent's take-back
             codes = [c for c in codes if c != A.UNDO]
         buttons = [BUTTON_NAMES[c] for c in codes if c in BUTTON_NAMES]
+    elif record.status is GameStatus.FINISHED and seat is not None:
+        buttons = list(FINISHED_BUTTONS)
     elif playing and seat is not None and game.may_take_back(seat):
         # A move confirmed by itself (issue 13): the mover may take it back until the
         # opponent rolls, doubles or resigns.
@@ -194,4 +206,6 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     # taken, a resignation declined (the chat's caption tells the same).
     state["news"] = [translate(line, lang) for line in recent_play_lines(game, names)]
     state["over"] = record.status in (GameStatus.FINISHED, GameStatus.ABORTED)
+    # How it ended, as the chat words it ("Ali resigned a gammon (mars): Veli wins 2 …").
+    state["result"] = translate(result_line(game, names), lang) if game.result else ""
     return state

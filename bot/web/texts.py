@@ -30,7 +30,12 @@ PAGE_TEXTS: dict[str, Text] = {
         "It may be mistyped or out of date (a personal link lasts a week). Send /board in the"
         " game's chat for a new one."
     ),
-    "not_started": t("This game has not started yet."),
+    "not_started": t(
+        "The game starts when the challenge is accepted in the chat; this page follows it."
+    ),
+    "rematch": t("Rematch"),
+    "analyse": t("🔍 Analyse"),
+    "analysis_sent": t("The analysis is on its way to the chat."),
     "loading": t("Loading the board…"),
     "pick_checker": t("Tap or drag a checker, then tap where it goes."),
     "pick_target": t("Tap a marked point: the checker goes there, over one die or several."),

@@ -26,6 +26,7 @@
     telegram: false,
     dark: false,
     drag: null,
+    source: null, // the live updates' EventSource
     choosing: false, // two ways to one point are on offer as buttons
     settleUntil: 0, // performance.now() before which the buttons take no tap
     retryDelay: 0, // ms before the live updates are asked for again (grows while refused)
@@ -88,10 +89,12 @@
     else h.impactOccurred("light");
   }
 
-  function say(text, error) {
+  function say(text, error, result) {
     const line = document.getElementById("message");
+    if (!line) return;
     line.textContent = text || "";
     line.classList.toggle("error", Boolean(error));
+    line.classList.toggle("result", Boolean(result));
   }
 
   // -- the page's frame ------------------------------------------------------------------------
@@ -225,7 +228,7 @@
   // What the page asks of its reader now.
   function prompt() {
     const s = page.state;
-    if (s.over) say(word("over"));
+    if (s.over) say(s.result || word("over"), false, Boolean(s.result));
     else if (s.seat === null) say(word("spectator"));
     else if (s.my_turn && Object.keys(s.legal || {}).length) say(word("pick_checker"));
     else say(s.my_turn ? word("your_turn") : word("waiting"));
@@ -398,6 +401,8 @@
       accept(answer.state);
       if (answer.ok) {
         haptic("light");
+        if (body.action === "analyse") say(word("analysis_sent"));
+        if (answer.next) await goTo(answer.next);
       } else {
         say(answer.message, true);
         haptic("error");
@@ -410,6 +415,28 @@
       page.busy = false;
       document.body.classList.remove("busy");
     }
+  }
+
+  // A rematch started: the page goes to the new contest (with the player's link to it when
+  // they came by a personal link; Telegram's launch data opens any game of theirs).
+  async function goTo(next) {
+    page.game = String(next.game);
+    const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+    const query = new URLSearchParams(location.search);
+    if (next.link) {
+      page.auth = "link " + next.link;
+      hash.set("game", page.game);
+      hash.set("link", next.link);
+      query.delete("game");
+    } else {
+      query.set("game", page.game);
+    }
+    const search = query.toString() ? "?" + query : "";
+    history.replaceState(null, "", location.pathname + search + "#" + hash);
+    if (page.source) page.source.close();
+    page.state = null;
+    page.selected = null;
+    await resume();
   }
 
   function accept(state) {
@@ -429,7 +456,10 @@
   // refusals go on.
   function listen() {
     const url = `/api/game/${page.game}/events?token=${encodeURIComponent(page.stream)}`;
+    if (page.source) page.source.close();
     const source = new EventSource(url);
+    page.source = source;
+    document.body.dataset.listening = "yes";
     source.addEventListener("state", (evt) => {
       document.body.classList.remove("offline");
       page.retryDelay = 0;
