@@ -167,7 +167,7 @@ def test_a_placeholder_filled_in_later_keeps_the_translation():
 
     assert translate(t("Double to {n}"), "tr") == "Katla ({n})"
     assert page_texts("ru")["double"] == "Удвоить до {n}"
-    assert page_texts("tr")["last_play"] == "Son hamle: {play}"
+    assert page_texts("tr")["pip_count"] == "Pip: {n}"
 
 
 def test_a_translation_naming_a_placeholder_the_message_lacks_falls_back_to_english(

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+import aiohttp
 import pytest
 
 from bot.storage.base import PlayerPrefs
@@ -236,3 +237,63 @@ async def test_the_end_shows_the_result_with_rematch_and_analyse(tmp_path):
                 await shot(page, "rematch-started.png")
     finally:
         relay.unregister("telegram")
+
+
+async def post_action(base: str, signer, service, game_id: int, seat: int, body: dict) -> dict:
+    """``body`` through the API with the seat's personal link; the answer."""
+    record = await service.game_record(game_id)
+    header = {"Authorization": "link " + signer.seat_token(game_id, seat, record.seats[seat])}
+    async with aiohttp.ClientSession() as session:
+        url = f"{base}/api/game/{game_id}/action"
+        answer = await (await session.post(url, json=body, headers=header)).json()
+    assert answer["ok"], answer
+    return answer
+
+
+async def test_a_phone_s_room_under_the_board_holds_the_contest_and_the_last_plays(tmp_path):
+    """On a 390×844 phone the room between the board and the buttons is used: the contest
+    (players, score, game, match length) and the last plays of both sides, the newest at the
+    bottom, then what the game waits for; the board keeps the top and the buttons the bottom."""
+    async with serving(tmp_path) as (_board, service, signer, base, _game_id):
+        views = await service.command(ALI, GROUP, "bot", "tavla 5")
+        game_id = next(v.game_id for v in views if v.game_id is not None)
+        record = await service.storage.get_game(game_id)
+        await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
+        for _ in range(60):  # the person plays their first legal moves; the computer answers
+            state = game_state(await service.storage.get_game(game_id), 0, "en")
+            if len(state["plays"]) >= 6 or state["over"]:
+                break
+            body: dict = {"version": state["version"]}
+            if state["moves"]:
+                body |= {"action": "move", "steps": next(iter(state["moves"].values()))[0]["steps"]}
+            else:
+                body["action"] = next(
+                    b for b in ("confirm", "roll", "take", "accept_resign") if b in state["buttons"]
+                )
+            await post_action(base, signer, service, game_id, 0, body)
+        state = game_state(await service.storage.get_game(game_id), 0, "en")
+        assert len(state["plays"]) >= 6
+        assert "match to 5" in state["contest"]
+        url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
+        async with phone_page(url) as page:
+            await wait_version(page, state["version"])
+            await shot(page, "phone-plays.png")
+            height = PHONE["height"]
+            strip = await page.locator("#strip-bottom").bounding_box()
+            info = await page.locator("#info").bounding_box()
+            hand = await page.locator("#hand").bounding_box()
+            # The lines fill the room between the board and the buttons...
+            assert info["y"] - (strip["y"] + strip["height"]) < 16
+            assert hand["y"] - (info["y"] + info["height"]) < 16
+            # ...and the buttons end at the bottom of the screen, no scrolling.
+            assert height - 24 <= hand["y"] + hand["height"] <= height
+            assert await page.evaluate("document.scrollingElement.scrollHeight") <= height
+            lang = await page.evaluate("document.documentElement.lang")
+            state = game_state(await service.storage.get_game(game_id), 0, lang)
+            shown = await page.locator("#last .play").all_inner_texts()
+            assert shown == state["plays"]
+            contest = await page.locator("#contest").inner_text()
+            assert contest == state["contest"]
+            # Every line listed is on screen: none hidden under the buttons.
+            last = await page.locator("#last .play").last.bounding_box()
+            assert last["y"] + last["height"] <= hand["y"]

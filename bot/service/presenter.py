@@ -179,6 +179,19 @@ def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
     return lines[::-1]
 
 
+def play_lines(game: Game, names: list[str], most: int) -> list[Text]:
+    """The game's last ``most`` plays, passes, takes and declined resignations, oldest first,
+    told as under the board (the web page lists them where a phone has room)."""
+    lines: list[Text] = []
+    for index in range(len(game.history) - 1, -1, -1):
+        kind = game.history[index]["type"]
+        if kind == EventType.START or len(lines) == most:
+            break
+        if kind in _TOLD:
+            lines.append(_play_line(game, names, index))
+    return lines[::-1]
+
+
 def _play_line(game: Game, names: list[str], index: int) -> Text:
     """The line for the play, pass, take or declined resignation at ``game.history[index]``
     (a play's and a pass's with the roll before it)."""

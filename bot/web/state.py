@@ -17,6 +17,7 @@ from bot.service.presenter import (
     caption,
     finished_buttons,
     game_buttons,
+    play_lines,
     recent_play_lines,
     result_line,
     seat_color,
@@ -47,6 +48,8 @@ FINISHED_BUTTONS = [
     for row in finished_buttons(0, 0)
     for b in row
 ]
+#: The plays a page lists (the newest are shown when the screen has room for fewer).
+MOST_PLAYS = 8
 #: What the page sends, by name: the buttons above, and the take-back of a move confirmed by
 #: itself (the same Undo press, offered to the player who moved until the opponent acts).
 ACTION_CODES = {name: code for code, name in BUTTON_NAMES.items()} | {"take_back": A.UNDO}
@@ -200,7 +203,12 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     state["moves"] = moves
     state["buttons"] = buttons
     state["can_resign"] = bool(playing and seat is not None and not game.resign_offer)
-    state["caption"] = translate_lines(caption(match, names, record.variant), lang).split("\n")
+    lines = caption(match, names, record.variant)
+    state["caption"] = translate_lines(lines, lang).split("\n")
+    # The contest: the players and the score, the game and the match length.
+    state["contest"] = translate(lines[0], lang)
+    # The last plays of both sides, where a phone has room under the board.
+    state["plays"] = [translate(line, lang) for line in play_lines(game, names, MOST_PLAYS)]
     state["action_line"] = translate(action_line(game, names), lang)
     # What happened since the player to act last chose: the computer's answer, a double
     # taken, a resignation declined (the chat's caption tells the same).

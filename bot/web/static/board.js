@@ -115,8 +115,14 @@
     const bottom = html("div", { class: "strip", id: "strip-bottom" }, app);
     html("span", { class: "name" }, bottom);
     html("span", { class: "info" }, bottom);
-    html("p", { id: "last" }, app); // what happened, then what the game waits for
-    html("p", { id: "caption" }, app);
+    // Between the board and the controls: the contest, the last plays (what happened since
+    // the reader last chose stands out), then what the game waits for. On a phone this
+    // takes the room left and shows the newest plays that fit, so the board stays at the
+    // top and the controls at the bottom.
+    const info = html("section", { id: "info" }, app);
+    html("p", { id: "contest" }, info);
+    html("div", { id: "last" }, info);
+    html("p", { id: "caption" }, info);
     // What the player acts with comes last, toward the bottom, where a thumb reaches it.
     const hand = html("div", { id: "hand" }, app);
     html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
@@ -193,16 +199,21 @@
       strip.classList.toggle("to-move", b.to_move === color);
       strip.querySelector(".name").textContent = b.names[color];
       const score = b.length > 1 ? ` · ${b.score[color]}/${b.length}` : "";
-      strip.querySelector(".info").textContent = `${b.pips[color]} ${word("pips")}${score}`;
+      // "Pips: 167", not "167 pips": no count noun to put in the right plural form.
+      strip.querySelector(".info").textContent = word("pip_count", { n: b.pips[color] }) + score;
     }
     draw();
     renderButtons();
     const resign = document.getElementById("resign");
     resign.hidden = !s.can_resign;
     document.body.classList.toggle("spectator", s.seat === null);
-    const news = (s.news || []).join("\n");
-    document.getElementById("last").textContent = news || (b.last_play_text ? word("last_play", { play: b.last_play_text }) : "");
-    document.getElementById("caption").textContent = s.action_line || "";
+    document.getElementById("contest").textContent = s.contest || "";
+    const last = document.getElementById("last");
+    last.textContent = "";
+    const news = new Set(s.news || []);
+    for (const line of s.plays || []) html("p", { class: news.has(line) ? "play news" : "play" }, last, line);
+    // Over: the result is the message above the buttons; no need to say it twice.
+    document.getElementById("caption").textContent = s.over ? "" : s.action_line || "";
     if (!page.busy) prompt();
   }
 
