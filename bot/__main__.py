@@ -86,12 +86,13 @@ async def run(config: Config) -> None:
         else:
             from bot.console import ConsoleAdapter
 
-            links = None
-            if hub is not None:
-                from bot.web.run import console_links
+            if hub is not None:  # the web board is served: the console follows its pages
+                from bot.web.run import console_adapter
 
-                links = console_links(config, service)
-            await ConsoleAdapter(service, board_dir=config.board_dir, web_links=links).run()
+                console = console_adapter(config, service)
+            else:
+                console = ConsoleAdapter(service, board_dir=config.board_dir)
+            await console.run()
         if web is not None:
             stop.set()
             await web
