@@ -17,6 +17,7 @@ import pytest
 
 from bot.storage.base import PlayerPrefs
 from bot.web import relay
+from bot.web.guard import WebLimits
 from bot.web.links import seat_url, watch_url
 from bot.web.state import game_state
 from bot.web.texts import page_texts
@@ -297,3 +298,67 @@ async def test_a_phone_s_room_under_the_board_holds_the_contest_and_the_last_pla
             # Every line listed is on screen: none hidden under the buttons.
             last = await page.locator("#last .play").last.bounding_box()
             assert last["y"] + last["height"] <= hand["y"]
+
+
+async def test_a_refused_action_says_why_and_a_lost_stream_does_not_hide_it(tmp_path):
+    """A refused action (here: too many, 429) says so, not "reconnecting…"; live updates
+    refused meanwhile (one stream per address, held by another page) show a banner and leave
+    the refusal readable, even when the same state arrives again."""
+    async with serving(tmp_path, WebLimits(max_streams_per_address=1)) as (
+        _board,
+        service,
+        signer,
+        base,
+        game_id,
+    ):
+        record = await service.storage.get_game(game_id)
+        async with phone_page(watch_url(base, signer, game_id) + "&lang=en") as _watcher:
+            url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
+            async with phone_page(url) as page:
+                await page.locator("body.offline").wait_for()
+                assert await page.locator("#offline").is_visible()
+                await page.route(
+                    "**/action*",
+                    lambda route: route.fulfill(status=429, body="slow down"),
+                )
+                await page.locator('[data-action="roll"]').click()
+                lang = await page.evaluate("document.documentElement.lang")
+                texts = page_texts(lang)
+                await page.locator("#message.error").wait_for()
+                assert await page.locator("#message").inner_text() == texts["slow_down"]
+                # The page asks for its state again (and is refused its stream again): the
+                # refusal is still there, beside the banner.
+                version = record.version
+                asked: list[str] = []
+                page.on(
+                    "request",
+                    lambda r: asked.append(r.url) if f"/api/game/{game_id}?" in r.url else None,
+                )
+                await until(lambda: len(asked) >= 2, "the page did not ask again")
+                await page.locator("body.offline").wait_for()
+                assert await page.locator("#message").inner_text() == texts["slow_down"]
+                assert await page.locator("#offline").is_visible()
+                await shot(page, "refused-offline.png")
+                assert (await service.storage.get_game(game_id)).version == version
+
+
+async def test_a_link_that_expires_while_the_page_is_open_says_so_instead_of_retrying(
+    tmp_path,
+):
+    """The page renews its live updates (here after 9 s) with its link, which has expired
+    by then (it lasted 8 s): the page says the link no longer opens the board, and stops."""
+    async with serving(tmp_path, WebLimits(stream_max_age=9.0)) as (
+        board,
+        service,
+        signer,
+        base,
+        game_id,
+    ):
+        record = await service.storage.get_game(game_id)
+        token = signer.seat_token(game_id, 0, record.seats[0], ttl=8)
+        async with phone_page(f"{base}/#game={game_id}&link={quote(token)}&lang=en") as page:
+            assert await page.locator("#board").count() == 1
+            await page.locator("#refused").wait_for(timeout=30_000)
+            texts = page_texts(await page.evaluate("document.documentElement.lang"))
+            assert await page.locator("#refused p").inner_text() == texts["no_access"]
+            await until(lambda: board.streams.open == 0, "a stream is still open")

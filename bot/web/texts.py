@@ -24,6 +24,10 @@ PAGE_TEXTS: dict[str, Text] = {
     "waiting": t("Waiting for the opponent."),
     "over": t("The game is over."),
     "connection_lost": t("Connection lost; reconnecting…"),
+    "not_sent": t("That did not reach the server: check the connection and try again."),
+    "not_loaded": t("The board could not be loaded: reload the page in a moment."),
+    "not_taken": t("The server did not take that: try again."),
+    "slow_down": t("Not so fast, please: wait a few seconds and try again."),
     "no_access_title": t("This link does not open a board"),
     "no_access": t(
         "It may be mistyped or out of date (a personal link lasts a week). Send /board in the"

@@ -28,6 +28,7 @@
     drag: null,
     source: null, // the live updates' EventSource
     choosing: false, // two ways to one point are on offer as buttons
+    errorAt: null, // the version at which a refusal was said (kept while it stands)
     settleUntil: 0, // performance.now() before which the buttons take no tap
     retryDelay: 0, // ms before the live updates are asked for again (grows while refused)
   };
@@ -92,6 +93,9 @@
   function say(text, error, result) {
     const line = document.getElementById("message");
     if (!line) return;
+    // A refusal stays until the game changes or the player does something else: a state
+    // that arrives again unchanged (a reconnection) does not wipe it.
+    page.errorAt = error && page.state ? page.state.version : null;
     line.textContent = text || "";
     line.classList.toggle("error", Boolean(error));
     line.classList.toggle("result", Boolean(result));
@@ -125,6 +129,7 @@
     html("p", { id: "caption" }, info);
     // What the player acts with comes last, toward the bottom, where a thumb reaches it.
     const hand = html("div", { id: "hand" }, app);
+    html("p", { id: "offline", role: "status" }, hand, word("connection_lost"));
     html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
     html("div", { id: "controls" }, hand);
     const foot = html("div", { id: "foot" }, hand);
@@ -214,7 +219,7 @@
     for (const line of s.plays || []) html("p", { class: news.has(line) ? "play news" : "play" }, last, line);
     // Over: the result is the message above the buttons; no need to say it twice.
     document.getElementById("caption").textContent = s.over ? "" : s.action_line || "";
-    if (!page.busy) prompt();
+    if (!page.busy && page.errorAt !== s.version) prompt();
   }
 
   // The game's buttons for the player (the server's list: only what the rules allow now).
@@ -401,7 +406,14 @@
     const before = (page.state.buttons || []).join();
     try {
       const resp = await api("/action", { method: "POST", body: JSON.stringify({ ...body, version: page.state.version }) });
-      if (!resp.ok) throw new Error(String(resp.status));
+      if (!resp.ok) {
+        // A refusal is not a lost connection: say what it is.
+        page.busy = false;
+        say(refusal(resp.status), true);
+        haptic("error");
+        draw();
+        return;
+      }
       const answer = await resp.json();
       page.busy = false;
       const after = (answer.state.buttons || []).join();
@@ -420,12 +432,19 @@
       }
     } catch (err) {
       page.busy = false;
-      say(word("connection_lost"), true);
+      say(word("not_sent"), true);
       draw();
     } finally {
       page.busy = false;
       document.body.classList.remove("busy");
     }
+  }
+
+  // What a refused action's status means for the player.
+  function refusal(status) {
+    if (status === 429) return word("slow_down");
+    if (status === 403 || status === 404) return word("no_access_title") + ". " + word("no_access");
+    return word("not_taken");
   }
 
   // A rematch started: the page goes to the new contest (with the player's link to it when
@@ -486,8 +505,8 @@
       if (!(await resume())) relisten();
     });
     source.addEventListener("error", () => {
+      // The banner says it; the message line keeps what it said (a refusal stays readable).
       document.body.classList.add("offline");
-      say(word("connection_lost"), true);
       if (source.readyState === EventSource.CLOSED) relisten();
     });
   }
@@ -496,9 +515,14 @@
   // false when the server could not be asked.
   async function resume() {
     const resp = await api("").catch(() => null);
+    if (resp && (resp.status === 403 || resp.status === 404)) {
+      refuse(); // the link has expired meanwhile: retrying would never get through
+      return true;
+    }
     if (!resp || !resp.ok) return false;
     const state = await resp.json();
     page.stream = state.stream;
+    document.body.classList.remove("offline");
     accept(state);
     if (state.status === "challenge" || state.status === "active") listen();
     return true;
@@ -596,7 +620,7 @@
     const resp = await api("").catch(() => null);
     if (!resp || !resp.ok) {
       // Refused or unknown: the link is at fault. Anything else: the server, for now.
-      if (!resp || !(resp.status === 403 || resp.status === 404)) say(word("connection_lost"), true);
+      if (!resp || !(resp.status === 403 || resp.status === 404)) say(word("not_loaded"), true);
       else refuse();
       return;
     }
@@ -605,6 +629,7 @@
     if (state.lang !== guess) {
       page.texts = await texts(state.lang);
       document.getElementById("resign").textContent = word("resign");
+      document.getElementById("offline").textContent = word("connection_lost");
     }
     page.lang = state.lang;
     accept(state);
