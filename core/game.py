@@ -354,6 +354,19 @@ class Game:
         self.resign_offer = (seat, kind)
         self.history.append({"type": EventType.RESIGN, "seat": seat, "kind": kind.value})
 
+    def resign_levels(self) -> list[tuple[ResultKind, int]]:
+        """The levels a player may resign at here (T-9; no backgammon where the variant has
+        none, U-9) with the points each gives the opponent if accepted (times the cube; a
+        gammon counts as a single under the Jacoby rule until the cube has turned, M-3)."""
+        kinds = [ResultKind.SINGLE, ResultKind.GAMMON]
+        if self.variant.backgammons:
+            kinds.append(ResultKind.BACKGAMMON)
+        single = self.jacoby and not self.cube.turned
+        return [
+            (kind, LEVEL_VALUE[ResultKind.SINGLE if single else kind] * self.cube_value)
+            for kind in kinds
+        ]
+
     def resign_result(self) -> tuple[ResultKind, int]:
         """The level and points the pending resignation ends the game at if accepted."""
         if self.resign_offer is None:

@@ -17,6 +17,10 @@ from core.position import BAR
 
 #: An action is a flat object; a little room for what a later page may add.
 MAX_DEPTH = 4
+#: The levels of a resignation the page may name (core.game.ResultKind's values), with the
+#: digit that names each in the "Yes, resign" press (bot.service.words.RESIGN_LEVELS).
+RESIGN_DIGITS = {"single": "1", "gammon": "2", "backgammon": "3"}
+RESIGN_KINDS = tuple(RESIGN_DIGITS)
 #: A move is at most a double's four steps.
 MAX_STEPS = 4
 #: An action's body is a few dozen bytes.
@@ -89,6 +93,8 @@ class ActionBody:
     name: str
     version: int
     move: tuple[tuple[int, int], ...] | None = None
+    #: A resignation's level: single, gammon or backgammon (core says which the game has).
+    kind: str = "single"
 
 
 def action_body(raw: bytes) -> ActionBody:
@@ -98,6 +104,11 @@ def action_body(raw: bytes) -> ActionBody:
     version = integer(body.get("version"), 0, MAX_ID)
     if not isinstance(name, str) or version is None:
         raise BadInput("an action needs 'action' and 'version'")
+    if name == "resign":
+        kind = body.get("kind", "single")
+        if kind not in RESIGN_KINDS:
+            raise BadInput("'kind' is one of " + ", ".join(RESIGN_KINDS))
+        return ActionBody(name, version, kind=kind)
     if name != "move":
         return ActionBody(name, version)
     if "steps" in body:

@@ -44,7 +44,7 @@ from . import relay
 from .auth import AuthError, LinkSigner, check_init_data
 from .guard import BUSY_RETRY_AFTER, StreamSlots, WebLimits
 from .hub import ChangeHub
-from .inputs import MAX_BODY, ActionBody, BadInput, action_body, game_id
+from .inputs import MAX_BODY, RESIGN_DIGITS, ActionBody, BadInput, action_body, game_id
 from .layout import layout_json
 from .state import ACTION_CODES, game_state, run_to
 from .texts import page_texts
@@ -307,8 +307,8 @@ class WebBoard:
         place = self._place(record)
         before = turn_mark(record, who.seat)
         if name == "resign":
-            # The page has asked "Resign this game?" already: the offer itself (a single game).
-            code, arg = A.RESIGN, f"{who.seat}1"
+            # The page has asked which level and "Resign …?" already: the offer itself.
+            code, arg = A.RESIGN, f"{who.seat}{RESIGN_DIGITS[body.kind]}"
         elif body.move is not None:
             # The service makes the steps in order, through core (a checker's run over
             # several dice is one action, as a chat button's).

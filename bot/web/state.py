@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from bot.i18n import translate, translate_lines
+from bot.i18n import t, translate, translate_lines
 from bot.service import actions as A
 from bot.service.presenter import (
+    KIND_NAMES,
     action_line,
     board_view,
     caption,
@@ -23,7 +24,7 @@ from bot.service.presenter import (
     seat_color,
 )
 from bot.service.views import GameRecord, GameStatus
-from core.game import Phase
+from core.game import Game, Phase
 from core.match import Match
 from core.notation import format_steps
 from core.position import BAR, OFF
@@ -111,6 +112,29 @@ def run_to(record: GameRecord, seat: int, source: int, dest: int) -> list[tuple[
         return pair
     ways = [m for m in checker_moves(turn).get(str(source), []) if m["to"] == dest]
     return [(a, b) for a, b in ways[0]["steps"]] if ways else pair
+
+
+def resign_levels(game: Game, opponent: str, lang: str) -> list[dict[str, str]]:
+    """The page's choice of resignations: each level the game allows (core's
+    :meth:`~core.game.Game.resign_levels`), its button and the question that confirms it."""
+    return [
+        {
+            "kind": kind.value,
+            "label": translate(
+                t("{kind}: {points} point(s)", kind=KIND_NAMES[kind], points=points), lang
+            ),
+            "question": translate(
+                t(
+                    "Resign {kind}? If {name} accepts, they win {points} point(s).",
+                    kind=KIND_NAMES[kind],
+                    name=opponent,
+                    points=points,
+                ),
+                lang,
+            ),
+        }
+        for kind, points in game.resign_levels()
+    ]
 
 
 def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
@@ -203,6 +227,12 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     state["moves"] = moves
     state["buttons"] = buttons
     state["can_resign"] = bool(playing and seat is not None and not game.resign_offer)
+    # The levels the rules allow here (core's), each with what the opponent would win.
+    state["resign_levels"] = (
+        resign_levels(game, names[1 - seat], lang)
+        if state["can_resign"] and seat is not None
+        else []
+    )
     lines = caption(match, names, record.variant)
     state["caption"] = translate_lines(lines, lang).split("\n")
     # The contest: the players and the score, the game and the match length.

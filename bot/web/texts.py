@@ -14,7 +14,7 @@ PAGE_TEXTS: dict[str, Text] = {
     "take_back": t("↩ Undo my move"),
     "confirm": t("✅ Confirm"),
     "resign": t("Resign"),
-    "resign_confirm": t("Resign this game?"),
+    "resign_which": t("Resign how much? Your opponent may accept or play on."),
     "accept_resign": t("Accept resignation"),
     "decline_resign": t("Play on"),
     "pip_count": t("Pips: {n}"),

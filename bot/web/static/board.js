@@ -390,13 +390,37 @@
     say(word("choose_way"));
   }
 
-  async function onResign() {
-    const question = word("resign_confirm");
-    const ok = await new Promise((resolve) => {
-      if (page.tg && page.tg.showConfirm && page.tg.initData) page.tg.showConfirm(question, resolve);
-      else resolve(window.confirm(question));
+  // Resign: the levels the rules allow here (the server's list, from core) where the
+  // game's buttons were, then a confirmation of the one chosen.
+  function onResign() {
+    const levels = (page.state && page.state.resign_levels) || [];
+    if (!levels.length) return;
+    const controls = document.getElementById("controls");
+    controls.textContent = "";
+    controls.dataset.choosing = "1";
+    page.choosing = true;
+    page.selected = null;
+    draw();
+    for (const level of levels) {
+      const button = html("button", { type: "button", "data-resign": level.kind, class: "action resign-level" }, controls, level.label);
+      button.addEventListener("click", () => confirmResign(level));
+    }
+    const back = html("button", { type: "button", "data-action": "keep_playing", class: "action undo" }, controls, word("decline_resign"));
+    back.addEventListener("click", () => {
+      renderButtons();
+      prompt();
     });
-    if (ok) act({ action: "resign" });
+    say(word("resign_which"));
+  }
+
+  async function confirmResign(level) {
+    const ok = await new Promise((resolve) => {
+      if (page.tg && page.tg.showConfirm && page.tg.initData) page.tg.showConfirm(level.question, resolve);
+      else resolve(window.confirm(level.question));
+    });
+    renderButtons();
+    if (ok) act({ action: "resign", kind: level.kind });
+    else prompt();
   }
 
   async function act(body, fromControls) {
