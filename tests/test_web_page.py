@@ -68,6 +68,21 @@ async def phone_page(url: str):
         assert errors == []
 
 
+@contextlib.asynccontextmanager
+async def playing(tmp_path, opponent: list[int]):
+    """Seat 0 to play 3-2 from the opening position against ``opponent``'s side, on its
+    phone (its moves wait for Confirm): ``(service, game id, record, page)``."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        record = await service.storage.get_game(game_id)
+        await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
+        await set_position(service, game_id, [START, opponent], turn=0, dice=(3, 2))
+        record = await service.storage.get_game(game_id)
+        url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
+        async with phone_page(url) as page:
+            await wait_version(page, record.version)
+            yield service, game_id, record, page
+
+
 async def targets(page) -> list[int]:
     return sorted(
         int(v)
@@ -79,64 +94,48 @@ async def targets(page) -> list[int]:
 
 async def test_a_checker_shows_every_point_it_reaches_and_a_run_is_one_tap(tmp_path):
     """13 with 3-2: 11, 10 and 8 are marked; a tap on 8 plays 13/10/8 (or 13/11/8) at once."""
-    async with serving(tmp_path) as (_board, service, signer, base, game_id):
-        record = await service.storage.get_game(game_id)
-        await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
-        await set_position(service, game_id, [START, START], turn=0, dice=(3, 2))
-        record = await service.storage.get_game(game_id)
-        async with phone_page(
-            seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
-        ) as page:
-            await wait_version(page, record.version)
-            await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
-            await page.locator('[data-target="8"]').wait_for()
-            assert await targets(page) == [8, 10, 11]
-            await shot(page, "targets-13-32.png")
-            await page.touchscreen.tap(*await centre(page, '[data-point="8"]'))
-            await wait_version(page, record.version + 1)
-            after = await service.storage.get_game(game_id)
-            assert after.version == record.version + 1  # one action
-            points = game_state(after, 0, "en")["board"]["points"]
-            assert points[8]["count"] == 4
-            assert points[13]["count"] == 4
-            await page.locator('[data-action="confirm"]').wait_for()
-            await shot(page, "after-13-8.png")
+    async with playing(tmp_path, START) as (service, game_id, record, page):
+        await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+        await page.locator('[data-target="8"]').wait_for()
+        assert await targets(page) == [8, 10, 11]
+        await shot(page, "targets-13-32.png")
+        await page.touchscreen.tap(*await centre(page, '[data-point="8"]'))
+        await wait_version(page, record.version + 1)
+        after = await service.storage.get_game(game_id)
+        assert after.version == record.version + 1  # one action
+        points = game_state(after, 0, "en")["board"]["points"]
+        assert points[8]["count"] == 4
+        assert points[13]["count"] == 4
+        await page.locator('[data-action="confirm"]').wait_for()
+        await shot(page, "after-13-8.png")
 
 
 async def test_two_ways_to_one_point_are_a_choice_and_a_stuck_checker_says_so(tmp_path):
     """T-4: a blot on 10: a tap on 8 offers 13/10*/8 and 13/8 as buttons; the hitting one
     sends the blot to the bar. A tap on a checker that cannot move says why not."""
-    async with serving(tmp_path) as (_board, service, signer, base, game_id):
-        record = await service.storage.get_game(game_id)
-        await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
-        # A blot on seat 0's 10; seat 0's 21 and 22 closed: its checkers on 24 are stuck.
-        blot = side({other(10): 1, other(21): 2, other(22): 2, 6: 4, 7: 3, 5: 3})
-        await set_position(service, game_id, [START, blot], turn=0, dice=(3, 2))
-        record = await service.storage.get_game(game_id)
-        async with phone_page(
-            seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
-        ) as page:
-            await wait_version(page, record.version)
-            # The checkers on 24 are shut in (21 and 22 are closed).
-            await page.touchscreen.tap(*await centre(page, '[data-top="24"]'))
-            await page.locator("#message.error").wait_for()
-            lang = await page.evaluate("document.documentElement.lang")
-            assert await page.locator("#message").inner_text() == page_texts(lang)["cannot_move"]
-            assert await page.locator("[data-target]").count() == 0
-            await shot(page, "stuck-checker.png")
-            await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
-            await page.locator('[data-target="8"]').wait_for()
-            await page.touchscreen.tap(*await centre(page, '[data-point="8"]'))
-            await page.locator("[data-way]").first.wait_for()
-            ways = await page.locator("[data-way]").all_inner_texts()
-            assert sorted(ways) == ["13/10*/8", "13/8"]
-            assert (await service.storage.get_game(game_id)).version == record.version
-            await shot(page, "two-ways.png")
-            await page.locator('[data-way="13/10*/8"]').click()
-            await wait_version(page, record.version + 1)
-            board = game_state(await service.storage.get_game(game_id), 0, "en")["board"]
-            assert board["bar"][board["top"]] == 1  # the blot is on the bar
-            assert board["points"][8]["count"] == 4
+    # A blot on seat 0's 10; seat 0's 21 and 22 closed: its checkers on 24 are stuck.
+    blot = side({other(10): 1, other(21): 2, other(22): 2, 6: 4, 7: 3, 5: 3})
+    async with playing(tmp_path, blot) as (service, game_id, record, page):
+        # The checkers on 24 are shut in (21 and 22 are closed).
+        await page.touchscreen.tap(*await centre(page, '[data-top="24"]'))
+        await page.locator("#message.error").wait_for()
+        lang = await page.evaluate("document.documentElement.lang")
+        assert await page.locator("#message").inner_text() == page_texts(lang)["cannot_move"]
+        assert await page.locator("[data-target]").count() == 0
+        await shot(page, "stuck-checker.png")
+        await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+        await page.locator('[data-target="8"]').wait_for()
+        await page.touchscreen.tap(*await centre(page, '[data-point="8"]'))
+        await page.locator("[data-way]").first.wait_for()
+        ways = await page.locator("[data-way]").all_inner_texts()
+        assert sorted(ways) == ["13/10*/8", "13/8"]
+        assert (await service.storage.get_game(game_id)).version == record.version
+        await shot(page, "two-ways.png")
+        await page.locator('[data-way="13/10*/8"]').click()
+        await wait_version(page, record.version + 1)
+        board = game_state(await service.storage.get_game(game_id), 0, "en")["board"]
+        assert board["bar"][board["top"]] == 1  # the blot is on the bar
+        assert board["points"][8]["count"] == 4
 
 
 async def test_a_bad_or_expired_link_says_so_with_what_to_do_and_shows_no_controls(tmp_path):
