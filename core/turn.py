@@ -190,6 +190,15 @@ class Turn:
                     out.append((step, die))
         return out
 
+    def why_not(self, source: int) -> IllegalPlayError | None:
+        """Why the checker on ``source`` cannot move now (the rule its move with the largest
+        die left breaks), or None when it can."""
+        if any(step.source == source for step, _ in self.legal_steps()):
+            return None
+        dice = self.remaining_dice
+        dest = max(source - dice[0], OFF) if dice and source != OFF else OFF
+        return self._explain(Leg((source, dest), (False,)))
+
     def targets(self, source: int) -> list[DoneStep]:
         """The legal steps of the checker on ``source`` (for buttons and highlights)."""
         return [(s, d) for s, d in self.legal_steps() if s.source == source]

@@ -149,6 +149,24 @@ async def test_uzun_head_rule_a_run_is_one_checker_from_the_head(web):
     assert answer["ok"], answer
     assert "24" not in answer["state"]["legal"]
     assert "24" not in answer["state"]["moves"]
+    # A tap on the head then says why (U-4), as a refused move would.
+    assert answer["state"]["stuck"]["24"] == "Only one checker may leave the head each turn."
+
+
+async def test_a_checker_that_cannot_move_has_core_s_reason(web):
+    """T-3 and T-5: checkers shut in behind closed points, and everything else while a
+    checker is on the bar, each with the reason a refused move would give."""
+    _client, service, _signer, game_id, _players = web
+    walled = side({other(21): 2, other(22): 2, other(10): 1, 6: 4, 7: 3, 5: 3})
+    await set_position(service, game_id, [START, walled], turn=0, dice=(3, 2))
+    state = await state_of(service, game_id)
+    assert state["stuck"] == {"24": "Point 21 is closed: your opponent holds it."}
+    assert "13" in state["moves"]
+    on_bar = side({13: 4, 8: 3, 6: 5, 24: 2}, bar=1)
+    await set_position(service, game_id, [on_bar, START], turn=0, dice=(3, 2))
+    state = await state_of(service, game_id)
+    assert set(state["moves"]) == {"25"}
+    assert state["stuck"]["13"] == "You have a checker on the bar: enter it first."
 
 
 async def test_a_move_s_steps_are_read_strictly(web):

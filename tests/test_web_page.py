@@ -112,7 +112,8 @@ async def test_a_checker_shows_every_point_it_reaches_and_a_run_is_one_tap(tmp_p
 
 async def test_two_ways_to_one_point_are_a_choice_and_a_stuck_checker_says_so(tmp_path):
     """T-4: a blot on 10: a tap on 8 offers 13/10*/8 and 13/8 as buttons; the hitting one
-    sends the blot to the bar. A tap on a checker that cannot move says why not."""
+    sends the blot to the bar. A tap on a checker that cannot move says why not (core's
+    reason, as for a refused drop)."""
     # A blot on seat 0's 10; seat 0's 21 and 22 closed: its checkers on 24 are stuck.
     blot = side({other(10): 1, other(21): 2, other(22): 2, 6: 4, 7: 3, 5: 3})
     async with playing(tmp_path, blot) as (service, game_id, record, page):
@@ -120,7 +121,8 @@ async def test_two_ways_to_one_point_are_a_choice_and_a_stuck_checker_says_so(tm
         await page.touchscreen.tap(*await centre(page, '[data-top="24"]'))
         await page.locator("#message.error").wait_for()
         lang = await page.evaluate("document.documentElement.lang")
-        assert await page.locator("#message").inner_text() == page_texts(lang)["cannot_move"]
+        reason = game_state(record, 0, lang)["stuck"]["24"]  # core's: 21 is closed
+        assert await page.locator("#message").inner_text() == reason
         assert await page.locator("[data-target]").count() == 0
         await shot(page, "stuck-checker.png")
         await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))

@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.i18n import t, translate, translate_lines
 from bot.service import actions as A
+from bot.service.errors import error_text
 from bot.service.presenter import (
     KIND_NAMES,
     action_line,
@@ -98,6 +99,19 @@ def checker_moves(turn: Turn) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
+def stuck_reasons(turn: Turn, lang: str) -> dict[str, str]:
+    """For each point of the mover's (the bar included) whose checkers cannot move now,
+    core's reason, in ``lang`` (a tap there says it, as a refused move does)."""
+    own = turn.position.mover
+    reasons = {}
+    for point in range(BAR, OFF, -1):
+        if own[point]:
+            error = turn.why_not(point)
+            if error is not None:
+                reasons[str(point)] = translate(error_text(error), lang)
+    return reasons
+
+
 def run_to(record: GameRecord, seat: int, source: int, dest: int) -> list[tuple[int, int]]:
     """The steps that take the checker on ``source`` to ``dest`` this turn (a page or a
     client that names only the two points): core's move there over one die or several, the
@@ -179,12 +193,14 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     my_turn = playing and seat is not None and acting == seat
     legal: dict[str, list[int]] = {}
     moves: dict[str, list[dict[str, Any]]] = {}
+    stuck: dict[str, str] = {}
     buttons: list[str] = []
     if my_turn:
         turn = game.current_turn
         if game.phase is Phase.MOVE and turn is not None:
             moves = checker_moves(turn)
             legal = {source: unique(m["to"] for m in ms) for source, ms in moves.items()}
+            stuck = stuck_reasons(turn, lang)
         codes = [
             A.decode(b.action).code  # type: ignore[union-attr]
             for row in game_buttons(record.id or 0, record.version, game)
@@ -225,6 +241,7 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     state["my_turn"] = my_turn
     state["legal"] = legal
     state["moves"] = moves
+    state["stuck"] = stuck
     state["buttons"] = buttons
     state["can_resign"] = bool(playing and seat is not None and not game.resign_offer)
     # The levels the rules allow here (core's), each with what the opponent would win.

@@ -344,8 +344,8 @@
       const onBar = point === 25 && s.board && s.board.bar[s.board.bottom];
       page.selected = null;
       if (s.my_turn && s.board.phase === "move" && (mine || onBar)) {
-        // The chat answers a press on a checker that cannot move; so does the page.
-        say(word("cannot_move"), true);
+        // Why not, as a refused move says it (core's reason), else as the chat says it.
+        say((s.stuck || {})[String(point)] || word("cannot_move"), true);
         haptic("error");
       } else if (!page.busy) {
         prompt();
