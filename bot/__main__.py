@@ -86,12 +86,14 @@ async def run(config: Config) -> None:
         else:
             from bot.console import ConsoleAdapter
 
-            if hub is not None:  # the web board is served: the console follows its pages
-                from bot.web.run import console_adapter
+            links = None
+            if hub is not None:
+                from bot.web.run import console_links
 
-                console = console_adapter(config, service)
-            else:
-                console = ConsoleAdapter(service, board_dir=config.board_dir)
+                links = console_links(config, service)
+            console = ConsoleAdapter(service, board_dir=config.board_dir, web_links=links)
+            if hub is not None:  # the web board is served: the console follows its pages
+                console.follow_web()
             await console.run()
         if web is not None:
             stop.set()

@@ -16,7 +16,7 @@ from bot.service import actions as A
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
 from bot.web.hub import ChangeHub, NotifyingStorage
-from bot.web.run import console_adapter, console_links, signer_for
+from bot.web.run import console_links, signer_for
 from bot.web.server import WebBoard
 from bot.web.state import game_state
 from core.match import Match
@@ -62,7 +62,9 @@ async def test_the_console_prints_the_board_after_a_turn_played_on_the_web_page(
     service = make_service(NotifyingStorage(storage, hub.changed), render_images=False)  # type: ignore[arg-type]
     cfg = dataclasses.replace(config(web_base_url="http://127.0.0.1:8080"), web_secret="console")
     out = io.StringIO()
-    console = console_adapter(cfg, service, board_dir=tmp_path, out=out)
+    links = console_links(cfg, service)
+    console = ConsoleAdapter(service, board_dir=tmp_path, out=out, web_links=links)
+    console.follow_web()  # as python -m bot does when it serves the web board
     board = WebBoard(service, hub, signer_for(cfg))
     client = TestClient(TestServer(board.app))
     await client.start_server()

@@ -67,6 +67,17 @@ class ConsoleAdapter:
         self.deadlines = DeadlineRunner(service)
         self.deadlines.serve(PLATFORM, self._show_one)
 
+    def follow_web(self) -> None:
+        """Print the board after each turn finished on the web board's page, as a chat's
+        board is edited after one, so the terminal follows a game played there (when
+        ``python -m bot`` serves the page)."""
+        from bot.web import relay  # only with the web board served
+
+        async def show(views: list[View], _chat_id: str) -> None:
+            await self.show(views)
+
+        relay.register(PLATFORM, show)
+
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 

@@ -14,13 +14,9 @@ from aiohttp import web
 from aiohttp import web_response as aiohttp_response
 
 from bot.config import Config
-from bot.console import PLATFORM as CONSOLE
-from bot.console import ConsoleAdapter
 from bot.health import Health
 from bot.service.service import GameService
-from bot.service.views import View
 
-from . import relay
 from .auth import LinkSigner, derive_secret
 from .guard import fitted_limits, quiet_floods
 from .hub import ChangeHub, NotifyingStorage
@@ -64,20 +60,6 @@ def console_links(
         return await player_links(service, base, signer_for(config), game_id)
 
     return links
-
-
-def console_adapter(config: Config, service: GameService, **options: Any) -> ConsoleAdapter:
-    """The console when the web board is served: it prints each game's links, and the board
-    after each turn finished on a page (as a chat's board is edited after one), so the
-    terminal follows a game played on the web. ``options`` go to :class:`ConsoleAdapter`."""
-    options.setdefault("board_dir", config.board_dir)
-    console = ConsoleAdapter(service, web_links=console_links(config, service), **options)
-
-    async def show(views: list[View], _chat_id: str) -> None:
-        await console.show(views)
-
-    relay.register(CONSOLE, show)
-    return console
 
 
 async def run_web(
