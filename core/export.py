@@ -1,9 +1,16 @@
-"""Match export in GNU Backgammon's ``.mat`` (Jellyfish) text format.
+"""A contest as text: GNU Backgammon's ``.mat`` for Tavla, Tavla's notation for the others.
 
-The input is the games' event histories as core records them (:attr:`core.game.Game.history`,
-each event tagged with its game number under ``"game"``): opening rolls, rolls, plays,
-passes, cube actions, resignations and the end. The output imports into GNU Backgammon with
-*File → Import → .mat*. Seat 0 is written in the left column, seat 1 in the right.
+Tavla is written exactly as GNU Backgammon (and Jellyfish) write a match: it imports with
+*File → Import → .mat*. Turkish tavla and Uzun Tavla are written in the same layout under a
+header that names the game and its rules, and with the game named on the contest line
+(`` 3 point Uzun Tavla match``), so that a backgammon program refuses the file instead of
+misreading it (docs/notation.md describes the format; :func:`core.analysis.records.
+parse_mat` and ``python -m core analyse`` read all three).
+
+The record is a list of :class:`Action` per game (:func:`from_histories` makes it from
+:attr:`core.game.Game.history`). Each game is laid out one line per exchange: seat 0's action
+in the left column, seat 1's in the right; :func:`action_lines` gives the line of each action,
+the one numbering every analysis text uses to name a move.
 """
 
 from __future__ import annotations
@@ -11,9 +18,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .events import Event, EventType
+from .gnubg import match_id, position_id
+from .match import Match
+from .variants import Variant, variant_by_name
 
 COLUMN = 28
 
@@ -26,38 +37,189 @@ _COMMA = "\u201a"  # SINGLE LOW-9 QUOTATION MARK
 _RATING_COMMA = re.compile(r",(?=\s*\+?0*[1-9])")
 _BREAKS = {"Cc", "Zl", "Zp"}
 
+#: The version of Tavla's notation written in the ``Notation`` header (docs/notation.md).
+NOTATION = "Tavla notation 1"
+#: How the header and the contest line name each game written in Tavla's notation.
+TITLES = {"turkish": "Turkish tavla", "uzun": "Uzun Tavla (long nardy)"}
+#: The ``Rules`` header: the rules as played, in short, for a reader.
+RULES = {
+    "turkish": (
+        "backgammon without the cube and without backgammons; mars (gammon) 2 points; the"
+        " winner of a game opens the next one rolling both dice"
+    ),
+    "uzun": (
+        "all 15 checkers start on the head (point 24), both sides move the same way round;"
+        " no hitting; one checker off the head a turn (two on a first turn that needs it);"
+        " no wall of six without an opposing checker past it; no cube; mars 2 points"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing a player did: ``kind`` is roll, play, pass, double, take, drop or end.
+
+    ``dice`` for a roll; ``play`` the notation for a play; for the end ``seat`` is the winner
+    (None for a draw) and ``points`` what was won.
+    """
+
+    kind: str
+    seat: int | None
+    dice: tuple[int, int] | None = None
+    play: str = ""
+    points: int = 0
+
+
+def from_histories(games: Iterable[Sequence[Event]]) -> list[list[Action]]:
+    """Each game's :attr:`core.game.Game.history` as actions.
+
+    Opening dice are left out, and so is a roll whose turn was never played (the game ended
+    by a resignation or on time before the play): the record keeps whole turns only.
+    """
+    out: list[list[Action]] = []
+    for events in games:
+        actions: list[Action] = []
+        for event in events:
+            kind = event.get("type")
+            seat = event.get("seat")
+            if kind == EventType.ROLL:
+                a, b = event["dice"]
+                actions.append(Action("roll", seat, (a, b)))
+            elif kind == EventType.PLAY:
+                actions.append(Action("play", seat, play=event["play"]))
+            elif kind in (EventType.PASS, EventType.DOUBLE, EventType.TAKE, EventType.DROP):
+                actions.append(Action(str(kind), seat))
+            elif kind == EventType.END:
+                actions.append(Action("end", event.get("winner"), points=event.get("points", 0)))
+        out.append(_whole_turns(actions))
+    return out
+
+
+def _whole_turns(actions: list[Action]) -> list[Action]:
+    """``actions`` without a roll that no play or pass follows."""
+    kept: list[Action] = []
+    for index, action in enumerate(actions):
+        following = actions[index + 1] if index + 1 < len(actions) else None
+        if action.kind == "roll" and (following is None or following.kind not in ("play", "pass")):
+            continue
+        kept.append(action)
+    return kept
+
+
+# -- the contest's terms --------------------------------------------------------------------
+
+
+def contest_terms(match: Match) -> tuple[int, bool]:
+    """The match length and Jacoby rule a record gives ``match``, as it was played.
+
+    A one-game contest with the cube (Tavla ``length`` 1) is money play of one game: the
+    cube is live and its points are the cube times the game's worth, as in money play, where
+    a 1-point match would make the cube and gammons worthless. No Jacoby rule unless the
+    money match had it.
+    """
+    if match.length == 1 and match.variant.cube:
+        return 0, False
+    return match.length, match.jacoby and match.length == 0
+
+
+def record_match_id(match: Match) -> str:
+    """GNU Backgammon's Match ID of ``match``'s current state, on the terms of its record
+    (:func:`contest_terms`): a one-game contest's ID is a money game's."""
+    length, jacoby = contest_terms(match)
+    info = match.match_id_info()
+    if length != match.length:
+        score = (int(match.score[0]), int(match.score[1]))
+        info = replace(info, match_length=length, score=score, crawford=False)
+    return match_id(replace(info, jacoby=jacoby))
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def export_contest(
+    match: Match,
+    names: Sequence[str],
+    games: Iterable[Sequence[Event]],
+    *,
+    comments: Sequence[str] = (),
+) -> str:
+    """The text of ``match`` (its games' events in ``games``) on the terms it was played."""
+    length, jacoby = contest_terms(match)
+    return export_games(
+        names, length, games, variant=match.variant, comments=comments, jacoby=jacoby
+    )
+
 
 def export_games(
     names: Sequence[str],
     length: int,
     games: Iterable[Sequence[Event]],
     *,
-    variant: str = "tavla",
+    variant: Variant | str = "tavla",
     comments: Sequence[str] = (),
+    jacoby: bool = False,
 ) -> str:
-    """The ``.mat`` text of a contest: ``games`` holds each game's events in order.
+    """The text of a contest: ``games`` holds each game's events in order.
 
-    Tavla's text is exactly gnubg's format. For Turkish tavla and Uzun Tavla (``variant``
-    ``turkish`` or ``uzun``) a first comment line names the game: ``; [Variant "uzun"]``.
+    ``length`` 0 is money play; ``jacoby`` says whether the Jacoby rule was on then (GNU
+    Backgammon keeps no mark of it in a ``.mat``: the file says it in XG's header line).
     ``comments`` (an analysis, say) are written as ``;`` lines in the header: the one place
     the format has for them (gnubg's import stops at a ``;`` line between a game's moves).
     """
-    out = [f" {length} point match" if length else " 0 point match", ""]
-    for comment in reversed(comments):
-        for line in reversed(str(comment).splitlines() or [""]):
-            out.insert(0, f"; {line}".rstrip())
-    if variant != "tavla":
-        out.insert(0, f'; [Variant "{variant}"]')
+    return export_actions(
+        names,
+        length,
+        from_histories(games),
+        variant=variant,
+        comments=comments,
+        jacoby=jacoby,
+    )
+
+
+def export_actions(
+    names: Sequence[str],
+    length: int,
+    games: Sequence[Sequence[Action]],
+    *,
+    variant: Variant | str = "tavla",
+    comments: Sequence[str] = (),
+    jacoby: bool = False,
+) -> str:
+    """:func:`export_games` for games already given as :class:`Action` lists."""
+    game = variant_by_name(variant) if isinstance(variant, str) else variant
+    out = header_lines(game, length, jacoby)
+    for comment in comments:
+        out.extend(f"; {line}".rstrip() for line in str(comment).splitlines() or [""])
+    title = f" {TITLES[game.name].split(' (')[0]}" if game.name in TITLES else ""
+    out += [f" {length} point{title} match", ""]
     score = [0.0, 0.0]
     shown = [mat_name(name, f"Player {seat + 1}") for seat, name in enumerate(names[:2])]
-    for number, events in enumerate(games, 1):
+    for number, actions in enumerate(games, 1):
         out.append(f" Game {number}")
-        left = f" {shown[0]} : {int(score[0])}"
+        left = f" {shown[0]} : {_score(score[0])}"
         # At least one space after the score: gnubg reads the score up to a space.
-        out.append(f"{left:<{COLUMN + 5}} {shown[1]} : {int(score[1])}")
-        out.extend(_game_lines(events, score, length))
+        out.append(f"{left:<{COLUMN + 5}} {shown[1]} : {_score(score[1])}")
+        out.extend(_layout(_cells(actions, score, length)))
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def header_lines(variant: Variant, length: int, jacoby: bool) -> list[str]:
+    """The ``; [Key "value"]`` lines that open the text: none for a Tavla match (gnubg's
+    own format), the Jacoby rule for Tavla money play, the game, its rules, its options,
+    its starting position and the notation's version for the others."""
+    if variant.name not in TITLES:
+        return [f'; [Jacoby "{"On" if jacoby else "Off"}"]'] if length == 0 else []
+    lines = [
+        f'; [Variant "{TITLES[variant.name]}"]',
+        f'; [Rules "{RULES[variant.name]}"]',
+    ]
+    options = [name for name, on in variant.options.items() if on]
+    if options:
+        lines.append(f'; [Options "{", ".join(options)}"]')
+    lines.append(f'; [Start "{position_id(variant.start_position())}"]')
+    lines.append(f'; [Notation "{NOTATION}"]')
+    return lines
 
 
 def mat_name(name: str, fallback: str) -> str:
@@ -72,56 +234,111 @@ def mat_name(name: str, fallback: str) -> str:
     return text or fallback
 
 
-def _game_lines(events: Sequence[Event], score: list[float], length: int) -> list[str]:
-    actions: list[tuple[int, str]] = []
-    pending: dict[int, str] = {}
-    for event in events:
-        kind = event.get("type")
-        seat: int = event.get("seat", -1)  # -1: an event of no seat (the end of a game)
-        if kind == EventType.ROLL:
-            a, b = event["dice"]
-            pending[seat] = f"{a}{b}:"
-        elif kind in (EventType.PLAY, EventType.PASS):
-            text = pending.pop(seat, "")
-            if kind == EventType.PLAY:
-                text = f"{text} {event['play']}"
-            actions.append((seat, text))
-        elif kind == EventType.DOUBLE:
-            actions.append((seat, f" Doubles => {event['value']}"))
-        elif kind == EventType.TAKE:
-            actions.append((seat, " Takes"))
-        elif kind == EventType.DROP:
-            actions.append((seat, " Drops"))
-        elif kind == EventType.END and event.get("winner") is not None:
-            winner = event["winner"]
-            points = event["points"]
-            score[winner] += points
-            won = " and the match" if length and score[winner] >= length else ""
-            actions.append((winner, f" Wins {points} point{'s' if points != 1 else ''}{won}"))
-        elif kind == EventType.END:
+def _score(points: float) -> str:
+    """A score as written: whole points, or with the half of a drawn game (U-draw)."""
+    return str(int(points)) if points == int(points) else f"{points:g}"
+
+
+# -- the layout -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One entry of the two columns: ``seat`` (None: a line of its own), its text, and the
+    indices of the actions it writes."""
+
+    seat: int | None
+    text: str
+    actions: tuple[int, ...]
+
+
+def _cells(
+    actions: Sequence[Action], score: list[float] | None = None, length: int = 0
+) -> list[_Cell]:
+    """A game's actions as cells: a roll with its play (or its pass), a cube action, the
+    end. ``score`` (both players' points before the game) is brought up to date."""
+    score = score if score is not None else [0.0, 0.0]
+    cells: list[_Cell] = []
+    cube = 1
+    roll: tuple[int, Action] | None = None
+    for index, action in enumerate(actions):
+        seat = action.seat
+        if action.kind == "roll" and action.dice is not None:
+            roll = (index, action)
+        elif action.kind in ("play", "pass"):
+            dice = f"{roll[1].dice[0]}{roll[1].dice[1]}:" if roll and roll[1].dice else ""
+            text = f"{dice} {action.play}" if action.kind == "play" else dice
+            first = (roll[0],) if roll else ()
+            cells.append(_Cell(seat, text.strip(), (*first, index)))
+            roll = None
+        elif action.kind == "double":
+            cube *= 2
+            cells.append(_Cell(seat, f"Doubles => {cube}", (index,)))
+        elif action.kind == "take":
+            cells.append(_Cell(seat, "Takes", (index,)))
+        elif action.kind == "drop":
+            cells.append(_Cell(seat, "Drops", (index,)))
+        elif action.kind == "end" and seat is not None:
+            score[seat] += action.points
+            won = " and the match" if length and score[seat] >= length else ""
+            plural = "s" if action.points != 1 else ""
+            cells.append(_Cell(seat, f"Wins {action.points} point{plural}{won}", (index,)))
+        elif action.kind == "end":
             score[0] += 0.5
             score[1] += 0.5
-    return _layout(actions)
+            cells.append(_Cell(None, "Draw", (index,)))
+    return cells
 
 
-def _layout(actions: list[tuple[int, str]]) -> list[str]:
-    """Two columns, one line per exchange: seat 0's action, then seat 1's."""
-    lines: list[str] = []
-    row: list[str | None] = [None, None]
+def _line_numbers(cells: Sequence[_Cell]) -> list[int]:
+    """The line (from 1) of each cell: one line per exchange, seat 0's action and then seat
+    1's; a new line when a seat acts again, and for a cell of no seat."""
+    numbers: list[int] = []
+    line = 0
+    taken = [True, True]  # nothing can join line 0
+    for cell in cells:
+        seat = cell.seat
+        if seat is None or taken[seat] or (seat == 0 and taken[1]):
+            line += 1
+            taken = [False, False]
+        if seat is None:
+            taken = [True, True]
+        else:
+            taken[seat] = True
+        numbers.append(line)
+    return numbers
 
-    def flush() -> None:
-        left = row[0] or ""
-        right = row[1] or ""
-        lines.append(f"{len(lines) + 1:3d}) {left:<{COLUMN}}{right}".rstrip())
-        row[0] = row[1] = None
 
-    for seat, text in actions:
-        text = text.strip()
-        if row[seat] is not None or (seat == 0 and row[1] is not None):
-            flush()
-        row[seat] = text
-    if row[0] is not None or row[1] is not None:
-        flush()
+def _layout(cells: Sequence[_Cell]) -> list[str]:
+    """Two columns, one numbered line per exchange (:func:`_line_numbers`)."""
+    rows: dict[int, list[str]] = {}
+    for cell, line in zip(cells, _line_numbers(cells), strict=True):
+        row = rows.setdefault(line, ["", ""])
+        row[0 if cell.seat is None else cell.seat] = cell.text
+    return [
+        f"{line:3d}) {left:<{COLUMN}}{right}".rstrip()
+        for line, (left, right) in sorted(rows.items())
+    ]
+
+
+def action_lines(actions: Sequence[Action]) -> list[int]:
+    """The numbered line each of a game's ``actions`` is written on (the ``N)`` of the
+    text): a roll and its play share their line, cube actions and the end have their own
+    place. Every analysis names a move by this number, so that it is found in the file."""
+    cells = _cells(actions)
+    lines = [0] * len(actions)
+    last = 1
+    for cell, line in zip(cells, _line_numbers(cells), strict=True):
+        for index in cell.actions:
+            lines[index] = line
+        last = line
+    # An action that writes nothing (a roll no play follows) is named by the next line.
+    following = last
+    for index in range(len(actions) - 1, -1, -1):
+        if lines[index]:
+            following = lines[index]
+        else:
+            lines[index] = following
     return lines
 
 

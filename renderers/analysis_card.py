@@ -154,7 +154,7 @@ class _Card:
         variant = words(a.variant)
         if a.length > 1:
             what = words("match", variant=variant, n=a.length)
-        elif a.length == 1:
+        elif a.length == 1 or a.games == 1:  # one game: a 1-point match, or money play of one
             what = words("single", variant=variant)
         else:
             what = words("money", variant=variant)

@@ -194,6 +194,55 @@ def gnubg_read(mat_text: str, timeout: float = 120) -> tuple[list[str], list[lis
     return data["names"], games
 
 
+_RESULT_SCRIPT = """
+import gnubg, json
+for command in {commands!r}:
+    gnubg.command(command)
+gnubg.command("import mat {mat}")
+match = gnubg.match()
+with open({out!r}, "w", encoding="utf-8") as f:
+    json.dump({{
+        "length": match["match-info"]["match-length"],
+        "rules": list(match["match-info"].get("rules", ())),
+        "games": [
+            {{
+                "winner": g["info"]["winner"],
+                "points": g["info"]["points-won"],
+                "cube": [[e["player"], e["action"]] for e in g["game"]
+                         if e.get("action") in ("double", "take", "drop")],
+            }}
+            for g in match["games"]
+        ],
+    }}, f)
+"""
+
+
+def gnubg_results(
+    mat_text: str, commands: tuple[str, ...] = (), timeout: float = 120
+) -> dict[str, object]:
+    """Import ``mat_text`` into gnubg after ``commands`` (``set jacoby off``, say) and read
+    what gnubg scored: the match length, its rules, and each game's winner (seat), points
+    and cube actions as (seat, action)."""
+    binary = gnubg_binary()
+    if binary is None:
+        raise RuntimeError("gnubg is not installed")
+    with tempfile.TemporaryDirectory() as tmp:
+        mat = Path(tmp, "match.mat")
+        mat.write_text(mat_text, encoding="utf-8")
+        out = Path(tmp, "result.json")
+        script = Path(tmp, "result.py")
+        script.write_text(_RESULT_SCRIPT.format(commands=commands, mat=mat, out=str(out)))
+        done = _run_gnubg(binary, script, timeout)
+        if not out.exists():
+            raise RuntimeError(f"gnubg failed: {(done.stdout + done.stderr)[-2000:]}")
+        data = json.loads(out.read_text(encoding="utf-8"))
+    seat = {"X": 0, "O": 1}
+    for game in data["games"]:
+        game["winner"] = seat.get(game["winner"])
+        game["cube"] = [(seat[player], action) for player, action in game["cube"]]
+    return data
+
+
 def _read_decisions(data: dict, result: GnubgAnalysis) -> None:
     seat = {"X": 0, "O": 1}
     for number, game in enumerate(data["games"], 1):

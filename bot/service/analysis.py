@@ -34,12 +34,13 @@ from bot import metrics
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Text, catalog, t
 from bot.storage.base import Chat, GameRecord, GameStatus, User
 from core.analysis import MatchAnalysis, analyse_match
-from core.export import export_games, split_games
+from core.export import contest_terms, split_games
 from core.match import Match
 from renderers.analysis_card import render_analysis_card
 from renderers.analysis_text import analysis_text, mat_comments
 
 from .base import ServiceBase, UserFacingError
+from .export import export_match, record_file_name
 from .numbers import parse_id
 from .views import MessageRef, Place, View
 
@@ -108,6 +109,10 @@ DONE_GROUP = t(
 DONE_PRIVATE = t(
     "Analysis of game {id}: every decision in the document, and the game for GNU Backgammon "
     "with the errors as comments."
+)
+DONE_PRIVATE_NOTATION = t(
+    "Analysis of game {id}: every decision in the document, and the game in Tavla's "
+    "notation with the errors as comments (docs/notation.md)."
 )
 WORKING = t("⏳ Analysing game {id}…")
 PROGRESS = t("⏳ Analysing game {id}… {percent}%")
@@ -232,22 +237,18 @@ def analyse_record(
     """Analyse a stored contest and draw its card (pure and slow: run it in a process)."""
     match = Match.from_dict(record.match or {})
     names = record.settings.names or ["White", "Black"]
-    games = split_games(core_events)
+    # The contest on the terms its record gives it (a one-game Tavla contest is money play
+    # of one game), so that the analysis is the one `python -m core analyse` makes of it.
+    length, jacoby = contest_terms(match)
     analysis = analyse_match(
         match.variant,
-        games,
-        length=match.length,
+        split_games(core_events),
+        length=length,
         names=(str(names[0]), str(names[1])),
-        jacoby=match.jacoby and match.length == 0,
+        jacoby=jacoby,
         progress=progress,
     )
-    mat = export_games(
-        names,
-        match.length,
-        games,
-        variant=match.variant.name,
-        comments=mat_comments(analysis, words),
-    )
+    mat = export_match(match, list(names), core_events, mat_comments(analysis, words))
     return AnalysisFiles(
         analysis,
         render_analysis_card(analysis, words, theme=theme),
@@ -339,6 +340,7 @@ class _Job:
         if self.posted.done() and self.posted.result() is not None:
             where = self.posted.result()
         common: dict[str, Any] = {"lang": self.lang, "chat": self.address, "message": where}
+        done = DONE_PRIVATE if self.record.variant == "tavla" else DONE_PRIVATE_NOTATION
         if not self.private:
             return [
                 View(
@@ -350,7 +352,7 @@ class _Job:
             ]
         return [
             View(
-                [Text(DONE_PRIVATE.msgid, {"id": self.game_id})],
+                [Text(done.msgid, {"id": self.game_id})],
                 image=files.card,
                 image_stem=f"analysis-{self.game_id}",
                 **common,
@@ -358,7 +360,10 @@ class _Job:
             View([], document=(f"analysis-{self.game_id}.txt", files.document.encode()), **common),
             View(
                 [],
-                document=(f"tavla-{self.game_id}-analysed.mat", files.mat.encode()),
+                document=(
+                    record_file_name(self.record.variant, self.game_id, analysed=True),
+                    files.mat.encode(),
+                ),
                 **common,
             ),
         ]

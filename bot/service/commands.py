@@ -102,7 +102,9 @@ class Command:
 
 _END_GAME = t("/resign [gammon|backgammon], /abort, /claim — end a game")
 _TOP_STATS = t("/top [uzun|turkish], /stats [@name] — leaderboard and statistics")
-_EXPORT_DICE = t("/export — the game for GNU Backgammon; /dice — check the dice")
+_EXPORT_DICE = t(
+    "/export — the game as a file (GNU Backgammon's .mat for Tavla); /dice — check the dice"
+)
 _LANG_RULES = t("/lang tr|en|ru — language; /rules [uzun] — the rules")
 _PRIVACY = t("/privacy — what the bot keeps about you; /forget — delete it (in private)")
 _UZUN = t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too")
@@ -150,7 +152,7 @@ COMMANDS: tuple[Command, ...] = (
         args=FREE,
     ),
     Command("stats", t("Your statistics and rating"), _TOP_STATS, args=FREE),
-    Command("export", t("The game for GNU Backgammon"), _EXPORT_DICE),
+    Command("export", t("The game as a file, to keep or analyse"), _EXPORT_DICE),
     Command(
         "analyse",
         t("Analyse your last finished game"),

@@ -13,12 +13,13 @@ from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t, translate
 from bot.storage.base import Chat, GameRecord, GameStatus, User
 from core.dice import SeededDice, verify_game_rolls
 from core.events import dice_record
+from core.export import contest_terms, record_match_id
 from core.gnubg import position_id
 from core.match import Match
 
 from .base import ServiceBase, UserFacingError
 from .commands import help_lines, unknown_argument
-from .export import export_match
+from .export import export_match, record_file_name
 from .presenter import VARIANT_NAMES
 from .views import Actor, Place, View
 from .words import first_kind, kind_of
@@ -31,6 +32,21 @@ CHART_WORDS: dict[str, Text] = {
     "subtitle": t("{variant} · rated games: {n}"),
     "rating": t("rating"),
 }
+
+#: What ``/export`` says of its file (besides "for GNU Backgammon" for Tavla).
+NOTATION_FILE = t(
+    "Game {id} ({variant}) in Tavla's notation: read it back with python -m core analyse; "
+    "the format is described in docs/notation.md."
+)
+JACOBY_OFF = t(
+    "One game is written as money play (the cube and mars count in its points), played "
+    "without the Jacoby rule: turn Jacoby off in GNU Backgammon (set jacoby off) before "
+    "importing it."
+)
+JACOBY_ON = t(
+    "Money play with the Jacoby rule: turn Jacoby on in GNU Backgammon (set jacoby on) "
+    "before importing it."
+)
 
 
 def chart_labels(lang: str) -> dict[str, str]:
@@ -198,15 +214,30 @@ class InfoMixin(ServiceBase):
         match = Match.from_dict(record.match or {})
         names = list(record.settings.names or ["White", "Black"])
         text = export_match(match, names, [e.data for e in events if e.type == "core"])
-        lines: list[Text | str] = [t("Game {id} for GNU Backgammon.", id=record.id)]
+        kind = match.variant.name
+        lines: list[Text | str] = []
+        if kind == "tavla":
+            lines.append(t("Game {id} for GNU Backgammon.", id=record.id))
+            length, jacoby = contest_terms(match)
+            if length == 0:
+                lines.append(JACOBY_ON if jacoby else JACOBY_OFF)
+        else:
+            lines.append(
+                Text(NOTATION_FILE.msgid, {"id": record.id, "variant": VARIANT_NAMES[kind]})
+            )
         if match.game is not None:
-            lines.append(f"Position ID: {position_id(match.game.position())}")
-            lines.append(f"Match ID: {match.match_id()}")
+            pid = position_id(match.game.position())
+            if kind == "uzun":
+                lines.append(t("Position ID (Uzun Tavla numbering): {pid}", pid=pid))
+            else:
+                lines.append(f"Position ID: {pid}")
+            if kind == "tavla":
+                lines.append(f"Match ID: {record_match_id(match)}")
         return [
             View(
                 lines,
                 lang=self._lang(user, chat),
-                document=(f"tavla-{record.id}.mat", text.encode()),
+                document=(record_file_name(kind, record.id), text.encode()),
             )
         ]
 

@@ -29,7 +29,7 @@ from core.variants import Variant
 
 from .cubeful import lookahead_equities, near_threshold
 from .evaluators import Evaluator, evaluator_for
-from .records import Action, RecordError, from_histories
+from .records import Action, RecordError, action_lines, from_histories
 from .results import Decision, MatchAnalysis, PlayerSummary
 from .scoring import CubeEquities, Scoring, Skill, cube_equities
 
@@ -140,18 +140,18 @@ class _Analyser:
             opening_roll = not self.variant.head_rule and (
                 number == 1 or self.variant.next_game_opening == "roll"
             )
-        move = 0
+        # Each decision is named by the line of the file its action is written on.
+        lines = action_lines(actions)
         auto = False  # core played the roll itself (forced, or no play): skip the record's
         doubled = False
         winner: int | None = previous_winner
-        for action in actions:
+        for action, move in zip(actions, lines, strict=True):
             seat = action.seat
             where = f"game {number}, move {move}"
             try:
                 if action.kind == "roll":
                     assert seat is not None
                     assert action.dice is not None
-                    move += 1
                     if not doubled and not opening_roll:
                         self.no_double(game, number, move, seat)
                     doubled = False
@@ -170,10 +170,10 @@ class _Analyser:
                         raise RecordError(f"{where}: a pass where a play was possible")
                     auto = False
                 elif action.kind == "double":
-                    self.double(game, number, move + 1, seat)
+                    self.double(game, number, move, seat)
                     doubled = True
                 elif action.kind in ("take", "drop"):
-                    self.answer(game, number, move + 1, seat, action.kind == "take")
+                    self.answer(game, number, move, seat, action.kind == "take")
                 elif action.kind == "end":
                     winner = seat
                     self.finish(game, action)
@@ -420,6 +420,7 @@ def analyse_actions(
     return MatchAnalysis(
         variant=variant.name,
         length=length,
+        games=len(games),
         names=names,
         evaluator=evaluator.name,
         decisions=analyser.decisions,

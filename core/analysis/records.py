@@ -2,80 +2,55 @@
 
 The analysis replays a list of games, each a list of :class:`Action`: rolls, plays, passes,
 cube actions and the end. :func:`from_histories` reads :attr:`core.game.Game.history` lists
-(what the bot stores and :mod:`core.export` writes); :func:`parse_mat` reads the ``.mat``
-text that :func:`core.export.export_games` (or GNU Backgammon) writes.
+(what the bot stores; both come from :mod:`core.export`, which writes them); :func:`parse_mat`
+reads the text :func:`core.export.export_games` writes for all three games (GNU Backgammon's
+``.mat`` for Tavla, Tavla's notation for Turkish tavla and Uzun Tavla: docs/notation.md) and
+the ``.mat`` files GNU Backgammon writes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.errors import TavlaError
+from core.export import Action, action_lines, from_histories
+from core.variants import find_variant
+
+__all__ = ["Action", "Record", "RecordError", "action_lines", "from_histories", "parse_mat"]
 
 
 class RecordError(TavlaError, ValueError):
     """A record that cannot be read or replayed."""
 
 
-@dataclass(frozen=True)
-class Action:
-    """One thing a player did: ``kind`` is roll, play, pass, double, take, drop or end.
-
-    ``dice`` for a roll; ``play`` the notation for a play; for the end ``seat`` is the winner
-    (None for a draw) and ``points`` what was won.
-    """
-
-    kind: str
-    seat: int | None
-    dice: tuple[int, int] | None = None
-    play: str = ""
-    points: int = 0
-
-
 @dataclass
 class Record:
-    """A contest: the variant's name as given, the match length (0 money), names, games."""
+    """A contest: the match length (0 money), names, games, and what the header says.
+
+    ``variant`` is the game's name (``tavla``, ``turkish``, ``uzun``) when the file names
+    one, ``options`` the variant's options it turns on, ``jacoby`` the Jacoby rule when the
+    file says (None: it does not; GNU Backgammon then applies its own setting).
+    """
 
     length: int
     names: tuple[str, str] = ("Player 0", "Player 1")
     games: list[list[Action]] = field(default_factory=list)
     variant: str | None = None
+    options: dict[str, bool] = field(default_factory=dict)
+    jacoby: bool | None = None
 
 
-def from_histories(games: Iterable[list[dict[str, Any]]]) -> list[list[Action]]:
-    """Each game's :attr:`core.game.Game.history` as actions (opening dice are left out)."""
-    out: list[list[Action]] = []
-    for events in games:
-        actions: list[Action] = []
-        for event in events:
-            kind = event.get("type")
-            seat = event.get("seat")
-            if kind == "roll":
-                a, b = event["dice"]
-                actions.append(Action("roll", seat, (a, b)))
-            elif kind == "play":
-                actions.append(Action("play", seat, play=event["play"]))
-            elif kind in ("pass", "double", "take", "drop"):
-                actions.append(Action(kind, seat))
-            elif kind == "end":
-                actions.append(Action("end", event.get("winner"), points=event.get("points", 0)))
-        out.append(actions)
-    return out
-
-
-_HEADER = re.compile(r"^\s*(\d+)\s+point\s+match", re.IGNORECASE)
-_VARIANT = re.compile(r'^\s*;\s*\[Variant\s+"([^"]*)"\]', re.IGNORECASE)
+_HEADER = re.compile(r"^\s*(\d+)\s+point\s+(?:(?P<game>\S.*?)\s+)?match\b", re.IGNORECASE)
+_KEY = re.compile(r'^\s*;\s*\[(?P<key>[A-Za-z][\w ]*?)\s+"(?P<value>[^"]*)"\]\s*$')
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
-_NAMES = re.compile(r"^\s*(.*?)\s*:\s*(-?\d+)\s+(.*?)\s*:\s*(-?\d+)\s*$")
+_NAMES = re.compile(r"^\s*(.*?)\s*:\s*(-?\d+(?:\.\d+)?)\s+(.*?)\s*:\s*(-?\d+(?:\.\d+)?)\s*$")
 _MOVE_LINE = re.compile(r"^\s*(\d+)\)(.*)$")
 _ACTION = re.compile(
     r"(?P<roll>[1-6][1-6]):(?P<play>[^:]*?)(?=\s+[1-6][1-6]:|\s+(?:Doubles|Takes|Drops|Passes"
     r"|Wins|Beavers)\b|\s*$)"
     r"|(?P<double>Doubles\s*=>\s*\d+)|(?P<take>Takes|Beavers)|(?P<drop>Drops|Passes)"
-    r"|Wins\s+(?P<wins>\d+)\s+points?(?:\s+and\s+the\s+match)?",
+    r"|Wins\s+(?P<wins>\d+)\s+points?(?:\s+and\s+the\s+match)?|(?P<draw>\bDraw\b)",
     re.IGNORECASE,
 )
 # A right-column action starts at least this far into the line's text (the left column is
@@ -83,14 +58,28 @@ _ACTION = re.compile(
 _RIGHT_COLUMN = 14
 
 
+def variant_named(name: str) -> str:
+    """The game a file's header or contest line names (``Uzun Tavla (long nardy)``,
+    ``Turkish tavla``, ``Backgammon``, ``uzun``): its first word, as :func:`core.variants.
+    find_variant` knows it. Raises :class:`RecordError` for a game the project does not play."""
+    words = name.replace("(", " ").split()
+    try:
+        return find_variant(words[0] if words else "").name
+    except ValueError:
+        raise RecordError(
+            f"the file is a match of {name!r}, a game this program does not play"
+        ) from None
+
+
 def parse_mat(text: str) -> Record:
-    """Read a ``.mat`` match: length, names, the variant named in its header, every game."""
+    """Read a match: length, names, the game and rules its header names, every game."""
     record = Record(length=0)
     seen_header = False
+    in_header = True  # the leading "; [Key "value"]" lines, before any other comment
     names: tuple[str, str] | None = None
     current: list[Action] | None = None
     names_line = False
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
         if not line.strip():
             continue
         if names_line:
@@ -100,13 +89,16 @@ def parse_mat(text: str) -> Record:
             if m := _NAMES.match(line):
                 names = names or (m.group(1), m.group(3))
                 continue
-        if m := _VARIANT.match(line):
-            record.variant = m.group(1).strip()
-            continue
         if line.lstrip().startswith(";"):
+            if in_header and not seen_header and (m := _KEY.match(line)):
+                _header(record, m.group("key").strip().casefold(), m.group("value").strip())
+            else:
+                in_header = False
             continue
         if not seen_header and (m := _HEADER.match(line)):
             record.length = int(m.group(1))
+            if m.group("game"):
+                record.variant = variant_named(m.group("game"))
             seen_header = True
             continue
         if m := _GAME.match(line):
@@ -120,10 +112,20 @@ def parse_mat(text: str) -> Record:
             _parse_move_line(m.group(2), current, number)
             continue
     if not seen_header:
-        raise RecordError("not a .mat match: no 'N point match' header")
+        raise RecordError("not a match record: no 'N point match' line")
     if names:
         record.names = names
     return record
+
+
+def _header(record: Record, key: str, value: str) -> None:
+    """One ``; [Key "value"]`` line of the header (other keys are left to their readers)."""
+    if key in ("variant", "variation"):
+        record.variant = variant_named(value)
+    elif key == "jacoby":
+        record.jacoby = value.casefold() in ("on", "yes", "true", "1")
+    elif key == "options":
+        record.options = {word: True for word in re.split(r"[\s,]+", value) if word}
 
 
 def _parse_move_line(body: str, actions: list[Action], number: int) -> None:
@@ -149,3 +151,5 @@ def _parse_move_line(body: str, actions: list[Action], number: int) -> None:
             actions.append(Action("drop", seat))
         elif m.group("wins"):
             actions.append(Action("end", seat, points=int(m.group("wins"))))
+        elif m.group("draw"):
+            actions.append(Action("end", None))

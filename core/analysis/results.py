@@ -19,7 +19,9 @@ class Decision:
     ``kind`` is ``play`` or ``cube``; for a cube decision ``played`` and ``best`` are
     ``double``, ``no double``, ``take`` or ``pass``. ``position`` is gnubg's Position ID
     before the decision with ``player`` on roll (the doubler for a take or pass).
-    ``move`` counts the turns of the game from 1 (every roll, forced ones too).
+    ``move`` is the number of the line the decision is written on in the game's record
+    (the ``N)`` of :mod:`core.export`'s text, one line per exchange of both players:
+    :func:`core.export.action_lines`), so a move named in any analysis is found in the file.
     """
 
     game: int
@@ -134,6 +136,8 @@ class MatchAnalysis:
     evaluator: str
     decisions: list[Decision]
     players: tuple[PlayerSummary, PlayerSummary]
+    #: How many games were analysed (money play of one game is a single game).
+    games: int = 0
 
     def worst(self, count: int = 3, player: int | None = None) -> list[Decision]:
         """The costliest decisions (of one player, or both), worst first."""
