@@ -20,7 +20,7 @@ from core.ai import player_for
 from core.analysis import analyse_match
 from core.analysis.records import parse_mat
 from core.dice import RandomDice
-from core.export import contest_terms, export_games
+from core.export import export_games
 from core.game import Phase
 from core.gnubg import match_id_info
 from core.match import Match
@@ -143,6 +143,8 @@ async def test_the_analysis_of_a_one_game_contest_is_of_money_play(env, monkeypa
 
 
 def test_each_contest_is_written_on_its_own_terms():
+    from core.export import contest_terms  # new with this test
+
     tavla, turkish = variant_by_name("tavla"), variant_by_name("turkish")
     assert contest_terms(Match(tavla, length=1)) == (0, False)  # one game: money play
     assert contest_terms(Match(tavla, length=3)) == (3, False)
