@@ -171,22 +171,28 @@ with open({out!r}, "w", encoding="utf-8") as f:
 """
 
 
-def gnubg_read(mat_text: str, timeout: float = 120) -> tuple[list[str], list[list[tuple]]]:
-    """Import ``mat_text`` into gnubg and read back what it took: the players' names (X, O)
-    and each game's moves as (seat, dice) in order (seat 0 is X)."""
+def _gnubg_json(mat_text: str, template: str, timeout: float, **fields: object) -> dict:
+    """Run gnubg on ``mat_text`` with the Python ``template`` (given ``mat``, ``out`` and
+    ``fields``), which writes JSON to ``out``; that JSON."""
     binary = gnubg_binary()
     if binary is None:
         raise RuntimeError("gnubg is not installed")
     with tempfile.TemporaryDirectory() as tmp:
         mat = Path(tmp, "match.mat")
         mat.write_text(mat_text, encoding="utf-8")
-        out = Path(tmp, "read.json")
-        script = Path(tmp, "read.py")
-        script.write_text(_READ_SCRIPT.format(mat=mat, out=str(out)))
+        out = Path(tmp, "out.json")
+        script = Path(tmp, "script.py")
+        script.write_text(template.format(mat=mat, out=str(out), **fields))
         done = _run_gnubg(binary, script, timeout)
         if not out.exists():
             raise RuntimeError(f"gnubg failed: {(done.stdout + done.stderr)[-2000:]}")
-        data = json.loads(out.read_text(encoding="utf-8"))
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+def gnubg_read(mat_text: str, timeout: float = 120) -> tuple[list[str], list[list[tuple]]]:
+    """Import ``mat_text`` into gnubg and read back what it took: the players' names (X, O)
+    and each game's moves as (seat, dice) in order (seat 0 is X)."""
+    data = _gnubg_json(mat_text, _READ_SCRIPT, timeout)
     games = [
         [({"X": 0, "O": 1}[player], tuple(sorted(dice))) for player, dice in game]
         for game in data["games"]
@@ -223,19 +229,7 @@ def gnubg_results(
     """Import ``mat_text`` into gnubg after ``commands`` (``set jacoby off``, say) and read
     what gnubg scored: the match length, its rules, and each game's winner (seat), points
     and cube actions as (seat, action)."""
-    binary = gnubg_binary()
-    if binary is None:
-        raise RuntimeError("gnubg is not installed")
-    with tempfile.TemporaryDirectory() as tmp:
-        mat = Path(tmp, "match.mat")
-        mat.write_text(mat_text, encoding="utf-8")
-        out = Path(tmp, "result.json")
-        script = Path(tmp, "result.py")
-        script.write_text(_RESULT_SCRIPT.format(commands=commands, mat=mat, out=str(out)))
-        done = _run_gnubg(binary, script, timeout)
-        if not out.exists():
-            raise RuntimeError(f"gnubg failed: {(done.stdout + done.stderr)[-2000:]}")
-        data = json.loads(out.read_text(encoding="utf-8"))
+    data = _gnubg_json(mat_text, _RESULT_SCRIPT, timeout, commands=commands)
     seat = {"X": 0, "O": 1}
     for game in data["games"]:
         game["winner"] = seat.get(game["winner"])

@@ -101,7 +101,8 @@ async def test_a_finished_game_is_analysed_off_the_line(tmp_path):
     boards = tmp_path / "boards"
     assert (boards / f"analysis-{game_id}.png").read_bytes()[:4] == b"\x89PNG"
     assert (boards / f"analysis-{game_id}.txt").read_text().count("\n") > 3
-    assert (boards / f"tavla-{game_id}-analysed.mat").read_text().startswith('; [Variant "uzun"]')
+    analysed = (boards / f"uzun-tavla-{game_id}-analysed.txt").read_text()
+    assert analysed.startswith('; [Variant "Uzun Tavla (long nardy)"]')
     await storage.close()
 
 
@@ -116,7 +117,7 @@ async def test_hot_seat_uzun_and_typed_moves(tmp_path):
     record = await service.storage.get_game(console.game_id)
     assert record.status is GameStatus.FINISHED
     await console.handle("/export")
-    assert list((tmp_path / "boards").glob("*.mat"))
+    assert list((tmp_path / "boards").glob(f"uzun-tavla-{console.game_id}.txt"))
     await storage.close()
 
 
