@@ -28,12 +28,13 @@ from tests.test_web_browser import (
     WAIT_MS,
     act_as_seat,
     centre,
+    launch_fragment,
     serving,
     until,
     wait_version,
 )
 from tests.test_web_moves import START, other, side
-from tests.web_helpers import ALI, GROUP, VELI, accept_of, set_position
+from tests.web_helpers import ALI, GROUP, VELI, accept_of, seats, set_position
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(CHROMIUM),
@@ -362,3 +363,28 @@ async def test_a_link_that_expires_while_the_page_is_open_says_so_instead_of_ret
             texts = page_texts(await page.evaluate("document.documentElement.lang"))
             assert await page.locator("#refused p").inner_text() == texts["no_access"]
             await until(lambda: board.streams.open == 0, "a stream is still open")
+
+
+async def test_inside_telegram_rematch_takes_the_page_to_the_new_contest(tmp_path):
+    """Telegram's launch data opens any game of the player's: Rematch puts the new contest's
+    number in the address (a reload opens it) and the page shows it."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        first = {seat: uid for uid, seat in (await seats(service, game_id)).items()}[0]
+        url = f"{base}/?game={game_id}#{launch_fragment(first, 'Ali', 'en')}"
+        async with phone_page(url) as page:
+            await act_as_seat(service, signer, base, game_id, 1, "resign")
+            version = await act_as_seat(service, signer, base, game_id, 0, "accept_resign")
+            await wait_version(page, version)
+            await page.locator('[data-action="rematch"]').click()
+            await page.wait_for_function(
+                "old => new URLSearchParams(location.search).get('game') !== old",
+                arg=str(game_id),
+            )
+            new_id = int(await page.evaluate("new URLSearchParams(location.search).get('game')"))
+            assert (await service.storage.get_game(new_id)).status.value == "challenge"
+            lang = await page.evaluate("document.documentElement.lang")
+            await page.locator(f'#message:text-is("{page_texts(lang)["not_started"]}")').wait_for()
+            assert "tgWebAppData" in await page.evaluate("location.hash")
+            await page.reload()
+            await page.locator("body.ready").wait_for()
+            await page.locator(f'#message:text-is("{page_texts(lang)["not_started"]}")').wait_for()
