@@ -5,6 +5,7 @@ import contextlib
 import io
 import socket
 
+import aiohttp
 import pytest
 from PIL import Image
 from telegram import (
@@ -654,6 +655,69 @@ async def test_thirty_messages_a_second_in_all(clock):
         clock.now += 1
         assert await bot.send_message(chats[30].id, "a second later")
     assert refused.value.retry_after == 1
+
+
+async def test_every_kind_of_edit_counts_as_a_send_and_answers_never_count(clock):
+    """Telegram counts edits of text, caption, picture and buttons alike with sends, per
+    group (tdlib/td issue 2592); answers to presses, reads and deletions are not counted,
+    not even with the bot's whole second used (tdlib/telegram-bot-api issue 648)."""
+    async with flood_bot(clock) as (fake, bot):
+        group = fake.group(-100, "Tavla")
+        ali = fake.user(1, "Ali")
+        board = await bot.send_photo(
+            group.id, BOARD, caption="0", reply_markup=keyboard(("R", "r"))
+        )
+        note = await bot.send_message(group.id, "note")
+        edits = [
+            lambda n: board.edit_caption(f"caption {n}", reply_markup=keyboard(("R", "r"))),
+            lambda n: board.edit_media(
+                InputMediaPhoto(ROLLED if n % 2 else BOARD), reply_markup=keyboard(("R", "r"))
+            ),
+            lambda n: board.edit_reply_markup(keyboard(("R", f"r{n}"))),
+            lambda n: note.edit_text(f"note {n}"),
+        ]
+        for n in range(18):
+            await edits[n % 4](n)
+        for n, edit in enumerate(edits):
+            with pytest.raises(RetryAfter):  # the 21st call of any kind
+                await edit(100 + n)
+        clock.now += 1  # a new second: the bot's whole second used up in private chats
+        for n in range(2, 32):
+            await bot.send_message(fake.private_chat(fake.user(n, f"U{n}")).id, "hi")
+        with pytest.raises(RetryAfter):
+            await bot.send_message(fake.private_chat(ali).id, "the 31st this second")
+        for _ in range(40):
+            query = await fake.press(ali, group, board.message_id, "r")
+            assert await bot.answer_callback_query(query, "ok")
+        assert await bot.delete_message(group.id, note.message_id)
+
+    assert fake.flood.accepted == 50
+    assert fake.flood.refused == 5
+    assert [call.status for call in fake.calls_to("answerCallbackQuery")] == [200] * 40
+
+
+async def test_a_429_has_telegrams_json_with_retry_after_in_whole_seconds():
+    """Over HTTP, as Telegram answers: status 429, ``Too Many Requests: retry after N``,
+    and ``parameters.retry_after`` a whole number of seconds (rounded up)."""
+    clock = Clock()
+    async with FakeBotAPI(clock=clock) as fake:
+        group = fake.group(-100, "Tavla")
+        url = f"{fake.base_url}{TOKEN}/sendMessage"
+        async with aiohttp.ClientSession() as http:
+            for n in range(20):
+                async with http.post(url, json={"chat_id": group.id, "text": f"m{n}"}) as reply:
+                    assert reply.status == 200
+                clock.now += 0.7  # 20 sends in 14 s
+            async with http.post(url, json={"chat_id": group.id, "text": "over"}) as reply:
+                status, body = reply.status, await reply.json()
+    assert status == 429
+    # The first message leaves the window 60 s after it was sent: 46 s from now.
+    assert body == {
+        "ok": False,
+        "error_code": 429,
+        "description": "Too Many Requests: retry after 46",
+        "parameters": {"retry_after": 46},
+    }
 
 
 async def test_scaled_limits_run_faster_and_answer_scaled_retry_after(clock):

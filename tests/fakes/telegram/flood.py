@@ -73,6 +73,10 @@ class FloodGate:
         self.limits = limits
         self.clock = clock
         self._sent: dict[tuple[str, int | None], deque[float]] = {}
+        #: Sends and edits accepted, and refused with a 429, since the fake started (what a
+        #: load bench reports: messages a second, and 429s a bot let through).
+        self.accepted = 0
+        self.refused = 0
 
     def check(self, chat: FakeChat | None) -> None:
         """Raise Telegram's 429 if one more send or edit in ``chat`` (None: an inline
@@ -81,6 +85,7 @@ class FloodGate:
         waits = [self._wait(key, now) for key in self._keys(chat)]
         wait = max(waits, default=0.0)
         if wait > 0:
+            self.refused += 1
             # Telegram answers whole seconds, rounded up; scaled back for a scaled test.
             scale = self.limits.scale
             raise too_many_requests(max(1, math.ceil(wait * scale - 1e-9)) / scale)
@@ -88,6 +93,7 @@ class FloodGate:
     def record(self, chat: FakeChat | None) -> None:
         """Count one accepted send or edit in ``chat``."""
         now = self.clock()
+        self.accepted += 1
         for key in self._keys(chat):
             self._sent.setdefault(key, deque()).append(now)
 
