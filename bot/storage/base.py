@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any, Protocol, Self
 
 from bot.storage.refs import MessageRef
+from core.pool import Seeker
 
 
 class StorageError(RuntimeError):
@@ -338,8 +339,101 @@ class ResultRow:
     finished: float
 
 
+#: What a pool entry wants: (variant, match length, pace).
+Bucket = tuple[str, int, str]
+
+
+@dataclass
+class PoolEntry:
+    """A player waiting in the pool: what they want (``seeker``) and where they asked."""
+
+    seeker: Seeker
+    platform: str
+    chat_id: str
+    #: The waiting message, edited while they wait.
+    message: MessageRef | None = None
+    #: The service's bookkeeping (the computer offered, the language…), stored as JSON.
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def user_id(self) -> int:
+        return self.seeker.player
+
+    @property
+    def bucket(self) -> Bucket:
+        return self.seeker.bucket
+
+
+@dataclass
+class Report:
+    """A player's report about an opponent, kept for the operator."""
+
+    id: int
+    reporter: int
+    reported: int
+    game_id: int | None
+    reason: str
+    created: float
+
+
+class PoolOperations(Protocol):
+    """The pool's operations inside a transaction (``tx.pool``; :mod:`bot.storage.pool`)."""
+
+    async def pair_or_wait(self, entry: PoolEntry, now: float) -> PoolEntry | None:
+        """Pair the newcomer with the best fitting entry waiting (taken out and returned),
+        or store it (None); the player's earlier entry is replaced either way."""
+        ...
+
+    async def pair_waiting(self, bucket: Bucket, now: float) -> list[tuple[PoolEntry, PoolEntry]]:
+        """Pair the entries of a bucket that all wait; each pair taken out."""
+        ...
+
+    async def leave(self, user_id: int) -> PoolEntry | None:
+        """Take the player out of the pool; their entry, or None if they were not in it."""
+        ...
+
+    async def put(self, entry: PoolEntry) -> None:
+        """Store the entry, replacing the player's earlier one."""
+        ...
+
+
+class PoolRecords(Protocol):
+    """The pool, blocks and reports outside transactions (``storage.pool``)."""
+
+    async def entry(self, user_id: int) -> PoolEntry | None: ...
+
+    async def entries(self, now: float) -> list[PoolEntry]: ...
+
+    async def counts(self, now: float) -> dict[Bucket, int]: ...
+
+    async def update(
+        self, user_id: int, joined: float, message: MessageRef | None, data: dict[str, Any]
+    ) -> bool: ...
+
+    async def expire(self, now: float, limit: int = 100) -> list[PoolEntry]: ...
+
+    async def left_in_a_row(self, user_id: int) -> int: ...
+
+    async def game_over(self, user_id: int, left: bool, now: float) -> int: ...
+
+    async def block(self, user_id: int, blocked: int, now: float) -> bool: ...
+
+    async def blocked(self, a: int, b: int) -> bool: ...
+
+    async def report(
+        self, reporter: int, reported: int, game_id: int | None, reason: str, now: float
+    ) -> int: ...
+
+    async def reports(self, limit: int = 100) -> list[Report]: ...
+
+
 class Transaction(Protocol):
     """Operations inside one database transaction."""
+
+    @property
+    def pool(self) -> PoolOperations:
+        """The pool's operations in this transaction."""
+        ...
 
     async def get_game(self, game_id: int) -> GameRecord | None: ...
 
@@ -397,6 +491,11 @@ class Transaction(Protocol):
 
 class Storage(Protocol):
     """The database. Every method not inside :meth:`transaction` is its own transaction."""
+
+    @property
+    def pool(self) -> PoolRecords:
+        """The pool of waiting players, blocks and reports."""
+        ...
 
     async def open(self) -> None:
         """Connect and apply the numbered migrations not yet applied."""
@@ -553,12 +652,17 @@ class Storage(Protocol):
 __all__ = [
     "LIVE_TOURNAMENT_STATUSES",
     "OPEN_STATUSES",
+    "Bucket",
     "Chat",
     "ChatPrefs",
     "Event",
     "GameRecord",
     "GameStatus",
+    "PoolEntry",
+    "PoolOperations",
+    "PoolRecords",
     "RatingRow",
+    "Report",
     "ResultRow",
     "StaleVersionError",
     "Storage",

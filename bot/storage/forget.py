@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from bot.storage.base import GameStatus, TournamentStatus
+from bot.storage.pool import forget_pool
 from bot.storage.rows import dumps
 from bot.storage.transaction import Db
 
@@ -74,6 +75,7 @@ async def forget_user(db: Db, user_id: int, name: str, now: float) -> str | None
             await db.execute(
                 "UPDATE games SET settings = ? WHERE id = ?", dumps(settings), game["id"]
             )
+    await forget_pool(db, user_id)
     await db.execute("DELETE FROM ratings WHERE user_id = ?", user_id)
     await db.execute("DELETE FROM rating_history WHERE user_id = ?", user_id)
     await db.execute(

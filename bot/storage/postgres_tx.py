@@ -221,6 +221,12 @@ class PostgresTransaction(SqlTransaction):
             self._locked.add(game_id)
         await self.db.execute(_INSERT_EVENTS, *_event_args(game_id, stamp, events))
 
+    async def _lock_key(self, key: str) -> None:
+        """A transaction-level advisory lock on ``key`` (the pool's buckets)."""
+        await self.db.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(?, ?))", key, ADVISORY_LOCK_KEY
+        )
+
     async def get_rating(self, user_id: int, scope: str, kind: str) -> RatingRow:
         """The rating row (or a fresh one), locked against other writers until the end."""
         await self.db.execute(

@@ -39,6 +39,34 @@ class Row(Protocol):
     def __getitem__(self, key: str, /) -> Any: ...
 
 
+class Db(Protocol):
+    """One connection, running the shared SQL (``?`` placeholders) in its dialect."""
+
+    async def fetch(self, sql: str, *args: Any) -> Sequence[Row]:
+        """Every row of a query."""
+        ...
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        """The first row of a query, or None."""
+        ...
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        """The first column of the first row, or None."""
+        ...
+
+    async def execute(self, sql: str, *args: Any) -> int:
+        """Run a statement; how many rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run a statement once for each row of arguments."""
+        ...
+
+    async def insert(self, sql: str, *args: Any) -> int:
+        """Run an ``INSERT`` of one row into a table with an ``id``; the new row's id."""
+        ...
+
+
 def dumps(value: Any) -> str | None:
     """JSON text for a JSON column (None stays NULL)."""
     if value is None:
@@ -235,6 +263,7 @@ __all__ = [
     "TOURNAMENT_ASSIGNMENTS",
     "TOURNAMENT_COLUMNS",
     "TOURNAMENT_FIELDS",
+    "Db",
     "Row",
     "chat_from_row",
     "dumps",

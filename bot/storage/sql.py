@@ -37,6 +37,7 @@ from bot.storage.base import (
     User,
 )
 from bot.storage.forget import forget_user
+from bot.storage.pool import PoolStorage
 from bot.storage.refs import MessageRef
 from bot.storage.rows import (
     COMPUTER_NAME,
@@ -141,6 +142,11 @@ class SqlStorage(ABC):
             return
         async with self.transaction() as new:
             yield new.db
+
+    @property
+    def pool(self) -> PoolStorage:
+        """The pool of waiting players, blocks and reports (:mod:`bot.storage.pool`)."""
+        return PoolStorage(self._reading, self._writing)
 
     # --- users and chats -------------------------------------------------------------------
 

@@ -1,12 +1,13 @@
 """One transaction's operations, written once for both SQL dialects (see :mod:`bot.storage.sql`):
 games and their events, ratings and results, tournaments, each saved with a version check.
-:class:`Db` is what a backend gives them: its connection, running the shared queries."""
+:class:`Db` (:mod:`bot.storage.rows`) is what a backend gives them: its connection, running
+the shared queries."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar, Protocol, TypeVar
+from collections.abc import Sequence
+from typing import Any, ClassVar, TypeVar
 
 from bot.storage.base import (
     GameRecord,
@@ -15,12 +16,13 @@ from bot.storage.base import (
     StaleVersionError,
     TournamentRecord,
 )
+from bot.storage.pool import PoolTransaction
 from bot.storage.rows import (
     GAME_ASSIGNMENTS,
     GAME_COLUMNS,
     TOURNAMENT_ASSIGNMENTS,
     TOURNAMENT_COLUMNS,
-    Row,
+    Db,
     dumps,
     game_from_row,
     game_values,
@@ -41,34 +43,6 @@ def versioned_update(table: str, assignments: str) -> str:
         f"UPDATE {table} SET {assignments}, updated = ?, version = version + 1 "
         "WHERE id = ? AND version = ?"
     )
-
-
-class Db(Protocol):
-    """One connection, running the shared SQL (``?`` placeholders) in its dialect."""
-
-    async def fetch(self, sql: str, *args: Any) -> Sequence[Row]:
-        """Every row of a query."""
-        ...
-
-    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
-        """The first row of a query, or None."""
-        ...
-
-    async def fetchval(self, sql: str, *args: Any) -> Any:
-        """The first column of the first row, or None."""
-        ...
-
-    async def execute(self, sql: str, *args: Any) -> int:
-        """Run a statement; how many rows it changed."""
-        ...
-
-    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        """Run a statement once for each row of arguments."""
-        ...
-
-    async def insert(self, sql: str, *args: Any) -> int:
-        """Run an ``INSERT`` of one row into a table with an ``id``; the new row's id."""
-        ...
 
 
 class SqlTransaction:
@@ -92,6 +66,15 @@ class SqlTransaction:
         if not self._open:
             raise RuntimeError("this transaction is over")
         return self._db
+
+    @property
+    def pool(self) -> PoolTransaction:
+        """The pool's operations in this transaction (:mod:`bot.storage.pool`)."""
+        return PoolTransaction(lambda: self.db, self._lock_key)
+
+    async def _lock_key(self, key: str) -> None:
+        """Hold a lock named ``key`` until the transaction ends, where the transaction itself
+        does not keep other writers out (SQLite's ``BEGIN IMMEDIATE`` does)."""
 
     async def get_game(self, game_id: int) -> GameRecord | None:
         row = await self.db.fetchrow("SELECT * FROM games WHERE id = ?" + self._row_lock, game_id)
