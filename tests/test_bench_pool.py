@@ -1,0 +1,31 @@
+"""``bench/pool.py`` runs, pairs every fitting arrival once, and prints its headline line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.pool import SAME, SPREAD, _line, _with_sqlite, scenario
+
+
+async def test_the_bench_pairs_everyone_once(tmp_path: Path) -> None:
+    for name, wishes in (("same", SAME), ("spread", SPREAD)):
+        workers = await _with_sqlite(tmp_path, name)
+        try:
+            figures = await scenario(workers, wishes, rate=200.0, seconds=0.3, seed=3)
+        finally:
+            for worker in workers:
+                await worker.close()
+        assert figures["double_pairings"] == 0
+        assert figures["errors"] == 0
+        assert figures["pairings"] > 0
+        if name == "same":  # one wish: at most the last one waits
+            assert figures["arrivals"] - 2 * figures["pairings"] <= 1
+    line = _line(figures)
+    for key in (
+        "pair_p50_s",
+        "pair_p95_s",
+        "paired_share",
+        "double_pairings",
+        "cpu_ms_per_pairing",
+    ):
+        assert f"{key}=" in line
