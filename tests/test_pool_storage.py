@@ -240,3 +240,41 @@ async def test_two_workers_never_pair_a_player_twice(target: Target) -> None:
 
 async def test_two_workers_one_bucket(target: Target) -> None:
     await _many_joins(target, players=41, buckets=1)
+
+
+async def test_a_game_in_two_chats_is_found_in_each(storage: Storage) -> None:
+    from bot.storage.base import GameRecord, GameStatus, SeatChat
+
+    a, b = await users(storage, 2)
+    record = GameRecord(
+        platform="telegram",
+        chat_id=str(a),
+        variant="tavla",
+        status=GameStatus.ACTIVE,
+        seats=[a, b],
+        challenger=a,
+        match={"length": 1},
+    )
+    async with storage.transaction() as tx:
+        record = await tx.insert_game(record)
+        await tx.pool.add_seat_chats(
+            [
+                SeatChat(record.stored_id, 0, a, "telegram", str(a)),
+                SeatChat(record.stored_id, 1, b, "discord", "dm-77"),
+            ]
+        )
+    for platform, chat in (("telegram", str(a)), ("discord", "dm-77")):
+        found = await storage.games_in_chat(platform, chat)
+        assert [g.id for g in found] == [record.id]
+    assert await storage.games_in_chat("telegram", "dm-77") == []
+    ref = MessageRef(message_id=5, channel_id="dm-77", chat_id="dm-77")
+    await storage.pool.seat_board_shown(record.stored_id, 1, 4, ref)
+    await storage.pool.seat_board_shown(record.stored_id, 1, 3)  # never lowered
+    seats = await storage.pool.seat_chats(record.stored_id)
+    assert [(s.seat, s.platform, s.chat_id) for s in seats] == [
+        (0, "telegram", str(a)),
+        (1, "discord", "dm-77"),
+    ]
+    assert seats[1].message == ref
+    assert seats[1].shown_version == 4
+    assert seats[0].message is None

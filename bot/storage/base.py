@@ -365,6 +365,20 @@ class PoolEntry:
 
 
 @dataclass
+class SeatChat:
+    """Where one seat of a game played in two chats is: the player, their chat, their board
+    message and the game version it shows."""
+
+    game_id: int
+    seat: int
+    user_id: int
+    platform: str
+    chat_id: str
+    message: MessageRef | None = None
+    shown_version: int = 0
+
+
+@dataclass
 class Report:
     """A player's report about an opponent, kept for the operator."""
 
@@ -396,6 +410,10 @@ class PoolOperations(Protocol):
         """Store the entry, replacing the player's earlier one."""
         ...
 
+    async def add_seat_chats(self, seats: list[SeatChat]) -> None:
+        """Record where each seat of a new game plays (a game in two chats)."""
+        ...
+
 
 class PoolRecords(Protocol):
     """The pool, blocks and reports outside transactions (``storage.pool``)."""
@@ -425,6 +443,16 @@ class PoolRecords(Protocol):
     ) -> int: ...
 
     async def reports(self, limit: int = 100) -> list[Report]: ...
+
+    async def seat_chats(self, game_id: int) -> list[SeatChat]:
+        """Where each seat of a game in two chats plays (seat 0 first); [] for other games."""
+        ...
+
+    async def seat_board_shown(
+        self, game_id: int, seat: int, version: int, message: MessageRef | None = None
+    ) -> None:
+        """The seat's board now shows ``version`` (never lowered), in ``message`` if given."""
+        ...
 
 
 class Transaction(Protocol):
@@ -664,6 +692,7 @@ __all__ = [
     "RatingRow",
     "Report",
     "ResultRow",
+    "SeatChat",
     "StaleVersionError",
     "Storage",
     "StorageError",

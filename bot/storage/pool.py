@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from bot.storage.base import Bucket, PoolEntry, Report
+from bot.storage.base import Bucket, PoolEntry, Report, SeatChat
 from bot.storage.refs import MessageRef
 from bot.storage.rows import Db, Row, dumps, marks, stored_message
 from core.pool import Seeker, pair_waiting, ranked
@@ -127,6 +127,25 @@ class PoolTransaction:
             f"INSERT INTO pool_entries ({_COLUMNS}) VALUES ({marks(values)}) "
             f"ON CONFLICT (user_id) DO UPDATE SET {updates}",
             *values,
+        )
+
+    async def add_seat_chats(self, seats: list[SeatChat]) -> None:
+        """Record where each seat of a new game plays (a game in two chats)."""
+        await self._db().executemany(
+            "INSERT INTO seat_chats (game_id, seat, user_id, platform, chat_id, message, "
+            "shown_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    s.game_id,
+                    s.seat,
+                    s.user_id,
+                    s.platform,
+                    s.chat_id,
+                    stored_message(s.message),
+                    s.shown_version,
+                )
+                for s in seats
+            ],
         )
 
     async def pair_or_wait(self, entry: PoolEntry, now: float) -> PoolEntry | None:
@@ -302,6 +321,41 @@ class PoolStorage:
             )
             for r in rows
         ]
+
+    async def seat_chats(self, game_id: int) -> list[SeatChat]:
+        """Where each seat of a game in two chats plays (seat 0 first); [] for other games."""
+        async with self._reading() as db:
+            rows = await db.fetch(
+                "SELECT * FROM seat_chats WHERE game_id = ? ORDER BY seat", game_id
+            )
+        return [
+            SeatChat(
+                int(r["game_id"]),
+                int(r["seat"]),
+                int(r["user_id"]),
+                r["platform"],
+                r["chat_id"],
+                MessageRef.from_stored(_json(r["message"])),
+                int(r["shown_version"]),
+            )
+            for r in rows
+        ]
+
+    async def seat_board_shown(
+        self, game_id: int, seat: int, version: int, message: MessageRef | None = None
+    ) -> None:
+        """The seat's board now shows ``version`` (never lowered), in ``message`` if given."""
+        async with self._writing() as db:
+            await db.execute(
+                "UPDATE seat_chats SET message = COALESCE(?, message), shown_version = "
+                "CASE WHEN shown_version < ? THEN ? ELSE shown_version END "
+                "WHERE game_id = ? AND seat = ?",
+                stored_message(message),
+                version,
+                version,
+                game_id,
+                seat,
+            )
 
 
 async def forget_pool(db: Db, user_id: int) -> None:

@@ -432,12 +432,16 @@ class SqlStorage(ABC):
     async def games_in_chat(
         self, platform: str, chat_id: str, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
     ) -> list[GameRecord]:
-        """The chat's games with one of these statuses, oldest first."""
+        """The chat's games with one of these statuses, oldest first: those started here,
+        and those with a seat played here (a game in two chats, ``seat_chats``)."""
         values = status_values(statuses)
         if not values:
             return []
         return await self._games(
-            f"platform = ? AND chat_id = ? AND status IN ({marks(values)}) ORDER BY id",
+            "(platform = ? AND chat_id = ? OR id IN (SELECT game_id FROM seat_chats "
+            f"WHERE platform = ? AND chat_id = ?)) AND status IN ({marks(values)}) ORDER BY id",
+            platform,
+            str(chat_id),
             platform,
             str(chat_id),
             *values,
