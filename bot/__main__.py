@@ -14,7 +14,8 @@ from bot.health import Health, serve_health
 from bot.logs import configure
 from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService, ServiceSettings
-from bot.storage.factory import postgres_dsn_from_url, storage_from_url
+from bot.storage.base import StorageError
+from bot.storage.factory import open_when_reachable, postgres_dsn_from_url, storage_from_url
 
 log = logging.getLogger("bot")
 
@@ -26,7 +27,7 @@ async def run(config: Config) -> None:
     change hub when it is served), the service over it, and the adapters over the service.
     Adapters, the web board included, get the service and never see storage."""
     storage = storage_from_url(config.database_url)
-    await storage.open()
+    await open_when_reachable(storage, config.database_wait)
     hub = None
     if config.web_base_url:  # the web board follows every committed change
         from bot.web.run import with_change_hub
@@ -137,8 +138,12 @@ def main() -> int:
     # busy, a finished call waits up to the GIL switch interval to hand its result back. At
     # Python's default 5 ms, a press's few calls in a row add tens of milliseconds under load.
     sys.setswitchinterval(0.001)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run(config))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(run(config))
+    except StorageError as exc:  # no database at start-up: one line, as `tavla check` says it
+        log.error("DATABASE_URL: %s", exc)
+        return 1
     return 0
 
 

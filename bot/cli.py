@@ -58,11 +58,12 @@ def _config() -> Config | None:
 
 async def _migrate(config: Config) -> int:
     from bot.storage.base import StorageError
-    from bot.storage.factory import storage_from_url
+    from bot.storage.factory import open_when_reachable, storage_from_url
 
     storage = storage_from_url(config.database_url)
     try:
-        await storage.open()  # applies the migrations not yet applied
+        # Applies the migrations not yet applied (waiting for a database starting up).
+        await open_when_reachable(storage, config.database_wait)
     except StorageError as exc:
         print(f"DATABASE_URL: {exc}", file=sys.stderr)
         return 1

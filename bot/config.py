@@ -57,6 +57,9 @@ class Config:
     #: What the web board may hold open (streams, slow requests).
     web_limits: WebLimits = field(default_factory=WebLimits)
 
+    #: Seconds to wait at start-up for a database that cannot be reached yet.
+    database_wait: float = 60.0
+
     #: ``text`` (one line a record) or ``json`` (one JSON object a line, for log collectors).
     log_format: str = "text"
 
@@ -85,6 +88,7 @@ class Config:
             discord_token=get("DISCORD_TOKEN"),
             discord_guild_id=guild,
             database_url=env.checked("DATABASE_URL", check_database_url),
+            database_wait=env.number("DATABASE_WAIT", 60),
             board_dir=Path(get("BOARD_DIR") or "data/boards"),
             render_processes=env.integer(
                 "RENDER_PROCESSES", 1 if (os.cpu_count() or 1) > 1 else 0, 0

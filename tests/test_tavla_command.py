@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place
-from bot.storage.base import GameStatus
+from bot.storage.base import GameStatus, StorageError, StorageUnreachable
+from bot.storage.factory import open_when_reachable
+from bot.storage.postgres import PostgresStorage
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
 from tests.factory import actions_of, make_service
@@ -117,6 +121,94 @@ def test_migrate_and_check_postgres(tmp_path, postgres_url):
     assert checked.returncode == 1
     assert checked.stderr.startswith("DATABASE_URL: can't connect")
     assert len(checked.stderr.splitlines()) == 1
+
+
+def test_python_m_bot_without_its_database_says_so_in_one_line(tmp_path):
+    """Nothing listens on port 1: after DATABASE_WAIT the bot gives up in one log line."""
+    clean = {k: v for k, v in os.environ.items() if k not in SETTINGS}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        env={
+            **clean,
+            "TELEGRAM_TOKEN": "123:ABC-def_g",
+            "DATABASE_URL": "postgresql://tavla:pw@127.0.0.1:1/tavla",
+            "DATABASE_WAIT": "0",
+        },
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "DATABASE_URL: cannot connect to postgresql://tavla:***@127.0.0.1:1/tavla" in line
+    assert "pw" not in line
+
+
+class Starting:
+    """A storage whose database answers only after ``refusals`` refused tries."""
+
+    def __init__(self, refusals: int, error: type[StorageError] = StorageUnreachable) -> None:
+        self.refusals = refusals
+        self.error = error
+        self.tries = 0
+
+    async def open(self) -> None:
+        self.tries += 1
+        if self.tries <= self.refusals:
+            raise self.error("cannot connect to postgresql://db/tavla: ConnectionRefusedError")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.pauses: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.now += seconds
+
+
+async def test_the_bot_waits_for_a_database_that_is_starting():
+    """Started together (compose): the database refuses until it is up, the bot waits."""
+    clock = Clock()
+    storage = Starting(refusals=4)
+    await open_when_reachable(storage, 60, sleep=clock.sleep, clock=clock)  # type: ignore[arg-type]
+    assert storage.tries == 5
+    assert clock.pauses == [1, 2, 4, 5]
+
+
+async def test_the_bot_stops_waiting_at_database_wait():
+    clock = Clock()
+    storage = Starting(refusals=100)
+    with pytest.raises(StorageUnreachable):
+        await open_when_reachable(storage, 10, sleep=clock.sleep, clock=clock)  # type: ignore[arg-type]
+    assert clock.now == 10
+
+
+async def test_a_database_that_refuses_the_login_is_not_waited_for():
+    clock = Clock()
+    storage = Starting(refusals=1, error=StorageError)
+    with pytest.raises(StorageError):
+        await open_when_reachable(storage, 60, sleep=clock.sleep, clock=clock)  # type: ignore[arg-type]
+    assert clock.pauses == []
+
+
+async def test_postgres_tells_a_database_not_listening_from_a_wrong_login(postgres_url):
+    """Refused (nothing listens yet) is worth waiting for; a wrong password is not."""
+    with pytest.raises(StorageUnreachable):
+        await PostgresStorage("postgresql://tavla:pw@127.0.0.1:1/tavla").open()
+    user_part = postgres_url.split("://", 1)[1].split("@", 1)[0]
+    bad = postgres_url.replace(user_part + "@", "nobody_here:wrong@", 1)
+    storage = PostgresStorage(bad)
+    with pytest.raises(StorageError) as refused:
+        await storage.open()
+    assert not isinstance(refused.value, StorageUnreachable)
 
 
 # -- backup and restore --------------------------------------------------------------------

@@ -24,6 +24,11 @@ class StorageError(RuntimeError):
     """The database failed or is unavailable; the action can be tried again."""
 
 
+class StorageUnreachable(StorageError):
+    """The database cannot be reached (yet): refused, starting up, timed out. Opening may
+    succeed a little later, as when the bot and its database start together."""
+
+
 class StaleVersionError(StorageError):
     """The game changed since the action was made (an old button, a double press)."""
 

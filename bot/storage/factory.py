@@ -17,13 +17,19 @@ The folder of a SQLite file is created when the storage is opened.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import unquote
 
-from bot.storage.base import Storage
+from bot.storage.base import Storage, StorageUnreachable
 from bot.storage.sqlite import MEMORY, SqliteStorage
 
 DEFAULT_SQLITE_PATH = str(Path("data") / "tavla.db")
+
+log = logging.getLogger(__name__)
 
 _SQLITE_SCHEMES = ("sqlite", "sqlite+aiosqlite")
 _POSTGRES_SCHEMES = ("postgresql", "postgres")
@@ -98,3 +104,29 @@ __all__ = [
     "sqlite_path_from_url",
     "storage_from_url",
 ]
+
+
+async def open_when_reachable(
+    storage: Storage,
+    wait: float,
+    *,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Open ``storage``, trying again while its database cannot be reached yet, for up to
+    ``wait`` seconds: a bot started together with its database (compose, a service manager)
+    waits for it rather than failing. Any other failure, or still no database at the end,
+    raises at once."""
+    deadline = clock() + max(0.0, wait)
+    pause = 1.0
+    while True:
+        try:
+            await storage.open()
+            return
+        except StorageUnreachable as exc:
+            left = deadline - clock()
+            if left <= 0:
+                raise
+            log.warning("%s; trying again in %.0f s", exc, min(pause, left))
+            await sleep(min(pause, left))
+            pause = min(pause * 2, 5.0)

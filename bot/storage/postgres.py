@@ -47,11 +47,18 @@ from typing import ClassVar
 
 import asyncpg
 
-from bot.storage.base import OPEN_STATUSES, GameRecord, GameStatus, StorageError
+from bot.storage.base import (
+    OPEN_STATUSES,
+    GameRecord,
+    GameStatus,
+    StorageError,
+    StorageUnreachable,
+)
 from bot.storage.postgres_db import (
     ADVISORY_LOCK_KEY,
     Connection,
     PostgresDb,
+    is_unavailable,
     release,
     storage_error,
     translated,
@@ -150,8 +157,11 @@ class PostgresStorage(SqlStorage):
                 connection_class=_PooledConnection,
             )
         except Exception as exc:
+            what = f"cannot connect to {_redacted(self.dsn)}"
+            if is_unavailable(exc):
+                raise StorageUnreachable(str(storage_error(exc, what))) from exc
             if isinstance(exc, asyncpg.PostgresError | asyncpg.InterfaceError | OSError):
-                raise storage_error(exc, f"cannot connect to {_redacted(self.dsn)}") from exc
+                raise storage_error(exc, what) from exc
             raise
         try:
             async with pool.acquire() as conn:
