@@ -180,7 +180,7 @@ async def test_the_bot_waits_for_a_database_that_is_starting():
     storage = Starting(refusals=4)
     await open_when_reachable(storage, 60, sleep=clock.sleep, clock=clock)  # type: ignore[arg-type]
     assert storage.tries == 5
-    assert clock.pauses == [1, 2, 4, 5]
+    assert clock.pauses == [1, 2, 2, 2]
 
 
 async def test_the_bot_stops_waiting_at_database_wait():

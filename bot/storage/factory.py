@@ -129,4 +129,4 @@ async def open_when_reachable(
                 raise
             log.warning("%s; trying again in %.0f s", exc, min(pause, left))
             await sleep(min(pause, left))
-            pause = min(pause * 2, 5.0)
+            pause = min(pause * 2, 2.0)  # a connect is cheap: notice the database soon
