@@ -22,20 +22,18 @@ from core.dice import FixedDice
 from core.errors import TavlaError
 from core.game import Game, Phase
 from core.gnubg import position_id
-from core.movegen import Play, legal_plays
+from core.movegen import legal_plays
 from core.notation import format_play
 from core.position import Position
 from core.variants import Variant
 
 from .cubeful import lookahead_equities, near_threshold
 from .evaluators import Evaluator, evaluator_for
+from .ranking import rank_plays
 from .records import Action, RecordError, action_lines, from_histories
 from .results import Decision, MatchAnalysis, PlayerSummary
 from .scoring import CubeEquities, Scoring, Skill, cube_equities
 
-#: How many plays (best first at 0-ply, within :data:`FILTER_WINDOW`) get the look-ahead.
-FILTER_KEEP = 8
-FILTER_WINDOW = 0.16
 #: Equities closer than this are a tie (the choice made then counts as the best).
 TIE = 1e-9
 
@@ -241,17 +239,13 @@ class _Analyser:
         game.move_text(seat, text)
         played_after = Position(game.sides[seat], game.sides[1 - seat])
         index = next(i for i, p in enumerate(plays) if p.after == played_after)
-        rank = getattr(self.evaluator, "rank_plays", None)
-        values = None
-        if rank is not None and self.variant.cube:
-            # The evaluator ranks the plays itself, cubeful at this cube and score.
-            values = rank(self.variant, position, dice, plays, self.cube_state(game, seat), index)
-        if values is not None:
-            # NaN: a play the evaluator's search did not look at as deep as the best.
-            best = int(np.nanargmax(values))
-            loss = max(0.0, float(values[best]) - float(values[index]))
-        else:
-            best, loss = self._filtered(game, seat, plays, index)
+        state = self.cube_state(game, seat) if self.variant.cube else None
+        values = rank_plays(
+            self.evaluator, self.variant, position, dice, plays, state, include=index
+        )
+        # NaN: a play the evaluator's search did not look at as deep as the best.
+        best = int(np.nanargmax(values))
+        loss = max(0.0, float(values[best]) - float(values[index]))
         if best == index or loss <= TIE:
             best, loss = index, 0.0  # a tie: the play made is as good as any
         self.add(
@@ -272,22 +266,9 @@ class _Analyser:
                 best_play=plays[best],
                 cube=(game.cube_value, game.cube_owner),
                 white=game.white,
+                state=state,
             )
         )
-
-    def _filtered(self, game: Game, seat: int, plays: list[Play], index: int) -> tuple[int, float]:
-        """The best play and the loss of play ``index``: 0-ply filters the candidates, the
-        look-ahead ranks them (gnubg's move filters, in short)."""
-        scoring = self.scoring(game, seat)
-        afters = [p.after for p in plays]
-        quick = self.evaluator.play_values(self.variant, afters, scoring, False)
-        order = np.argsort(-quick, kind="stable")
-        keep = [int(i) for i in order[:FILTER_KEEP] if quick[i] >= quick[order[0]] - FILTER_WINDOW]
-        if index not in keep:
-            keep.append(index)
-        deep = self.evaluator.play_values(self.variant, [afters[i] for i in keep], scoring, True)
-        best = keep[int(np.argmax(deep))]
-        return best, max(0.0, float(np.max(deep)) - float(deep[keep.index(index)]))
 
     # -- the cube ---------------------------------------------------------------------------
 

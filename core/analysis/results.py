@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.ai.cube import CubeState
 from core.movegen import Play
 from core.position import Position
 
@@ -42,6 +43,8 @@ class Decision:
     cube: tuple[int, int | None] = field(default=(1, None), repr=False, compare=False)
     #: The seat that plays White in the decision's game (in Uzun Tavla, who started it).
     white: int = field(default=0, repr=False, compare=False)
+    #: The cube and score the decision was made at (Tavla's plays; None without a cube).
+    state: CubeState | None = field(default=None, repr=False, compare=False)
 
     @property
     def skill(self) -> Skill:
