@@ -41,8 +41,10 @@ def test_a_solved_puzzle_raises_the_player_and_lowers_the_puzzle() -> None:
     player, puzzle = Rating(), Rating(1700, 80)
     assert expected(player, puzzle) < 0.5
     won, beaten = play(player, puzzle, solved=True)
-    assert won.rating > player.rating and beaten.rating < puzzle.rating
+    assert won.rating > player.rating
+    assert beaten.rating < puzzle.rating
     lost, kept = play(player, puzzle, solved=False)
-    assert lost.rating < player.rating and kept.rating > puzzle.rating
+    assert lost.rating < player.rating
+    assert kept.rating > puzzle.rating
     # An unexpected win moves the rating more than the loss one expected.
     assert won.rating - player.rating > player.rating - lost.rating

@@ -94,6 +94,11 @@ class PlayerPrefs(StoredSettings):
     theme: str | None = None
     #: The side the player's home board is drawn on: "right" or "left".
     home: str = "right"
+    #: The tutor asks before a play or cube action that loses 0.08 or more; None: on for a
+    #: player's first ten games against the computer, then off.
+    tutor: bool | None = None
+    #: The player's games may become puzzles (without their name).
+    puzzles: bool = True
 
     @classmethod
     def from_json(cls, text: str | None) -> Self:
@@ -134,6 +139,8 @@ class ChatPrefs(StoredSettings):
 
     #: Every finished rated match in the chat is analysed and its card posted (issue 15).
     auto_analysis: bool = False
+    #: A puzzle is posted every day and answered by the group's members.
+    daily_puzzle: bool = False
 
 
 @dataclass
@@ -460,6 +467,95 @@ class PoolRecords(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class StoredPuzzle:
+    """A puzzle as stored: its id, its rating (Glicko-2) and the puzzle itself
+    (``core.learn.puzzles.Puzzle.to_dict()``); never who made the mistake."""
+
+    id: int
+    variant: str
+    data: dict[str, Any]
+    source: str
+    rating: float
+    deviation: float
+    volatility: float
+
+
+@dataclass(frozen=True)
+class PuzzlePlayer:
+    """A player's puzzle rating (Glicko-2), streak of puzzles solved in a row, and counts."""
+
+    user_id: int
+    rating: float = 1500.0
+    deviation: float = 350.0
+    volatility: float = 0.06
+    streak: int = 0
+    best_streak: int = 0
+    solved: int = 0
+    attempts: int = 0
+
+
+@dataclass(frozen=True)
+class DailyPuzzle:
+    """A group's puzzle of the day."""
+
+    platform: str
+    chat_id: str
+    day: str
+    puzzle_id: int
+    message: MessageRef | None
+    revealed: bool
+
+
+class PuzzleRecords(Protocol):
+    """Puzzles, attempts, puzzle ratings and daily puzzles (``storage.puzzles``;
+    :mod:`bot.storage.puzzles`)."""
+
+    async def add(
+        self,
+        key: str,
+        variant: str,
+        data: dict[str, Any],
+        source: str,
+        game_id: int | None,
+        now: float,
+    ) -> int | None: ...
+
+    async def get(self, puzzle_id: int) -> StoredPuzzle | None: ...
+
+    async def count(self, variant: str | None = None) -> int: ...
+
+    async def next_for(
+        self, user_id: int, variant: str | None, rating: float
+    ) -> StoredPuzzle | None: ...
+
+    async def player(self, user_id: int) -> PuzzlePlayer: ...
+
+    async def attempt(
+        self, user_id: int, puzzle_id: int, chosen: int, solved: bool, scope: str, now: float
+    ) -> tuple[PuzzlePlayer, PuzzlePlayer] | None: ...
+
+    async def attempts(self, scope: str) -> list[tuple[int, int, bool]]: ...
+
+    async def leaderboard(self, scope_prefix: str, limit: int = 10) -> list[tuple[int, int]]: ...
+
+    async def set_daily(
+        self, platform: str, chat_id: str, day: str, puzzle_id: int, now: float
+    ) -> bool: ...
+
+    async def daily(self, platform: str, chat_id: str, day: str) -> DailyPuzzle | None: ...
+
+    async def set_daily_message(
+        self, platform: str, chat_id: str, day: str, message: MessageRef | None
+    ) -> None: ...
+
+    async def reveal_daily(self, platform: str, chat_id: str, day: str) -> bool: ...
+
+    async def dailies_to_reveal(self, day: str) -> list[DailyPuzzle]: ...
+
+    async def remove_games_of(self, user_id: int) -> int: ...
+
+
 class Transaction(Protocol):
     """Operations inside one database transaction."""
 
@@ -528,6 +624,11 @@ class Storage(Protocol):
     @property
     def pool(self) -> PoolRecords:
         """The pool of waiting players, blocks and reports."""
+        ...
+
+    @property
+    def puzzles(self) -> PuzzleRecords:
+        """Puzzles, attempts, puzzle ratings and daily puzzles."""
         ...
 
     async def open(self) -> None:

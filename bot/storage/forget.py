@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.storage.base import GameStatus, TournamentStatus
 from bot.storage.pool import forget_pool
+from bot.storage.puzzles import forget_puzzles
 from bot.storage.rows import dumps
 from bot.storage.transaction import Db
 
@@ -76,6 +77,7 @@ async def forget_user(db: Db, user_id: int, name: str, now: float) -> str | None
                 "UPDATE games SET settings = ? WHERE id = ?", dumps(settings), game["id"]
             )
     await forget_pool(db, user_id)
+    await forget_puzzles(db, user_id)
     await db.execute("DELETE FROM ratings WHERE user_id = ?", user_id)
     await db.execute("DELETE FROM rating_history WHERE user_id = ?", user_id)
     await db.execute(

@@ -38,6 +38,7 @@ from bot.storage.base import (
 )
 from bot.storage.forget import forget_user
 from bot.storage.pool import PoolStorage
+from bot.storage.puzzles import PuzzleStorage
 from bot.storage.refs import MessageRef
 from bot.storage.rows import (
     COMPUTER_NAME,
@@ -147,6 +148,11 @@ class SqlStorage(ABC):
     def pool(self) -> PoolStorage:
         """The pool of waiting players, blocks and reports (:mod:`bot.storage.pool`)."""
         return PoolStorage(self._reading, self._writing)
+
+    @property
+    def puzzles(self) -> PuzzleStorage:
+        """Puzzles, attempts, puzzle ratings and daily puzzles (:mod:`bot.storage.puzzles`)."""
+        return PuzzleStorage(self._reading, self._writing)
 
     # --- users and chats -------------------------------------------------------------------
 

@@ -113,7 +113,7 @@ def play_hint(
         return None
     evaluator = evaluator or evaluator_for(variant)
     values = rank_plays(evaluator, variant, position, dice, plays, state, least=count)
-    return PlayHint(tuple(dice), ranked_options(values, plays, count), evaluator.name)
+    return PlayHint((dice[0], dice[1]), ranked_options(values, plays, count), evaluator.name)
 
 
 def cube_hint(
@@ -163,12 +163,12 @@ def hint_for(
     turn = game.current_turn
     if turn is None:
         return None
-    state = CubeState.from_game(game, game.turn, match) if variant.cube else None
+    cube = CubeState.from_game(game, game.turn, match) if variant.cube else None
     return play_hint(
         variant,
         turn.start,
         turn.dice,
         first_turn=bool(turn.first_turn),
-        state=state,
+        state=cube,
         evaluator=evaluator,
     )

@@ -1,0 +1,120 @@
+"""Puzzles in the database (bot/storage/puzzles.py), on SQLite and on PostgreSQL: one puzzle
+per position, one try per person and place, Glicko-2 ratings and streaks, daily puzzles,
+and the games of a player who keeps them out (or is forgotten) taken out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.storage.base import Storage
+from bot.storage.refs import MessageRef
+from tests.test_storage import Target, insert, new_game
+
+NOW = 1_700_000_000.0
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Target:
+    if request.param == "sqlite":
+        return Target("sqlite", path=tmp_path / "tavla.db")
+    dsn, schema = request.getfixturevalue("postgres_schema")
+    return Target("postgres", dsn=dsn, schema=schema)
+
+
+@pytest.fixture
+async def storage(target: Target):
+    store = target.make()
+    await store.open()
+    yield store
+    await store.close()
+
+
+def data(n: int) -> dict:
+    return {"variant": "tavla", "position": f"P{n}", "dice": [3, 1], "candidates": []}
+
+
+async def test_a_puzzle_is_stored_once(storage: Storage) -> None:
+    first = await storage.puzzles.add("tavla:X:31", "tavla", data(1), "selfplay", None, NOW)
+    assert first is not None
+    again = await storage.puzzles.add("tavla:X:31", "tavla", data(1), "selfplay", None, NOW)
+    assert again is None
+    stored = await storage.puzzles.get(first)
+    assert stored is not None
+    assert stored.data == data(1)
+    assert stored.rating == 1500
+    assert await storage.puzzles.count() == 1
+    assert await storage.puzzles.count("uzun") == 0
+
+
+async def test_one_try_rates_the_player_and_the_puzzle(storage: Storage) -> None:
+    user = await storage.get_or_create_user("telegram", "7", "Ayşe")
+    a = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
+    b = await storage.puzzles.add("k2", "tavla", data(2), "selfplay", None, NOW)
+    assert (await storage.puzzles.next_for(user.id, "tavla", 1500)).id == a
+    before, after = await storage.puzzles.attempt(user.id, a, 0, True, "", NOW)
+    assert before.rating == 1500
+    assert after.rating > 1500
+    assert after.streak == 1
+    assert after.solved == 1
+    assert await storage.puzzles.attempt(user.id, a, 1, False, "", NOW + 1) is None  # one try
+    puzzle = await storage.puzzles.get(a)
+    assert puzzle.rating < 1500  # solved: the puzzle lost
+    assert (await storage.puzzles.next_for(user.id, "tavla", 1500)).id == b
+    _, lost = await storage.puzzles.attempt(user.id, b, 1, False, "", NOW + 2)
+    assert lost.streak == 0
+    assert lost.best_streak == 1
+    assert lost.attempts == 2
+    assert await storage.puzzles.player(user.id) == lost
+    assert await storage.puzzles.next_for(user.id, None, 1500) is None
+
+
+async def test_a_groups_daily_puzzle(storage: Storage) -> None:
+    ali = await storage.get_or_create_user("telegram", "1", "Ali")
+    veli = await storage.get_or_create_user("telegram", "2", "Veli")
+    pid = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
+    assert await storage.puzzles.set_daily("telegram", "-100", "2026-12-04", pid, NOW)
+    assert not await storage.puzzles.set_daily("telegram", "-100", "2026-12-04", pid, NOW)
+    ref = MessageRef(55, chat_id="-100")
+    await storage.puzzles.set_daily_message("telegram", "-100", "2026-12-04", ref)
+    daily = await storage.puzzles.daily("telegram", "-100", "2026-12-04")
+    assert daily.puzzle_id == pid
+    assert daily.message == ref
+    assert not daily.revealed
+    scope = "telegram:-100:2026-12-04"
+    assert await storage.puzzles.attempt(ali.id, pid, 2, True, scope, NOW)
+    assert await storage.puzzles.attempt(veli.id, pid, 0, False, scope, NOW + 1)
+    assert await storage.puzzles.attempt(ali.id, pid, 0, False, scope, NOW + 2) is None
+    assert await storage.puzzles.attempts(scope) == [(ali.id, 2, True), (veli.id, 0, False)]
+    assert (await storage.puzzles.player(ali.id)).rating == 1500  # a group's try isn't rated
+    assert await storage.puzzles.leaderboard("telegram:-100:") == [(ali.id, 1)]
+    assert [d.day for d in await storage.puzzles.dailies_to_reveal("2026-12-04")] == ["2026-12-04"]
+    assert await storage.puzzles.reveal_daily("telegram", "-100", "2026-12-04")
+    assert not await storage.puzzles.reveal_daily("telegram", "-100", "2026-12-04")
+    assert await storage.puzzles.dailies_to_reveal("2026-12-05") == []
+
+
+async def game_of(storage: Storage, seat0: int, seat1: int) -> int:
+    return (await insert(storage, new_game(seat0, seat1))).id
+
+
+async def test_a_players_games_are_taken_out(storage: Storage) -> None:
+    ali = await storage.get_or_create_user("telegram", "1", "Ali")
+    veli = await storage.get_or_create_user("telegram", "2", "Veli")
+    game = await game_of(storage, ali.id, veli.id)
+    theirs = await storage.puzzles.add("k1", "tavla", data(1), "game", game, NOW)
+    mine = await storage.puzzles.add("k2", "tavla", data(2), "selfplay", None, NOW)
+    await storage.puzzles.attempt(veli.id, theirs, 0, True, "", NOW)
+    assert await storage.puzzles.remove_games_of(ali.id) == 1
+    assert await storage.puzzles.get(theirs) is None
+    assert await storage.puzzles.get(mine) is not None
+
+
+async def test_forget_takes_the_puzzle_record(storage: Storage) -> None:
+    ali = await storage.get_or_create_user("telegram", "1", "Ali")
+    pid = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
+    await storage.puzzles.attempt(ali.id, pid, 0, True, "", NOW)
+    await storage.forget_user(ali.id, "Forgotten", NOW)
+    assert (await storage.puzzles.player(ali.id)).attempts == 0
+    assert (await storage.puzzles.next_for(ali.id, None, 1500)).id == pid
