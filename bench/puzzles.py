@@ -1,7 +1,7 @@
 """Puzzles from seeded self-play: how many each game yields, how clear they are, how long
 building them takes.
 
-    .venv/bin/python bench/puzzles.py [--games 8] [--seed 1] [--write core/learn/data]
+    .venv/bin/python bench/puzzles.py [--games 8] [--seed 1] [--write core/learn/shipped]
 
 Seeded single games of the computer against itself (beginner against club) for Tavla,
 Turkish tavla and Uzun Tavla, analysed at the strongest evaluator (GNU Backgammon 2-ply for

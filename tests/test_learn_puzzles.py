@@ -24,7 +24,7 @@ from core.learn.puzzles import (
 from core.movegen import legal_plays
 from core.variants import variant_by_name
 
-DATA = Path(__file__).resolve().parents[1] / "core" / "learn" / "data"
+DATA = Path(__file__).resolve().parents[1] / "core" / "learn" / "shipped"
 TAVLA = variant_by_name("tavla")
 TURKISH = variant_by_name("turkish")
 UZUN = variant_by_name("uzun")
