@@ -315,8 +315,10 @@ def _layout(cells: Sequence[_Cell]) -> list[str]:
     for cell, line in zip(cells, _line_numbers(cells), strict=True):
         row = rows.setdefault(line, ["", ""])
         row[0 if cell.seat is None else cell.seat] = cell.text
+    # The column ends with a space even under a left cell as wide as it (``11: bar/24
+    # 22/21 16/15 11/10``), as in gnubg's files: glued, the two cells read as one action.
     return [
-        f"{line:3d}) {left:<{COLUMN}}{right}".rstrip()
+        f"{line:3d}) {left:<{COLUMN - 1}} {right}".rstrip()
         for line, (left, right) in sorted(rows.items())
     ]
 
