@@ -184,3 +184,25 @@ def test_a_play_as_wide_as_the_column_is_read_apart_from_the_answer_T5_notation(
     for variant in ("tavla", "turkish", "uzun"):
         text = export_actions(("Ali", "Veli"), 3, [game], variant=variant)
         assert parse_mat(text).games == [game], text
+
+
+def test_a_file_with_a_glued_answer_is_still_read_T5_notation() -> None:
+    """Files exported before the fix glued the answer to a play as wide as the column."""
+    text = (
+        " 3 point match\n\n Game 1\n Ali : 0                          Veli : 0\n"
+        "  1)                             21: 13/11 6/5\n"
+        "  2) 11: bar/24* 21/20 13/12 9/8*46: bar/21*\n"
+        "  3) 66: 24/18(2)                Doubles => 2\n"
+        "  4) Drops                       Wins 1 point\n"
+    )
+    game = parse_mat(text).games[0]
+    assert [(a.kind, a.seat, a.dice, a.play) for a in game if a.kind in ("roll", "play")] == [
+        ("roll", 1, (2, 1), ""),
+        ("play", 1, None, "13/11 6/5"),
+        ("roll", 0, (1, 1), ""),
+        ("play", 0, None, "bar/24* 21/20 13/12 9/8*"),
+        ("roll", 1, (4, 6), ""),
+        ("play", 1, None, "bar/21*"),
+        ("roll", 0, (6, 6), ""),
+        ("play", 0, None, "24/18(2)"),
+    ]

@@ -46,8 +46,10 @@ _KEY = re.compile(r'^\s*;\s*\[(?P<key>[A-Za-z][\w ]*?)\s+"(?P<value>[^"]*)"\]\s*
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.IGNORECASE)
 _NAMES = re.compile(r"^\s*(.*?)\s*:\s*(-?\d+(?:\.\d+)?)\s+(.*?)\s*:\s*(-?\d+(?:\.\d+)?)\s*$")
 _MOVE_LINE = re.compile(r"^\s*(\d+)\)(.*)$")
+# A play ends where the next action begins, even with no space before it: files written
+# before the left column kept one glued a long play to its answer (``9/8*46: bar/21*``).
 _ACTION = re.compile(
-    r"(?P<roll>[1-6][1-6]):(?P<play>[^:]*?)(?=\s+[1-6][1-6]:|\s+(?:Doubles|Takes|Drops|Passes"
+    r"(?P<roll>[1-6][1-6]):(?P<play>[^:]*?)(?=\s*[1-6][1-6]:|\s*(?:Doubles|Takes|Drops|Passes"
     r"|Wins|Beavers)\b|\s*$)"
     r"|(?P<double>Doubles\s*=>\s*\d+)|(?P<take>Takes|Beavers)|(?P<drop>Drops|Passes)"
     r"|Wins\s+(?P<wins>\d+)\s+points?(?:\s+and\s+the\s+match)?|(?P<draw>\bDraw\b)",
