@@ -76,9 +76,7 @@ def replay(name: str, games, length: int, jacoby: bool) -> list[list[tuple]]:
     out = []
     for actions in games:
         starter = next(a.seat for a in actions if a.kind in ("roll", "double"))
-        game = Game.new(
-            variant, FixedDice([]), opening="winner", starter=starter, jacoby=jacoby
-        )
+        game = Game.new(variant, FixedDice([]), opening="winner", starter=starter, jacoby=jacoby)
         after = []
         for action in actions:
             if action.kind == "roll":
