@@ -27,6 +27,7 @@ from bot.i18n import LANGUAGES, t, translate
 from bot.service import actions as A
 from bot.service.service import SLOW_DOWN, ServiceSettings
 from bot.storage.base import GameStatus
+from bot.telegram.delivery import BOARD_LAGS, SLOW_CHAT
 from bot.telegram.limiter import SlidingWindowLimiter, limiter_for
 from tests.drivers import press_order
 from tests.fakes.telegram import FakeBotAPI, FloodLimits
@@ -72,11 +73,11 @@ TROUBLE = {
 }
 
 
-def scaled_rate_limiter(fake: FakeBotAPI) -> SlidingWindowLimiter:
+def scaled_rate_limiter(fake: FakeBotAPI, scale: float = SCALE) -> SlidingWindowLimiter:
     """The production rate limiter (bot/telegram build_application with bot/config.py's
     default rates), its periods scaled."""
     rates = {f.name: f.default for f in fields(Config) if f.name.endswith("_rate")}
-    return limiter_for(replace(config_for(fake), **rates), scale=SCALE)
+    return limiter_for(replace(config_for(fake), **rates), scale=scale)
 
 
 def scaled_settings() -> ServiceSettings:
@@ -218,3 +219,45 @@ async def test_one_users_flood_never_holds_up_another_chat(flood_fake, tmp_path,
     assert len(helps) >= ServiceSettings().burst_actions
     assert not [c for c in fake.calls if c.status == 429]
     assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_press_in_a_chat_behind_its_limit_is_answered_at_once_and_the_board_says_so(
+    tmp_path,
+):
+    """The group's twenty messages of the minute are used up when a player presses Roll:
+    the press is answered at once, saying that the board lags (so the player does not press
+    again on the old board); the new board comes when the window has room, its caption
+    saying the chat is busy. Telegram never refuses a call."""
+    scale = 20.0  # a minute lasts three seconds
+    async with FakeBotAPI(flood=FloodLimits(scale=scale)) as fake:
+        limiter = scaled_rate_limiter(fake, scale)
+        bot = Bot(
+            fake, tmp_path / "lag.db", seed=11, settings=scaled_settings(), rate_limiter=limiter
+        )
+        await bot.start()
+        try:
+            ali, veli, group = await open_game(fake, bot, "3")
+            actor = await awaiting(bot, {"11": ali, "22": veli})
+            board = board_message(fake, group)
+            data = next(find(board, c) for c in press_order() if find(board, c))
+
+            async def sent_elsewhere() -> bool:
+                return True
+
+            while not limiter.backlog(group.id):  # the bot's other messages this minute
+                await limiter.process_request(
+                    sent_elsewhere, (), {}, "sendMessage", {"chat_id": group.id}, None
+                )
+            before = buttons(board)
+            query = await fake.press(actor, group, board["message_id"], data)
+            await fake.wait_for(lambda: query in fake.callback_answers, 1.0)
+            edits_when_answered = len(fake.calls_to("editMessageMedia"))
+            await fake.wait_for(lambda: buttons(board_message(fake, group)) != before, 10)
+        finally:
+            await bot.stop()
+    answer = fake.callback_answers[query].get("text")
+    assert answer in {translate(BOARD_LAGS, lang) for lang in LANGUAGES}
+    assert edits_when_answered == 0  # the answer did not wait for the board
+    caption = board_message(fake, group)["caption"]
+    assert any(translate(SLOW_CHAT, lang) in caption for lang in LANGUAGES), caption
+    assert fake.flood.refused == 0

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.telegram.limiter import SlidingWindowLimiter, chat_key
+from bot.telegram.limiter import URGENT, SlidingWindowLimiter, chat_key
 
 # PTB's RetryAfter warns about its own retry_after when it is made.
 pytestmark = pytest.mark.filterwarnings(
@@ -299,3 +299,74 @@ async def test_a_429_on_an_uncounted_call_makes_that_call_wait_and_no_other(cloc
     await clock.advance(0.2)
     assert await member
     assert api.times(GROUP, "getChatMember") == [2.0]
+
+
+async def test_chats_take_turns_at_the_bots_limit_however_much_one_has_queued(clock):
+    """With the bot's 30 a second used up, one group with 20 sends queued and 39 groups
+    with one each: the next second's 30 slots go to 30 different chats, one each (in the
+    order they came), not 20 to the group that queued most."""
+    api = api_with(clock)
+    for n in range(30):
+        await api.call("sendMessage", 5000 + n)
+    busy = [api.start("editMessageMedia", GROUP) for _ in range(20)]
+    others = [api.start("editMessageMedia", -1000 - n) for n in range(39)]
+    await clock.advance(1.05)
+    second = [chat for _, chat, at in api.made if at >= 1.0]
+    assert len(second) == 30
+    assert second.count(GROUP) == 1
+    assert second[1:] == [-1000 - n for n in range(29)]
+    await clock.advance(20.0)
+    await asyncio.gather(*busy, *others)
+    # The other ten groups came before the busy group's second send.
+    order = [chat for _, chat, _ in api.made[30:]]
+    assert order.index(-1038) < order.index(GROUP, 1)
+
+
+async def test_a_board_that_asks_to_move_goes_before_other_sends(clock):
+    """Calls marked urgent (a player waits for the board) take the bot's next slots before
+    calls that came earlier; the others go once they have waited ten seconds at most."""
+    api = api_with(clock, overall=2, overall_period=1.0)
+    for n in range(2):
+        await api.call("sendMessage", 5000 + n)
+    notices = [api.start("sendMessage", -1000 - n) for n in range(30)]
+    await settle()
+    token = URGENT.set(True)
+    try:
+        boards = [api.start("editMessageMedia", -2000 - n) for n in range(30)]
+    finally:
+        URGENT.reset(token)
+    await clock.advance(3.05)
+    # The first three seconds' six slots: boards only.
+    assert [chat for _, chat, at in api.made[2:]] == [-2000 - n for n in range(6)]
+    await clock.advance(9.0)
+    # At ten seconds the first notice has waited too long and goes, then boards again.
+    times = {chat: at for _, chat, at in api.made}
+    assert 10.0 <= times[-1000] <= 10.1
+    assert -1001 not in times or times[-1001] >= 10.0
+    await clock.advance(60.0)
+    await asyncio.gather(*notices, *boards)
+    assert backlog_is_empty(api.limiter)
+
+
+def backlog_is_empty(limiter: SlidingWindowLimiter) -> bool:
+    return limiter.backlog(GROUP) == 0.0
+
+
+async def test_the_backlog_says_how_long_a_chats_next_send_would_wait(clock):
+    """In Telegram seconds: the chat's full window, its own queued sends at the chat's rate,
+    and the other chats' calls queued for the bot's window."""
+    api = api_with(clock, scale=10)  # a minute lasts six seconds
+    assert api.limiter.backlog(GROUP) == 0.0
+    for _ in range(20):
+        await api.call("sendMessage", GROUP)
+    await clock.advance(1.0)  # ten Telegram seconds later
+    assert api.limiter.backlog(GROUP) == pytest.approx(50.0, abs=0.2)
+    assert api.limiter.backlog(GROUP, queued=2) == pytest.approx(56.0, abs=0.2)
+    assert api.limiter.backlog(OTHER_GROUP) == 0.0
+    for n in range(30):
+        await api.call("sendMessage", 5000 + n)
+    waiting = [api.start("sendMessage", 6000 + n) for n in range(15)]
+    await settle()
+    assert api.limiter.backlog(OTHER_GROUP) == pytest.approx(0.5, abs=0.01)  # 15 at 30 a second
+    await clock.advance(1.0)
+    await asyncio.gather(*waiting)

@@ -11,12 +11,14 @@ import asyncio
 
 import pytest
 from telegram import Bot
+from telegram.ext import ApplicationBuilder
 
-from bot.service.views import MessageRef, View
+from bot.service.views import Button, MessageRef, View
 from bot.telegram.api import _BotContext
 from bot.telegram.delivery import Delivery
+from bot.telegram.limiter import SlidingWindowLimiter
 from bot.telegram.outbox import Outbox
-from tests.fakes.telegram import FakeRequest, FakeTelegram
+from tests.fakes.telegram import FakeRequest, FakeTelegram, FloodLimits
 
 TOKEN = "123:ABC"
 
@@ -101,3 +103,30 @@ async def test_a_queued_board_edit_gives_way_to_a_newer_one(bot):
     assert edits == ["board 3"]
     assert fake.message(group, board.message_id)["text"] == "board 3"
     assert sorted(service.shown) == [1, 2, 3]
+
+
+async def test_boards_that_ask_a_player_to_move_go_first_at_the_bots_limit():
+    """Through python-telegram-bot and the bot's rate limiter against the strict fake (ten
+    times faster than Telegram): sixty notices to sixty groups, then ten boards with buttons
+    to ten other groups. The bot's first 30 a second go to the notices handed over first;
+    then the boards go before the other notices. Telegram never has to refuse a call."""
+    scale = 10.0
+    fake = FakeTelegram(flood=FloodLimits(scale=scale))
+    limiter = SlidingWindowLimiter(scale=scale)
+    app = ApplicationBuilder().token(TOKEN).request(FakeRequest(fake)).rate_limiter(limiter)
+    service = _Service()
+    async with app.build() as application:
+        delivery = Delivery(service)  # type: ignore[arg-type]
+        delivery.limiter = limiter
+        context = _BotContext(application.bot)
+        for n in range(60):
+            delivery.hand_over([View([f"notice {n}"])], context, chat_id=fake.group(-1000 - n).id)
+        roll = [[Button("Roll", "r")]]
+        for n in range(10):
+            board = View([f"board {n}"], game_id=n, version=1, buttons=roll)
+            delivery.hand_over([board], context, chat_id=fake.group(-2000 - n).id)
+        await delivery.outbox.drain(10)
+    sent = [call.params["text"] for call in fake.calls_to("sendMessage") if call.status == 200]
+    assert len(sent) == 70
+    assert sent[30:40] == [f"board {n}" for n in range(10)]
+    assert fake.flood.refused == 0

@@ -40,7 +40,7 @@ from bot.service.privacy import DESCRIPTION, SHORT_DESCRIPTION
 from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import View
-from bot.telegram.limiter import limiter_for
+from bot.telegram.limiter import SlidingWindowLimiter, limiter_for
 from bot.telegram.transport import AiohttpRequest
 from bot.web.telegram import enable_web_board
 
@@ -111,13 +111,16 @@ def build_application(
     sliding windows and retries a 429 answer, delaying only the chat it concerns.
     """
     adapter = TelegramAdapter(service)
+    limiter = rate_limiter or limiter_for(config)
+    if isinstance(limiter, SlidingWindowLimiter):
+        adapter.limiter = limiter  # how far behind each chat is (see Delivery.lag)
     quiet_http_clients()
     app = (
         ApplicationBuilder()
         .token(config.telegram_token or "")
         .base_url(config.telegram_base_url)
         .base_file_url(config.telegram_base_file_url)
-        .rate_limiter(rate_limiter or limiter_for(config))
+        .rate_limiter(limiter)
         .concurrent_updates(True)
         .request(AiohttpRequest(config.telegram_connections))
         # getUpdates runs one long poll at a time, on a connection of its own. Its read
@@ -164,7 +167,9 @@ async def run_telegram(
         await app.start()
 
         async def deliver(views: list[View], chat_id: str) -> None:
-            await adapter.send(views, _BotContext(app.bot), chat_id=chat_id)
+            # A turn played on the web: its board joins the chat's queue like a press's,
+            # where a newer board of the same message replaces it (the newest state wins).
+            adapter.hand_over(views, _BotContext(app.bot), chat_id=chat_id)
 
         enable_web_board(config, deliver, app.bot)
         assert app.updater is not None

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -18,15 +20,34 @@ from bot.i18n import normalize_language, t, translate
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, MessageRef, View
-from bot.web.telegram import with_web_board
+from bot.web.telegram import web_board_served, with_web_board
 
 from .api import _BotContext, _unreachable, with_retries
 from .convert import CAPTION_LIMIT, PLATFORM, _entities, _text, keyboard, message_ref
+from .limiter import URGENT, SlidingWindowLimiter
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
 
 EDITED_MEMORY = 10_000  # board messages whose newest edited version is remembered
+#: Telegram seconds a chat's new board would wait (its queue, Telegram's limits) from which
+#: the answer to a press says that the board lags behind.
+TELL_LAG_AFTER = 3.0
+#: Telegram seconds a board waited before it was sent from which the chat cannot keep up:
+#: its caption says so (and points to the web board where it is served).
+SLOW_CHAT_AFTER = 10.0
+BOARD_LAGS = t(
+    "Done. The board in this chat is running behind Telegram's limits; it will catch up."
+)
+SLOW_CHAT = t("⏳ This chat is busy: its board lags behind.")
+SLOW_CHAT_WEB = t(
+    "⏳ This chat is busy: its board lags behind. 🎯 Open the board to play at full speed."
+)
+
+
+def asks_to_move(view: View) -> bool:
+    """Whether a person waits for this view: a live board with buttons to press."""
+    return view.game_id is not None and view.version is not None and bool(view.buttons)
 
 
 class Delivery:
@@ -44,6 +65,16 @@ class Delivery:
         self._wanted: dict[tuple[str, int], int] = {}
         #: Each chat's sends, in order, without holding up the update that made them.
         self.outbox = Outbox()
+        #: The bot's rate limiter, when it is ours: it says how far behind a chat is.
+        self.limiter: SlidingWindowLimiter | None = None
+        # Chats whose last board waited SLOW_CHAT_AFTER or longer (see _slow_caption).
+        self._slow: set[str] = set()
+
+    def lag(self, chat_id: int | str) -> float:
+        """About how many Telegram seconds a board handed over now would wait to be sent."""
+        if self.limiter is None:
+            return 0.0
+        return self.limiter.backlog(chat_id, self.outbox.waiting(str(chat_id)))
 
     # -- views to messages -------------------------------------------------------------------
 
@@ -67,18 +98,40 @@ class Delivery:
             return
         claims = self._claim_edits(views, pressed)
         bot = context.bot
+        urgent = any(asks_to_move(view) for view in views)
+        posted = time.monotonic()
 
         async def job() -> None:
+            # A person waits for these sends: they go before others at the bot's limit.
+            token = URGENT.set(urgent)
+            self._note_wait(chat_id, time.monotonic() - posted)
             try:
                 await self.send(views, context, chat_id=chat_id, reply_to=reply_to, pressed=pressed)
             except Exception as exc:
                 log.error("sending to chat %s failed", chat_id, exc_info=exc)
                 await self.apologise(update, bot)
             finally:
+                URGENT.reset(token)
                 for key in claims:
                     self._unclaim(key)
 
         self.outbox.post(str(chat_id), job)
+
+    def _note_wait(self, chat_id: int | str, waited: float) -> None:
+        """Remember whether the chat's sends now wait so long that it cannot keep up."""
+        scale = self.limiter.scale if self.limiter is not None else 1.0
+        slow = max(waited * scale, self.lag(chat_id)) >= SLOW_CHAT_AFTER
+        if slow:
+            self._slow.add(str(chat_id))
+        else:
+            self._slow.discard(str(chat_id))
+
+    def _slow_caption(self, view: View, chat_id: int | str) -> View:
+        """A board for a chat that cannot keep up says so, and offers the web board."""
+        if str(chat_id) not in self._slow or not asks_to_move(view) or view.keyboard_only:
+            return view
+        line = SLOW_CHAT_WEB if web_board_served() else SLOW_CHAT
+        return replace(view, lines=[*view.lines, "", line])
 
     async def apologise(self, update: object, bot: Any) -> None:
         """Tell the user of a failed update that something went wrong (never a traceback)."""
@@ -135,6 +188,7 @@ class Delivery:
         pressed: Message | None,
     ) -> None:
         bot = context.bot
+        view = self._slow_caption(view, chat_id)
         markup = with_web_board(keyboard(view), view, chat_id, bot)
         if view.document is not None:
             name, data = view.document

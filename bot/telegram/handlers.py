@@ -24,7 +24,7 @@ from bot.service.commands import find_command
 
 from .api import answer_press
 from .convert import PLATFORM, _text, actor_id, actor_of, place_of, reference
-from .delivery import Delivery
+from .delivery import BOARD_LAGS, TELL_LAG_AFTER, Delivery
 
 log = logging.getLogger(__name__)
 
@@ -98,14 +98,18 @@ class TelegramAdapter(Delivery):
             message=reference(chat.id, query.message.message_id),
         )
         notices = [v for v in views if v.notice]
+        rest = [v for v in views if not v.notice]
         if notices:
             notice = notices[0]
             answer = answer_press(
                 partial(query.answer, _text(notice, 200), show_alert=notice.alert)
             )
+        elif rest and self.lag(chat.id) >= TELL_LAG_AFTER:
+            # The new board will wait for Telegram's limits: the answer says the press
+            # was taken, so the player does not press again on the old board.
+            answer = answer_press(partial(query.answer, translate(BOARD_LAGS, rest[0].lang)))
         else:
             answer = answer_press(query.answer)
-        rest = [v for v in views if not v.notice]
         # The new board goes to the chat's queue (it may wait for the chat's flood limit)
         # while the press is answered (which stops the button's spinner; answers are not
         # limited): the board arrives one Bot API round trip sooner than after the answer.

@@ -14,6 +14,15 @@ window it belongs to. A call is counted from the moment its answer arrives (Tele
 somewhere between sending and answering), and a call still under way fills a slot until then.
 Calls that are not counted pass at once. A 429 that still comes delays only its own chat:
 that chat waits ``retry_after`` and the call is retried, a bounded number of times.
+
+When the bot as a whole is at its 30 a second, the chats take turns: a call first waits for
+its own chat's window (one call at a time per chat), then queues for the bot's window behind
+the other chats' calls, so every chat with something to send gets one message in its turn,
+however much another chat has queued. Calls marked urgent (:data:`URGENT`: a board that asks a
+player to move) go before the rest, and the rest before them once they have waited
+:data:`DEFER_AT_MOST` seconds. One task hands out the bot's slots: a freed slot wakes the one
+call whose turn it is, not every call waiting (with a thousand chats queued, waking them all
+for each slot cost more than the sends).
 """
 
 from __future__ import annotations
@@ -24,7 +33,9 @@ import logging
 import math
 import time
 import warnings
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextvars import ContextVar
 from datetime import timedelta
 from typing import Any
 
@@ -77,6 +88,13 @@ MARGIN = 0.01
 FORGET_AT = 1000
 
 ChatKey = tuple[str, int | str | None]  # ("group" | "private" | "total", chat id)
+TOTAL: ChatKey = ("total", None)
+
+#: Set (by the adapter, for the sends of one job) when a person is waiting for them: a board
+#: that asks a player to move. Such calls take the bot's next free slots before the others.
+URGENT: ContextVar[bool] = ContextVar("telegram_urgent", default=False)
+#: Seconds a call that is not urgent waits at most behind urgent ones, once in the bot's queue.
+DEFER_AT_MOST = 10.0
 
 
 class _Window:
@@ -96,6 +114,16 @@ class _Window:
         if len(ends) < self.count:
             return 0.0
         return ends[len(ends) - self.count] + self.period - now
+
+
+class _Turn:
+    """A call waiting for the bot's window: ``dealt`` is done when it may go."""
+
+    __slots__ = ("dealt", "since")
+
+    def __init__(self, dealt: asyncio.Future[None], since: float) -> None:
+        self.dealt = dealt
+        self.since = since
 
 
 class SlidingWindowLimiter(BaseRateLimiter[int]):
@@ -128,6 +156,7 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             "private": (private, (private_period + MARGIN) / scale),
             "total": (overall, (overall_period + MARGIN) / scale),
         }
+        self.scale = scale
         self.max_retries = max_retries
         self.clock = clock
         self.sleep = sleep
@@ -136,6 +165,13 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         self._queues: dict[ChatKey, asyncio.Lock] = {}  # per chat, while calls wait in it
         self._queued: dict[ChatKey, int] = {}
         self._ended = asyncio.Event()  # set when a counted call ends: a slot may be free
+        # Per chat, set when one of its counted calls ends (for a call waiting on that chat's
+        # window while the chat's calls are under way).
+        self._chat_ended: dict[ChatKey, asyncio.Event] = {}
+        # The calls waiting for the bot's window, in turn: urgent ones, then the others,
+        # each with the time it came (one per chat: a chat's calls queue in its lock first).
+        self._turns: tuple[deque[_Turn], deque[_Turn]] = (deque(), deque())
+        self._dealer: asyncio.Task[None] | None = None
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -160,11 +196,11 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         counted = endpoint in COUNTED_METHODS
         retries = self.max_retries if rate_limit_args is None else rate_limit_args
         for attempt in range(retries + 1):
-            slot = await self._take_slot(chat) if counted else []
+            slot = await self._take_slot(chat, URGENT.get()) if counted else []
             try:
                 result = await callback(*args, **kwargs)
             except RetryAfter as exc:
-                self._release(slot, counted_by_telegram=False)
+                self._release(slot, chat, counted_by_telegram=False)
                 if attempt == retries:
                     log.error("still flooded after %d retries: %s %s", retries, endpoint, chat)
                     raise
@@ -176,18 +212,12 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                     until = self.clock() + seconds
                     self._paused[chat] = max(until, self._paused.get(chat, until))
             except BaseException:
-                self._release(slot, counted_by_telegram=True)
+                self._release(slot, chat, counted_by_telegram=True)
                 raise
             else:
-                self._release(slot, counted_by_telegram=True)
+                self._release(slot, chat, counted_by_telegram=True)
                 return result
         raise AssertionError("unreachable")  # the last attempt returns or raises
-
-    def _keys(self, chat: ChatKey | None) -> list[ChatKey]:
-        keys: list[ChatKey] = [("total", None)]
-        if chat is not None:
-            keys.append(chat)
-        return [key for key in keys if self.limits[key[0]][0] > 0]
 
     def _window(self, key: ChatKey) -> _Window:
         if key not in self._windows:
@@ -207,43 +237,143 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             if until <= now:
                 del self._paused[key]
 
-    async def _take_slot(self, chat: ChatKey | None) -> list[_Window]:
-        """Wait until one more call fits in ``chat``'s windows and take a place in each.
-        Calls to one chat take their slots in the order they came (an asyncio.Lock is fair)."""
+    async def _take_slot(self, chat: ChatKey | None, urgent: bool = False) -> list[_Window]:
+        """Wait until one more call fits in ``chat``'s window, then for the bot's turn, and
+        take a place in each. Calls to one chat take their slots in the order they came (an
+        asyncio.Lock is fair); chats take the bot's slots in turn (see :meth:`_deal`)."""
         async with self._queue(chat):
-            keys = self._keys(chat)
-            while True:
-                now = self.clock()
-                waits = [self._window(key).wait(now) for key in keys]
-                if chat is not None:
-                    waits.append(self._paused.get(chat, now) - now)
-                wait = max(waits, default=0.0)
-                if wait <= 0:
-                    break
-                await self._wait(wait)
+            slot: list[_Window] = []
+            if chat is not None:
+                await self._chat_free(chat)
+                if self.limits[chat[0]][0] > 0:
+                    slot.append(self._window(chat))
+            total = await self._bots_turn(urgent)
+            if total is not None:
+                slot.append(total)
             if chat is not None:
                 self._paused.pop(chat, None)
-            slot = [self._window(key) for key in keys]
             for window in slot:
-                window.ends.append(math.inf)  # under way: fills a slot until it ends
+                if window is not total:  # the bot's slot was taken when it was dealt
+                    window.ends.append(math.inf)  # under way: fills a slot until it ends
             return slot
 
-    def _release(self, slot: list[_Window], *, counted_by_telegram: bool) -> None:
+    async def _chat_free(self, chat: ChatKey) -> None:
+        """Wait until ``chat``'s own window has room and its 429 pause is over."""
+        counted = self.limits[chat[0]][0] > 0
+        while True:
+            now = self.clock()
+            wait = self._paused.get(chat, now) - now
+            if counted:
+                wait = max(wait, self._window(chat).wait(now))
+            if wait <= 0:
+                return
+            ended = self._chat_ended.setdefault(chat, asyncio.Event())
+            await self._wait(wait, ended)
+
+    async def _bots_turn(self, urgent: bool) -> _Window | None:
+        """Wait for this call's turn at the bot's window; return it with a slot taken."""
+        if self.limits["total"][0] <= 0:
+            return None
+        window = self._window(TOTAL)
+        if not any(self._turns) and window.wait(self.clock()) <= 0:
+            window.ends.append(math.inf)
+            return window
+        turn = _Turn(asyncio.get_running_loop().create_future(), self.clock())
+        self._turns[0 if urgent else 1].append(turn)
+        if self._dealer is None:
+            self._dealer = asyncio.ensure_future(self._deal())
+        try:
+            await turn.dealt
+        except asyncio.CancelledError:
+            if turn.dealt.done() and not turn.dealt.cancelled():
+                window.ends.remove(math.inf)  # dealt, but the call is gone: give it back
+                self._signal_ended()
+            raise
+        return window
+
+    async def _deal(self) -> None:
+        """Hand out the bot's slots, one at a time, to the calls waiting in turn."""
+        window = self._window(TOTAL)
+        try:
+            while True:
+                turn = self._next_turn()
+                if turn is None:
+                    return
+                wait = window.wait(self.clock())
+                if wait > 0:
+                    await self._wait(wait, self._ended)
+                    continue
+                window.ends.append(math.inf)
+                turn.dealt.set_result(None)
+                self._pop_turn(turn)
+        finally:
+            self._dealer = None
+
+    def _next_turn(self) -> _Turn | None:
+        """The call whose turn it is: the first urgent one, unless the first other one has
+        waited too long (calls given up on are dropped)."""
+        for queue in self._turns:
+            while queue and queue[0].dealt.done():
+                queue.popleft()
+        urgent, other = self._turns
+        if other and (not urgent or self.clock() - other[0].since >= DEFER_AT_MOST):
+            return other[0]
+        return urgent[0] if urgent else None
+
+    def _pop_turn(self, turn: _Turn) -> None:
+        for queue in self._turns:
+            if queue and queue[0] is turn:
+                queue.popleft()
+                return
+
+    def backlog(self, chat_id: Any, queued: int = 0) -> float:
+        """About how many (Telegram) seconds a send to ``chat_id`` made now would wait, with
+        ``queued`` sends of that chat before it: its chat's window and 429 pause, its queued
+        sends at the chat's rate, and the calls of other chats queued for the bot's window."""
+        now = self.clock()
+        chat = chat_key(chat_id)
+        wait = 0.0
+        if chat is not None:
+            wait = self._paused.get(chat, now) - now
+            window = self._windows.get(chat)
+            if window is not None:
+                wait = max(wait, window.wait(now))
+            count, period = self.limits[chat[0]]
+            if count > 0:
+                wait += queued * period / count
+        count, period = self.limits["total"]
+        if count > 0:
+            wait += sum(len(queue) for queue in self._turns) * period / count
+        if not math.isfinite(wait):  # calls under way fill the window: about a period
+            wait = period
+        return wait * self.scale
+
+    def _release(
+        self, slot: list[_Window], chat: ChatKey | None, *, counted_by_telegram: bool
+    ) -> None:
         """End a call: it counts from now, or not at all if Telegram refused it with a 429."""
         now = self.clock()
         for window in slot:
             window.ends.remove(math.inf)
             if counted_by_telegram:
                 window.ends.append(now)
-        if slot:
-            self._ended.set()
-            self._ended = asyncio.Event()
+        if not slot:
+            return
+        ended = self._chat_ended.pop(chat, None) if chat is not None else None
+        if ended is not None:
+            ended.set()
+        self._signal_ended()
 
-    async def _wait(self, seconds: float) -> None:
-        """Sleep ``seconds`` (``inf``: no limit), or less if a call under way ends meanwhile."""
-        ended = asyncio.ensure_future(self._ended.wait())
+    def _signal_ended(self) -> None:
+        """A slot of the bot's window may be free: wake the dealer (the only one waiting)."""
+        self._ended.set()
+        self._ended = asyncio.Event()
+
+    async def _wait(self, seconds: float, ended: asyncio.Event) -> None:
+        """Sleep ``seconds`` (``inf``: no limit), or less if ``ended`` is set meanwhile."""
+        woken = asyncio.ensure_future(ended.wait())
         sleeper = asyncio.ensure_future(self.sleep(seconds)) if math.isfinite(seconds) else None
-        waiting = {ended} if sleeper is None else {ended, sleeper}
+        waiting = {woken} if sleeper is None else {woken, sleeper}
         try:
             await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         finally:

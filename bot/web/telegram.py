@@ -50,6 +50,11 @@ def disable_web_board() -> None:
     relay.unregister("telegram")
 
 
+def web_board_served() -> bool:
+    """Whether board messages carry the web board's buttons (see :func:`with_web_board`)."""
+    return _settings is not None and _settings.base_url.startswith("https://")
+
+
 def with_web_board(
     markup: InlineKeyboardMarkup | None, view: View, chat_id: int | str, bot: Any
 ) -> InlineKeyboardMarkup | None:
