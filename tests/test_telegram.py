@@ -498,3 +498,18 @@ async def test_telegram_menu_has_every_command(fake, bot):
     english = fake.commands(scope=admins, language_code="")
     assert turkish[-1]["command"] == "resettop"
     assert turkish[-1]["description"] != english[-1]["description"]
+
+
+async def test_a_board_shown_again_goes_by_its_file_id_not_uploaded_twice(fake, bot):
+    """Telegram keeps every picture the bot sent: the same board shown again (/board, twice)
+    is sent by the file id Telegram gave the first, with nothing uploaded."""
+    ali, _veli, group = await open_game(fake, bot, "3")
+    for _ in range(2):
+        photos = len(fake.calls_to("sendPhoto"))
+        await fake.send_text(ali, group, "/board")
+        await fake.wait_for(lambda n=photos: len(fake.calls_to("sendPhoto")) > n, 10)
+    opening, *again = fake.calls_to("sendPhoto")
+    stored = opening.result["photo"][-1]["file_id"]
+    assert opening.files
+    assert [(call.params["photo"], call.files) for call in again] == [(stored, {})] * 2
+    assert all(m["photo"][-1]["file_id"] == stored for m in fake.messages(group) if "photo" in m)

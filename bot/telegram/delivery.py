@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import time
 from collections import OrderedDict
@@ -30,6 +31,10 @@ from .outbox import Outbox
 log = logging.getLogger(__name__)
 
 EDITED_MEMORY = 10_000  # board messages whose newest edited version is remembered
+#: Pictures whose Telegram file id is remembered (by their bytes' digest): a picture sent
+#: again (the board shown again by /board, a repaired board, the same opening board) goes by
+#: its file id instead of being uploaded again.
+PHOTO_MEMORY = 4096
 #: Telegram seconds a chat's new board would wait (its queue, Telegram's limits) from which
 #: the answer to a press says that the board lags behind.
 TELL_LAG_AFTER = 3.0
@@ -69,6 +74,27 @@ class Delivery:
         self.limiter: SlidingWindowLimiter | None = None
         # Chats whose last board waited SLOW_CHAT_AFTER or longer (see _slow_caption).
         self._slow: set[str] = set()
+        # Telegram's file id of each picture already sent, by its digest (see PHOTO_MEMORY).
+        self._photos: OrderedDict[bytes, str] = OrderedDict()
+
+    def _photo(self, image: bytes) -> bytes | str:
+        """The picture to send: its file id if Telegram has it already, else its bytes."""
+        file_id = self._photos.get(_digest(image))
+        if file_id is None:
+            return image
+        self._photos.move_to_end(_digest(image))
+        return file_id
+
+    def _stored(self, image: bytes, message: object) -> None:
+        """Remember the file id Telegram gave ``image`` in ``message`` (a sent or edited
+        message; an inline message's edit answers True and tells none)."""
+        photo = getattr(message, "photo", None)
+        if not photo:
+            return
+        self._photos[_digest(image)] = photo[-1].file_id
+        self._photos.move_to_end(_digest(image))
+        if len(self._photos) > PHOTO_MEMORY:
+            self._photos.popitem(last=False)
 
     def lag(self, chat_id: int | str) -> float:
         """About how many Telegram seconds a board handed over now would wait to be sent."""
@@ -230,7 +256,7 @@ class Delivery:
                 partial(
                     bot.send_photo,
                     chat_id,
-                    view.image,
+                    self._photo(view.image),
                     filename=view.image_name,
                     caption=_text(view, CAPTION_LIMIT),
                     caption_entities=_entities(view, CAPTION_LIMIT),
@@ -249,6 +275,8 @@ class Delivery:
                     reply_to_message_id=reply_id,
                 )
             )
+        if view.image is not None:
+            self._stored(view.image, sent)
         ref = message_ref(sent)
         if view.posted is not None:  # the service edits this message later (standings)
             await view.posted(ref)
@@ -310,7 +338,9 @@ class Delivery:
             edit = partial(
                 bot.edit_message_media,
                 InputMediaPhoto(
-                    view.image, caption=_text(view, CAPTION_LIMIT), filename=view.image_name
+                    self._photo(view.image),
+                    caption=_text(view, CAPTION_LIMIT),
+                    filename=view.image_name,
                 ),
                 chat_id=chat_id,
                 message_id=message_id,
@@ -331,7 +361,9 @@ class Delivery:
         async def unless_outdated() -> None:
             if view.version is not None and self._edited.get(key, -1) > view.version:
                 return  # a newer board is on screen already
-            await edit()
+            edited = await edit()
+            if view.image is not None:
+                self._stored(view.image, edited)
             if view.version is not None:
                 self._edited[key] = max(view.version, self._edited.pop(key, -1))
                 if len(self._edited) > EDITED_MEMORY:
@@ -422,3 +454,7 @@ class Delivery:
             await self.send([view], _BotContext(bot), chat_id=view.chat[1])
 
         runner.serve(PLATFORM, deliver, errors=(TelegramError,))
+
+
+def _digest(image: bytes) -> bytes:
+    return hashlib.blake2b(image, digest_size=16).digest()
