@@ -180,6 +180,8 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         """Forget the windows (a restarted application starts afresh)."""
         self._windows.clear()
         self._paused.clear()
+        if self._dealer is not None:
+            self._dealer.cancel()
 
     async def process_request(
         self,
