@@ -60,6 +60,7 @@ from bench.load import (  # noqa: E402
     cpu_used,
     fresh_database,
     own_session,
+    stop_bot,
 )
 from bot.i18n import LANGUAGES, translate  # noqa: E402
 from bot.service import actions as A  # noqa: E402
@@ -320,12 +321,7 @@ async def run(args: argparse.Namespace) -> None:
                     player.cancel()
                 await asyncio.gather(*players, return_exceptions=True)
             finally:
-                bot.terminate()
-                try:
-                    await asyncio.to_thread(bot.wait, 30)
-                except subprocess.TimeoutExpired:
-                    bot.kill()
-                    await asyncio.to_thread(bot.wait)
+                await stop_bot(bot)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     load = Path("/proc/loadavg").read_text().split()[:3]

@@ -211,6 +211,17 @@ async def fresh_database(database: str | None, folder: str) -> AsyncIterator[str
         await conn.close()
 
 
+async def stop_bot(bot: subprocess.Popen) -> None:
+    """Stop the bot process. Waits without blocking the loop: the fake must answer the bot's
+    last calls. A bot still working through a backlog is killed rather than losing the figures."""
+    bot.terminate()
+    try:
+        await asyncio.to_thread(bot.wait, 30)
+    except subprocess.TimeoutExpired:
+        bot.kill()
+        await asyncio.to_thread(bot.wait)
+
+
 def timeline(ends: list[tuple[float, float]], began: float) -> str:
     """Per second of the run: presses answered, their median and worst latency (ms).
 
@@ -296,14 +307,7 @@ async def run(
                 if neighbour is not None:
                     neighbour.kill()
                     neighbour.wait()
-                bot.terminate()
-                # Wait without blocking the loop: the fake must answer the bot's last calls. A bot
-                # still working through a backlog is stopped rather than losing the figures.
-                try:
-                    await asyncio.to_thread(bot.wait, 30)
-                except subprocess.TimeoutExpired:
-                    bot.kill()
-                    await asyncio.to_thread(bot.wait)
+                await stop_bot(bot)
     finally:
         # The SQLite file and the bot's files: gone with the run.
         shutil.rmtree(folder, ignore_errors=True)
