@@ -35,8 +35,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import hmac
+import json
 import os
 import random
+import resource
 import shutil
 import signal
 import subprocess
@@ -46,6 +50,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlencode
+
+from aiohttp import ClientSession, ClientTimeout, TCPConnector
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -116,6 +123,9 @@ class Stats:
         self.told_lag = 0
         self.refused: dict[str, int] = {}
         self.gave_up = 0
+        #: Web games: from an action sent to its state on every page of the game.
+        self.page_waits: list[float] = []
+        self.web_refused = 0
 
 
 class Game:
@@ -259,6 +269,165 @@ class Game:
                 return None
 
 
+#: The web board's buttons a scripted player presses, first offered first.
+WEB_BUTTONS = ("take", "decline_resign", "confirm", "roll", "rematch")
+
+
+def init_data(user: FakeUser) -> str:
+    """Telegram's launch data for ``user`` (the Mini App's ``initData``), signed with the
+    bot's token as Telegram signs it."""
+    fields = {
+        "user": json.dumps({"id": user.id, "first_name": user.first_name, "language_code": "en"}),
+        "auth_date": str(int(time.time())),
+    }
+    check = "\n".join(f"{k}={fields[k]}" for k in sorted(fields))
+    secret = hmac.new(b"WebAppData", TOKEN.encode(), hashlib.sha256).digest()
+    digest = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
+    return urlencode({**fields, "hash": digest}, quote_via=quote)
+
+
+class WebPage:
+    """A player's page of a game: its state as the live stream last brought it."""
+
+    def __init__(self, http: ClientSession, base: str, game: int, user: FakeUser) -> None:
+        self.http = http
+        self.base = base
+        self.game = game
+        self.user = user
+        # Each player comes from an address of their own (behind the proxy on loopback).
+        self.headers = {
+            "Authorization": "tma " + init_data(user),
+            "X-Forwarded-For": f"10.{user.id >> 16 & 255}.{user.id >> 8 & 255}.{user.id & 255}",
+        }
+        self.state: dict[str, Any] = {}
+        self.changed = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    async def open(self) -> None:
+        async with self.http.get(f"{self.base}/api/game/{self.game}", headers=self.headers) as r:
+            r.raise_for_status()
+            self.state = await r.json()
+        self.task = asyncio.ensure_future(self._follow(self.state["stream"]))
+
+    async def _follow(self, token: str) -> None:
+        """The page's live stream (renewed when the server asks)."""
+        while True:
+            url = f"{self.base}/api/game/{self.game}/events?token={token}"
+            async with self.http.get(url, headers=self.headers) as stream:
+                stream.raise_for_status()
+                event = ""
+                async for raw in stream.content:
+                    line = raw.decode().rstrip("\n")
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: ") and event == "state":
+                        self.state = json.loads(line[6:])
+                        self.changed.set()
+                    elif line.startswith("data: ") and event in ("renew", "end"):
+                        break
+            if event != "renew":
+                return
+            async with self.http.get(
+                f"{self.base}/api/game/{self.game}", headers=self.headers
+            ) as r:
+                token = (await r.json())["stream"]
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+    def action(self) -> dict[str, Any] | None:
+        """What a scripted player sends on this state (None: not this player's turn)."""
+        state = self.state
+        if not state.get("my_turn") and "rematch" not in state.get("buttons", ()):
+            return None
+        version = state["version"]
+        for source, moves in state.get("moves", {}).items():
+            if moves:
+                return {
+                    "action": "move",
+                    "version": version,
+                    "from": int(source),
+                    "to": moves[0]["to"],
+                }
+        for name in WEB_BUTTONS:
+            if name in state.get("buttons", ()):
+                return {"action": name, "version": version}
+        return None
+
+
+class WebGame:
+    """A game of a group played on the web board: both players' pages follow it live."""
+
+    def __init__(self, game: Game, http: ClientSession, base: str) -> None:
+        self.game = game
+        self.http = http
+        self.base = base
+        self.pages: list[WebPage] = []
+
+    async def open(self) -> None:
+        board = self.game.board()
+        assert board is not None
+        assert self.game.b is not None
+        data = next(iter(buttons(board).values()))
+        decoded = A.decode(data)
+        assert decoded is not None
+        self.pages = [
+            WebPage(self.http, self.base, decoded.game_id, user)
+            for user in (self.game.a, self.game.b)
+        ]
+        for page in self.pages:
+            await page.open()
+
+    async def play(self, until: float, rng: random.Random, stats: Stats) -> None:
+        last: WebPage | None = None
+        try:
+            while time.perf_counter() < until:
+                page = next((p for p in self.pages if p.action() is not None), None)
+                if page is None:
+                    for p in self.pages:
+                        p.changed.clear()
+                    await asyncio.wait(
+                        [asyncio.ensure_future(p.changed.wait()) for p in self.pages],
+                        timeout=PATIENCE_S,
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                    continue
+                think = PRESS_THINK if page is last else TURN_THINK
+                await asyncio.sleep(rng.uniform(*think))
+                last = page
+                body = page.action()
+                if body is None:
+                    continue
+                await self._act(page, body, stats)
+        finally:
+            for page in self.pages:
+                page.close()
+
+    async def _act(self, page: WebPage, body: dict[str, Any], stats: Stats) -> None:
+        measured = stats.measuring
+        start = time.perf_counter()
+        url = f"{self.base}/api/game/{page.game}/action"
+        async with self.http.post(url, json=body, headers=page.headers) as answer:
+            ok = answer.status == 200 and (await answer.json()).get("ok")
+            version = (await answer.json())["state"]["version"] if ok else None
+        if not ok or version is None:
+            stats.web_refused += measured
+            return
+        # Every page of the game shows the new state.
+        for other in self.pages:
+            while other.state.get("version", -1) < version:
+                other.changed.clear()
+                left = PATIENCE_S - (time.perf_counter() - start)
+                try:
+                    await asyncio.wait_for(other.changed.wait(), max(left, 0.001))
+                except TimeoutError:
+                    stats.gave_up += 1
+                    return
+        if measured:
+            stats.page_waits.append(time.perf_counter() - start)
+
+
 def percentile(values: list[float], share: float) -> float:
     done = sorted(values)
     return done[int(share * (len(done) - 1))] if done else 0.0
@@ -268,7 +437,10 @@ async def run(args: argparse.Namespace) -> None:
     folder = tempfile.mkdtemp(prefix="tavla-crowd-")
     stats = Stats()
     try:
-        async with CrowdFake() as fake, fresh_database(args.database, folder) as url:
+        http = ClientSession(
+            connector=TCPConnector(limit=0), timeout=ClientTimeout(total=None, sock_read=None)
+        )
+        async with http, CrowdFake() as fake, fresh_database(args.database, folder) as url:
             env = {
                 **os.environ,
                 "TELEGRAM_TOKEN": TOKEN,
@@ -276,52 +448,90 @@ async def run(args: argparse.Namespace) -> None:
                 "TELEGRAM_BASE_FILE_URL": fake.base_file_url,
                 "DATABASE_URL": url,
                 "LOG_LEVEL": "WARNING",
-                # Boards carry the web board's buttons (served on loopback; no one opens it).
+                # Boards carry the web board's buttons; the pages ask the bot on loopback.
                 "WEB_BASE_URL": "https://board.example.org",
                 "WEB_SECRET": "crowd-bench-" + "x" * 32,
-                "WEB_PORT": str(free_port()),
+                "WEB_MAX_STREAMS": "10000",
             }
             for name in ("DISCORD_TOKEN", "TELEGRAM_MAX_RATE", "TELEGRAM_GROUP_RATE"):
                 env.pop(name, None)  # Telegram's published rates: the bot's defaults
-            bot = subprocess.Popen(
-                [sys.executable, "-m", "bot"], cwd=folder, env=env, start_new_session=True
-            )
+            if args.workers > 1:
+                # Each worker sends at its share of the bot's 30 a second (see operating.md).
+                env["TELEGRAM_MAX_RATE"] = str(30 // args.workers)
+            web_ports = [free_port() for _ in range(args.workers)]
+            bots: list[subprocess.Popen] = []
+
+            def start_worker(n: int) -> None:
+                worker = {**env, "WEB_PORT": str(web_ports[n])}
+                if args.workers > 1:
+                    # Updates by webhook (the last worker to register gets them, as behind a
+                    # load balancer that picks one); every worker serves pages and sends.
+                    hook = free_port()
+                    worker["TELEGRAM_WEBHOOK_URL"] = f"http://127.0.0.1:{hook}/telegram"
+                    worker["TELEGRAM_WEBHOOK_PORT"] = str(hook)
+                bots.append(
+                    subprocess.Popen(
+                        [sys.executable, "-m", "bot"],
+                        cwd=folder,
+                        env=worker,
+                        start_new_session=True,
+                    )
+                )
+
+            start_worker(0)  # the first applies the database's migrations
             os.nice(NICE)
             try:
-                await fake.wait_calls("getUpdates", 1, 60)
+                if args.workers > 1:
+                    await fake.wait_calls("setWebhook", 1, 60)
+                    for n in range(1, args.workers):
+                        start_worker(n)
+                    await fake.wait_calls("setWebhook", args.workers, 60)
+                else:
+                    await fake.wait_calls("getUpdates", 1, 60)
                 private = round(args.games * args.private)
                 table = [Game(fake, n, n < private) for n in range(args.games)]
                 start = time.perf_counter()
                 await asyncio.gather(*(g.open() for g in table))
+                # The last --web group games are played on the web board, spread over the
+                # workers' pages.
+                webs = [
+                    WebGame(g, http, f"http://127.0.0.1:{web_ports[n % args.workers]}")
+                    for n, g in enumerate(table[private:][::-1][: args.web])
+                ]
+                await asyncio.gather(*(w.open() for w in webs))
                 print(
-                    f"opened {args.games} games ({private} in private chats) in "
+                    f"opened {args.games} games ({private} in private chats, {len(webs)} on "
+                    f"the web board, {args.workers} worker(s)) in "
                     f"{time.perf_counter() - start:.1f} s",
                     flush=True,
                 )
                 rng = random.Random(args.seed)
+                on_web = {id(w.game) for w in webs}
+                forever = time.perf_counter() + 1e9
                 players = [
-                    asyncio.ensure_future(
-                        g.play(time.perf_counter() + 1e9, random.Random(rng.random()), stats)
-                    )
-                    for g in table
+                    asyncio.ensure_future(g.play(forever, random.Random(rng.random()), stats))
+                    for g in [*(g for g in table if id(g) not in on_web), *webs]
                 ]
                 # Let the players settle into their pace before measuring.
                 await asyncio.sleep(args.warmup)
                 stats.measuring = True
                 accepted, refused = fake.flood.accepted, fake.flood.refused
-                cpu_before = cpu_seconds(bot.pid)
+                cpu_before = [cpu_seconds(bot.pid) for bot in bots]
                 began = time.perf_counter()
                 await asyncio.sleep(args.seconds)
                 stats.measuring = False
                 elapsed = time.perf_counter() - began
-                cpu = cpu_used(cpu_before, cpu_seconds(bot.pid))
+                cpu = sum(
+                    cpu_used(before, cpu_seconds(bot.pid))
+                    for before, bot in zip(cpu_before, bots, strict=True)
+                )
                 msgs = fake.flood.accepted - accepted
                 refusals = fake.flood.refused - refused
                 for player in players:
                     player.cancel()
                 await asyncio.gather(*players, return_exceptions=True)
             finally:
-                await stop_bot(bot)
+                await asyncio.gather(*(stop_bot(bot) for bot in bots))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     load = Path("/proc/loadavg").read_text().split()[:3]
@@ -343,6 +553,15 @@ async def run(args: argparse.Namespace) -> None:
         f" presses={len(waits)} told_slow={len(stats.told_slow)} told_lag={stats.told_lag}"
         f" load={load[0]}"
     )
+    if args.web:
+        pages = stats.page_waits
+        print(
+            f"web_games={args.web} web_actions={len(pages)}"
+            f" action_to_pages_p50_ms={percentile(pages, 0.5) * 1000:.0f}"
+            f" action_to_pages_p95_ms={percentile(pages, 0.95) * 1000:.0f}"
+            f" action_to_pages_p99_ms={percentile(pages, 0.99) * 1000:.0f}"
+            f" web_refused={stats.web_refused}"
+        )
 
 
 def main() -> None:
@@ -353,8 +572,19 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=20.0, help="seconds before measuring")
     parser.add_argument("--database", help="DATABASE_URL for the bot (default: a SQLite file)")
     parser.add_argument("--seed", type=int, default=20261204)
+    parser.add_argument(
+        "--web", type=int, default=0, help="play this many of the group games on the web board"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="bot processes (more than one: PostgreSQL)"
+    )
     args = parser.parse_args()
+    if args.workers > 1 and not (args.database or "").startswith("postgres"):
+        parser.error("several workers share a PostgreSQL database: give --database")
     signal.signal(signal.SIGTERM, _interrupted)
+    # Two live streams a web game, and the players' connections: many descriptors.
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     own_session()
     asyncio.run(run(args))
 
