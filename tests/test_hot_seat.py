@@ -75,7 +75,7 @@ async def test_both_seats_are_one_person_and_the_game_is_never_rated(env):
     record, _ = await game_of(service, game_id)
     assert record.status is GameStatus.FINISHED
     assert not record.rated
-    rating = await service._rating(ali.id, "tavla")
+    rating = await service.info.rating(ali.id, "tavla")
     assert rating == (1500.0, 0)
     stats = text_of(await service.command(ALI, HOME, "stats", ""))
     assert "Played 0" in stats  # practice against oneself is left out

@@ -83,11 +83,11 @@ async def test_forget_keeps_the_others_games_ratings_and_statistics(env):
     ali = await storage.find_user("telegram", "ali")
     veli = await storage.find_user("telegram", "veli")
     veli_results = await storage.results_of_user(veli.id)
-    veli_rating = await service._rating(veli.id, "tavla")
+    veli_rating = await service.info.rating(veli.id, "tavla")
     veli_history = await storage.rating_history(veli.id, "global", "tavla")
     events = {g: await storage.events(g) for g in (first, second)}
     assert len(veli_results) == 2
-    assert (await service._rating(ali.id, "tavla"))[1] == 2
+    assert (await service.info.rating(ali.id, "tavla"))[1] == 2
 
     # In a group, /forget points to the private chat; in private it asks first.
     (refused,) = await service.command(ALI, GROUP, "forget", "")
@@ -114,7 +114,7 @@ async def test_forget_keeps_the_others_games_ratings_and_statistics(env):
     assert await storage.find_user("telegram", "11") is None
     assert await storage.rating_history(ali.id, "global", "tavla") == []
     assert ali.id not in {u.id for u, _ in await storage.top("global", "tavla")}
-    assert (await service._rating(ali.id, "tavla"))[1] == 0
+    assert (await service.info.rating(ali.id, "tavla"))[1] == 0
     # The others: their games, moves, results and ratings as they were.
     for game_id in (first, second):
         record = await storage.get_game(game_id)
@@ -125,7 +125,7 @@ async def test_forget_keeps_the_others_games_ratings_and_statistics(env):
         assert "Veli" in names
         assert await storage.events(game_id) == events[game_id]
     assert await storage.results_of_user(veli.id) == veli_results
-    assert await service._rating(veli.id, "tavla") == veli_rating
+    assert await service.info.rating(veli.id, "tavla") == veli_rating
     assert await storage.rating_history(veli.id, "global", "tavla") == veli_history
     assert veli.id in {u.id for u, _ in await storage.top("global", "tavla")}
     assert not await storage.games_in_chat("telegram", GROUP.chat_id, (GameStatus.CHALLENGE,))
@@ -134,7 +134,7 @@ async def test_forget_keeps_the_others_games_ratings_and_statistics(env):
     (_view,) = await service.command(ALI, private(ALI), "stats", "")
     again = await storage.find_user("telegram", "ali")
     assert again.id != ali.id
-    assert (await service._rating(again.id, "tavla"))[1] == 0
+    assert (await service.info.rating(again.id, "tavla"))[1] == 0
 
 
 async def test_forget_waits_for_a_game_under_way(env):

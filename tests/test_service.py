@@ -18,7 +18,7 @@ import pytest
 
 from bot.i18n import translate_lines
 from bot.service import actions as A
-from bot.service import base as service_base
+from bot.service import boards as service_boards
 from bot.service.keypad import KeypadLimits
 from bot.service.service import Actor, GameService, Place
 from bot.service.views import View
@@ -445,7 +445,7 @@ async def test_board_pictures_are_cached_by_what_they_show(tmp_path, monkeypatch
         drawn.append(fmt)
         return render_picture(view, fmt, width)
 
-    monkeypatch.setattr(service_base, "render_picture", counting)
+    monkeypatch.setattr(service_boards, "render_picture", counting)
     storage = SqliteStorage(str(tmp_path / "c.db"))
     await storage.open()
     try:
@@ -603,14 +603,14 @@ async def test_without_drawing_processes_one_thread_draws_every_picture(tmp_path
     pictures asked for at once are all drawn on the same drawing thread, off the event loop."""
     views: list[BoardView] = []
     threads: list[threading.Thread] = []
-    real = service_base.render_picture
+    real = service_boards.render_picture
 
     def recording(view, fmt):
         views.append(view)
         threads.append(threading.current_thread())
         return real(view, fmt)
 
-    monkeypatch.setattr(service_base, "render_picture", recording)
+    monkeypatch.setattr(service_boards, "render_picture", recording)
     storage = SqliteStorage(str(tmp_path / "thread.db"))
     await storage.open()
     service = make_service(storage, render_processes=0)
@@ -623,7 +623,7 @@ async def test_without_drawing_processes_one_thread_draws_every_picture(tmp_path
             for theme in THEMES
             for n in range(4)
         ]
-        pictures = await asyncio.gather(*(service._render(v, PNG) for v in wanted))
+        pictures = await asyncio.gather(*(service.boards.render(v, PNG) for v in wanted))
         assert all(p.startswith(b"\x89PNG") for p in pictures)
         assert len(threads) == 1 + len(wanted)
         assert len(set(threads)) == 1

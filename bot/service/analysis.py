@@ -13,7 +13,7 @@ answered at once with a "working…" message, the analysis runs in a process of 
 :func:`_run`), one at a time per bot process, and the "working…" message is edited with the
 progress of a long match (coarse steps, far apart: Telegram allows about 20 edits a minute
 in a group) and when the card is ready; the card and documents follow as new messages,
-delivered through the adapters' outlets (:meth:`ServiceBase.deliver_later`). A request while
+delivered through the adapters' outlets (:meth:`Background.deliver_later`). A request while
 another analysis runs is told to try again in a minute; an automatic analysis waits its turn.
 """
 
@@ -27,21 +27,25 @@ import multiprocessing
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot import metrics
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Text, catalog, t
-from bot.storage.base import Chat, GameRecord, GameStatus, User
+from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
 from core.analysis import MatchAnalysis, analyse_match
 from core.export import contest_terms, split_games
 from core.match import Match
 from renderers.analysis_card import render_analysis_card
 from renderers.analysis_text import analysis_text, mat_comments
 
-from .base import ServiceBase, UserFacingError
+from .background import Background
+from .errors import UserFacingError
 from .export import export_match, record_file_name
+from .lang import language
 from .numbers import parse_id
+from .settings import ServiceSettings
+from .store import GameStore
 from .views import MessageRef, Place, View
 
 if TYPE_CHECKING:
@@ -261,7 +265,7 @@ class _Job:
     """One analysis on its way: the "working…" message, its progress, then the results."""
 
     def __init__(
-        self, service: AnalysisMixin, record: GameRecord, chat: Chat, lang: str, private: bool
+        self, service: Analysis, record: GameRecord, chat: Chat, lang: str, private: bool
     ) -> None:
         assert record.id is not None
         self.service = service
@@ -309,7 +313,9 @@ class _Job:
             return
         self.step, self.last_edit = step, now
         edit = Text(PROGRESS.msgid, {"id": self.game_id, "percent": step})
-        self.service.spawn(self.service.deliver_later(self._edit(edit, where)))
+        self.service.background.spawn(
+            self.service.background.deliver_later(self._edit(edit, where))
+        )
 
     def _edit(self, line: Text, where: MessageRef) -> View:
         return View([line], lang=self.lang, chat=self.address, message=where, edit=True)
@@ -375,26 +381,35 @@ class _Job:
             await asyncio.wait_for(asyncio.shield(self.posted), POSTED_WITHIN)
         where = self.posted.result() if self.posted.done() else None
         if where is not None:
-            await self.service.deliver_later(self._edit(line, where))
+            await self.service.background.deliver_later(self._edit(line, where))
         elif not results:
-            await self.service.deliver_later(
+            await self.service.background.deliver_later(
                 View([line], lang=self.lang, chat=self.address, message=self.record.message)
             )
         for view in results:
-            await self.service.deliver_later(view)
+            await self.service.background.deliver_later(view)
 
 
-class AnalysisMixin(ServiceBase):
-    """``/analyse``, the *Analyse* button, and automatic analysis of rated matches."""
+@dataclass(eq=False)
+class Analysis:
+    """``/analyse``, the *Analyse* button, and automatic analysis of rated matches (the
+    storage, the store for the game's language, the clock, the settings for the card's
+    theme, the background work the analyses run as)."""
 
-    _analysis_lock: asyncio.Lock | None = None
+    storage: Storage
+    store: GameStore
+    clock: Callable[[], float]
+    settings: ServiceSettings
+    background: Background
+    #: One analysis at a time in this process (see :func:`_run`); made on the first.
+    _analysis_lock: asyncio.Lock | None = field(default=None, init=False)
 
     def _analysis_queue(self) -> asyncio.Lock:
         if self._analysis_lock is None:
             self._analysis_lock = asyncio.Lock()
         return self._analysis_lock
 
-    async def _analyse_command(
+    async def command(
         self,
         *,
         user: User,
@@ -406,15 +421,13 @@ class AnalysisMixin(ServiceBase):
     ) -> list[View]:
         """``/analyse [game number]`` (see the module doc)."""
         record = await _finished_game(self, user, chat, args, reply_to_game)
-        return self._analyse(record, chat, self._lang(user, chat, private=place.private), place)
+        return self._analyse(record, chat, language(user, chat, private=place.private), place)
 
-    async def _analyse_press(
-        self, user: User, chat: Chat, place: Place, record: GameRecord
-    ) -> list[View]:
+    async def press(self, user: User, chat: Chat, place: Place, record: GameRecord) -> list[View]:
         """The *Analyse* button under a finished board (pressed in the game's own chat)."""
         if record.status is not GameStatus.FINISHED or record.match is None:
             raise UserFacingError(NOT_FINISHED)
-        return self._analyse(record, chat, self._lang(user, chat, private=place.private), place)
+        return self._analyse(record, chat, language(user, chat, private=place.private), place)
 
     def _analyse(self, record: GameRecord, chat: Chat, lang: str, place: Place) -> list[View]:
         lock = self._analysis_queue()
@@ -424,15 +437,15 @@ class AnalysisMixin(ServiceBase):
 
     def _start_job(self, record: GameRecord, chat: Chat, lang: str, *, private: bool) -> View:
         job = _Job(self, record, chat, lang, private)
-        self.spawn(_counted(job.run(self._analysis_queue())))
+        self.background.spawn(_counted(job.run(self._analysis_queue())))
         return job.working_view()
 
-    async def _auto_analysis(self, record: GameRecord, chat: Chat) -> list[View]:
+    async def auto(self, record: GameRecord, chat: Chat) -> list[View]:
         """After a finished contest: its analysis, when it was a rated match in a chat that
         analyses every one (the analysis waits its turn behind any other)."""
         if not (record.rated and chat.prefs.auto_analysis and record.match is not None):
             return []
-        lang = await self._game_lang(record, chat)
+        lang = await self.store.game_lang(record, chat)
         return [self._start_job(record, chat, lang, private=False)]
 
 
@@ -446,7 +459,7 @@ async def _counted(work: Awaitable[None]) -> None:
 
 
 async def _finished_game(
-    service: ServiceBase, user: User, chat: Chat, args: str, reply_to_game: int | None
+    service: Analysis, user: User, chat: Chat, args: str, reply_to_game: int | None
 ) -> GameRecord:
     """The contest to analyse: the one named or replied to, else the chat's last finished
     contest the user played in."""

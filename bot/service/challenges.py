@@ -1,29 +1,64 @@
-"""Challenges: open, accept, decline and rematch a contest, or play the computer; start it."""
+"""Challenges: open, accept, decline and rematch a contest, or play the computer."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, ContestSettings, GameRecord, GameStatus, User
-from core.match import Match
-from core.variants import variant_by_name
+from bot.storage.base import (
+    Chat,
+    ContestSettings,
+    GameRecord,
+    GameStatus,
+    StaleVersionError,
+    Storage,
+    User,
+)
 
 from . import actions as A
 from . import group_lang
 from . import words as W
-from .base import ActionContext, ServiceBase, UserFacingError
+from .boards import Boards
 from .commands import unknown_argument
+from .contests import Contests
+from .errors import UserFacingError
+from .lang import language, notice
 from .numbers import parse_number
+from .people import People
 from .presenter import VARIANT_NAMES
+from .settings import ServiceSettings
+from .store import GameStore
 from .views import Actor, Button, Place, View
 
 
-class ChallengesMixin(ServiceBase):
-    """Challenges and the start of a contest."""
+@dataclass(eq=False)
+class Challenges:
+    """Challenges and the start of a contest (the storage, the store and the boards, the
+    contests that start it, the people challenged, the settings and the clock)."""
 
-    async def _challenge(
+    storage: Storage
+    store: GameStore
+    boards: Boards
+    contests: Contests
+    people: People
+    settings: ServiceSettings
+    clock: Callable[[], float]
+
+    async def press(
+        self, user: User, chat: Chat, code: A.Code, record: GameRecord, version: int
+    ) -> list[View]:
+        """An Accept or Decline button under a challenge drawn at ``version``."""
+        if record.status is not GameStatus.CHALLENGE:
+            raise UserFacingError(t("This challenge is no longer open."))
+        if version != record.version:
+            raise StaleVersionError("stale challenge button")
+        if code == A.ACCEPT:
+            return await self.accept(user, chat, record)
+        return await self.decline(user, chat, record)
+
+    async def challenge(
         self,
         *,
         user: User,
@@ -34,6 +69,8 @@ class ChallengesMixin(ServiceBase):
         mentions: list[Actor],
         **_: Any,
     ) -> list[View]:
+        """``/tavla`` or ``/uzun`` (``/nardy``): a challenge in the chat, open or to the one
+        named, answered by an Accept button."""
         variant, length, fast, opponent = await self._contest_words(name, args, place, mentions)
         if opponent is not None and opponent.id == user.id:
             raise UserFacingError(t("You can't challenge yourself. Try /bot to play the computer."))
@@ -84,11 +121,11 @@ class ChallengesMixin(ServiceBase):
             else:
                 raise UserFacingError(unknown_argument(name, word))
         for mention in mentions or []:
-            opponent = await self._user(mention)
+            opponent = await self.people.user(mention)
         self._check_length(length)
         return variant, length, fast, opponent
 
-    async def _solo_game(
+    async def solo_game(
         self,
         user: User,
         chat: Chat,
@@ -98,7 +135,7 @@ class ChallengesMixin(ServiceBase):
         sides: tuple[str, str],
     ) -> list[View]:
         """A game one person plays against themselves, both seats theirs (the console's
-        hot-seat): never rated, no clock, every answer theirs to give (see ``_seat``).
+        hot-seat): never rated, no clock, every answer theirs to give (see :func:`~bot.service.store.seat_of`).
         ``sides``: the names the two sides go by in the captions."""
         variant, length, fast, _ = await self._contest_words(name, args, place, None)
         record = self._new_contest(
@@ -107,7 +144,7 @@ class ChallengesMixin(ServiceBase):
             [user.id, user.id],
             ContestSettings(length=length, fast=fast, scope=chat.scope),
         )
-        return await self._start(record, list(sides), chat, user, new=True)
+        return await self.contests.start(record, list(sides), chat, user, new=True)
 
     def _new_contest(
         self, place: Place, variant: str, seats: list[int | None], settings: ContestSettings
@@ -177,10 +214,11 @@ class ChallengesMixin(ServiceBase):
             ]
         ]
         return View(
-            lines, lang=self._lang(user, chat, private=False), buttons=buttons, game_id=record.id
+            lines, lang=language(user, chat, private=False), buttons=buttons, game_id=record.id
         )
 
-    async def _accept(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+    async def accept(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+        """The challenge accepted by ``user``: the contest starts."""
         if record.status is not GameStatus.CHALLENGE:
             raise UserFacingError(t("This challenge is no longer open."))
         if user.id == record.challenger:
@@ -193,9 +231,12 @@ class ChallengesMixin(ServiceBase):
         record.rated = True
         if not chat.private:  # a contest starts: the group speaks its players' language
             chat = await group_lang.settle(self.storage, chat)
-        return await self._start(record, [challenger.name, user.name], chat, user, new=False)
+        return await self.contests.start(
+            record, [challenger.name, user.name], chat, user, new=False
+        )
 
-    async def _decline(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+    async def decline(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
+        """The challenge declined (or withdrawn by its challenger)."""
         if record.status is not GameStatus.CHALLENGE:
             raise UserFacingError(t("This challenge is no longer open."))
         if user.id not in (record.challenger, record.seats[1]) and record.seats[1] is not None:
@@ -212,7 +253,7 @@ class ChallengesMixin(ServiceBase):
         return [
             View(
                 [t("{name} declined the challenge.", name=user.name)],
-                lang=self._lang(user, chat, private=False),
+                lang=language(user, chat, private=False),
                 game_id=record.id,
                 edit=True,
                 message=record.message,
@@ -220,9 +261,11 @@ class ChallengesMixin(ServiceBase):
             )
         ]
 
-    async def _bot_game(
+    async def bot_game(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
     ) -> list[View]:
+        """``/bot [uzun|turkish] [points] [level]``: a contest against the computer, started at
+        once."""
         variant = "tavla"
         level = "club"
         length = 1
@@ -247,8 +290,8 @@ class ChallengesMixin(ServiceBase):
                     "You already have a game against the computer here: this one. "
                     "Finish it, or /abort it to start another."
                 )
-                board = await self._board(self._context(running), chat, edit=False)
-                return [self._notice(user, chat, note), board]
+                board = await self.boards.board(self.store.context(running), chat, edit=False)
+                return [notice(user, chat, note), board]
         computer = await self.storage.computer_user(place.platform)
         record = self._new_contest(
             place,
@@ -257,16 +300,15 @@ class ChallengesMixin(ServiceBase):
             ContestSettings(length=length, fast=False, scope=chat.scope, computer=1, level=level),
         )
         name = f"{computer.name} ({level})"
-        return await self._start(record, [user.name, name], chat, user, new=True)
+        return await self.contests.start(record, [user.name, name], chat, user, new=True)
 
-    async def _rematch(
-        self, user: User, chat: Chat, place: Place, record: GameRecord
-    ) -> list[View]:
+    async def rematch(self, user: User, chat: Chat, place: Place, record: GameRecord) -> list[View]:
+        """The Rematch button under a finished board: a new contest like it."""
         if record.status is not GameStatus.FINISHED or user.id not in record.seats:
             raise UserFacingError(t("Only the players of a finished game can ask for a rematch."))
         if record.settings.computer:
             level = record.settings.level or "random"
-            return await self._bot_game(
+            return await self.bot_game(
                 user=user,
                 chat=chat,
                 place=place,
@@ -274,7 +316,7 @@ class ChallengesMixin(ServiceBase):
             )
         if record.seats[0] == record.seats[1]:  # a game against oneself: another one
             names = record.settings.names or (user.name, user.name)
-            return await self._solo_game(
+            return await self.solo_game(
                 user,
                 chat,
                 place,
@@ -289,53 +331,9 @@ class ChallengesMixin(ServiceBase):
         mentions = []
         if opponent is not None:
             mentions = [Actor(opponent.platform, opponent.platform_id, opponent.name)]
-        return await self._challenge(
+        return await self.challenge(
             user=user, chat=chat, place=place, name=variant_word, args=args, mentions=mentions
         )
-
-    async def _start(
-        self, record: GameRecord, names: list[str], chat: Chat, user: User, *, new: bool
-    ) -> list[View]:
-        """Begin the contest of a challenge: seed the dice, open the first game, save."""
-        dice = self.dice_factory()
-        variant = variant_by_name(record.variant)
-        match = Match(variant, length=record.settings.length)
-        record.commitment = dice.commitment
-        record.status = GameStatus.ACTIVE
-        record.settings = replace(record.settings, names=tuple(names))
-        ctx = ActionContext(record, match, dice, names)
-        match.start_game(dice)
-        ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
-        await self._after_action_off_loop(ctx)
-        async with self.storage.transaction() as tx:
-            if ctx.finished:
-                await self._decide_rated(tx, ctx)
-            if new:
-                record.match = match.to_dict()
-                record.dice = dice.to_dict()
-                record = await tx.insert_game(record)
-                ctx.record = record
-            else:
-                record = await self._save(tx, ctx)
-            assert record.id is not None
-            await tx.add_events(record.id, ctx.events)
-            if ctx.finished:
-                await self._finish(tx, ctx)
-        ctx.record = record
-        board = await self._board(ctx, chat, edit=False)
-        intro = View(
-            [
-                t(
-                    "The dice are sealed: SHA-256 of this game's secret seed is {c}. /dice shows it; "
-                    "the seed is revealed when the game ends.",
-                    c=dice.commitment,
-                )
-            ],
-            lang=self._lang(user, chat, private=False),
-            game_id=record.id,
-            replace_pressed=not new,  # an accepted challenge becomes the game's first line
-        )
-        return [intro, board]
 
 
 def _contest_args(record: GameRecord) -> str:

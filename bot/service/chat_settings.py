@@ -10,12 +10,14 @@ the person is an administrator is the platform's answer, asked by the adapter
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, ChatPrefs, User
+from bot.storage.base import Chat, ChatPrefs, Storage, User
 
 from . import actions as A
-from .base import ServiceBase, UserFacingError
+from .errors import UserFacingError
+from .lang import language
 from .views import Actor, Button, MessageRef, Place, View
 
 ON, OFF = "✅", "⬜"
@@ -67,16 +69,19 @@ def apply_chat_choice(prefs: ChatPrefs, arg: str) -> ChatPrefs:
     raise ValueError(f"unknown chat setting {arg!r}")
 
 
-class ChatSettingsMixin(ServiceBase):
-    """``/settings`` in a group and its buttons."""
+@dataclass(eq=False)
+class ChatSettings:
+    """``/settings`` in a group and its buttons (the storage)."""
 
-    async def _group_settings(self, user: User, chat: Chat, actor: Actor) -> list[View]:
+    storage: Storage
+
+    async def group_settings(self, user: User, chat: Chat, actor: Actor) -> list[View]:
         """An administrator gets the chat's settings; anyone else the pointer to their own."""
         if not actor.admin:
             raise UserFacingError(OWN_SETTINGS_IN_PRIVATE)
         return [self._chat_settings_view(user, chat)]
 
-    async def _chat_setting(
+    async def press(
         self,
         user: User,
         chat: Chat,
@@ -104,6 +109,6 @@ class ChatSettingsMixin(ServiceBase):
     def _chat_settings_view(self, user: User, chat: Chat) -> View:
         return View(
             chat_settings_lines(chat.prefs),
-            lang=self._lang(user, chat, private=False),
+            lang=language(user, chat, private=False),
             buttons=chat_settings_buttons(chat.prefs),
         )

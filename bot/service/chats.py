@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from bot.storage.base import Chat, GameRecord, GameStatus
+from bot.storage.base import GameStatus, Storage
 
-from .base import ServiceBase
+from .boards import Boards
+from .store import GameStore
 from .views import Place, View
 
 log = logging.getLogger(__name__)
 
 
-class ChatsMixin(ServiceBase):
-    """What happens to a chat's games when the chat changes."""
+@dataclass(eq=False)
+class Chats:
+    """What happens to a chat's games when the chat changes (the storage, the store whose
+    clocks resume, the boards shown again, the clock)."""
+
+    storage: Storage
+    store: GameStore
+    boards: Boards
+    clock: Callable[[], float]
 
     async def chat_unreachable(self, platform: str, chat_id: str) -> None:
         """The bot can no longer post in the chat (removed, muted, chat deleted): its games
@@ -27,9 +36,9 @@ class ChatsMixin(ServiceBase):
         chat = await self.storage.get_chat(place.platform, place.chat_id, place.title)
         if chat.paused is None:
             return []
-        await self._resume(chat)
+        await self.store.resume(chat)
         games = await self.storage.games_in_chat(chat.platform, chat.chat_id, (GameStatus.ACTIVE,))
-        return await self._boards_of(chat, games)
+        return await self.boards.boards_of(chat, games)
 
     async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> list[View]:
         """The chat got a new id (a Telegram group became a supergroup): move its games,
@@ -53,14 +62,6 @@ class ChatsMixin(ServiceBase):
                 moved.append(await tx.save_game(fresh, fresh.version))
         log.info("chat %s:%s moved to %s", platform, old_chat_id, new_chat_id)
         chat = await self.storage.get_chat(platform, new_chat_id)
-        return await self._boards_of(chat, [r for r in moved if r.status is GameStatus.ACTIVE])
-
-    async def _boards_of(self, chat: Chat, records: list[GameRecord]) -> list[View]:
-        """The boards of these games, shown again (after a move or a pause): edited where
-        the message is known, posted anew where it is not."""
-        views = []
-        for record in records:
-            view = await self._board(self._context(record), chat, edit=record.message is not None)
-            view.chat = (chat.platform, chat.chat_id)
-            views.append(view)
-        return views
+        return await self.boards.boards_of(
+            chat, [r for r in moved if r.status is GameStatus.ACTIVE]
+        )

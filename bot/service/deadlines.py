@@ -1,26 +1,41 @@
-"""Deadlines: expired challenges, reminders, claims offered, lagging boards redrawn, and
-clocks resumed when a paused chat is heard from again."""
+"""Deadlines: expired challenges, reminders, claims offered, lagging boards redrawn. (The
+clocks of a paused chat resume in :meth:`bot.service.store.GameStore.resume`.)"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
-from dataclasses import replace
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 
 from bot.i18n import t
-from bot.storage.base import Chat, GameRecord, GameStatus, StaleVersionError, StorageError
+from bot.storage.base import GameRecord, GameStatus, StaleVersionError, Storage, StorageError
 from core.game import ResultReason
 
 from . import actions as A
-from .base import ServiceBase
+from .boards import Boards
+from .contests import Contests
 from .mentions import Mention
+from .settings import ServiceSettings
+from .store import GameStore
+from .tournaments import Tournaments
 from .views import Button, View
 
 log = logging.getLogger(__name__)
 
 
-class DeadlinesMixin(ServiceBase):
-    """The clock's side of the service: run :meth:`tick` often."""
+@dataclass(eq=False)
+class Deadlines:
+    """The clock's side of the service: run :meth:`tick` often (the storage and the store,
+    the boards redrawn, the contests that end a game on time, the tournaments and their own
+    deadlines, the settings and the clock)."""
+
+    storage: Storage
+    store: GameStore
+    boards: Boards
+    contests: Contests
+    tournaments: Tournaments
+    settings: ServiceSettings
+    clock: Callable[[], float]
 
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
         """Deadlines: expire old challenges, remind slow players, offer claims; and boards
@@ -60,7 +75,7 @@ class DeadlinesMixin(ServiceBase):
             if platforms is not None and record.platform not in platforms:
                 continue
             chat = await self.storage.get_chat(record.platform, record.chat_id)
-            views.extend(await self._boards_of(chat, [record]))
+            views.extend(await self.boards.boards_of(chat, [record]))
         return views
 
     async def _tick_game(self, record: GameRecord, now: float) -> list[View]:
@@ -75,7 +90,7 @@ class DeadlinesMixin(ServiceBase):
         chat = await self.storage.get_chat(record.platform, record.chat_id)
         if chat.paused is not None:
             return []  # the bot can't speak there: the clocks wait with the game
-        lang = await self._game_lang(record, chat)
+        lang = await self.store.game_lang(record, chat)
         where = (record.platform, record.chat_id)
         if record.status is GameStatus.CHALLENGE:
             async with self.storage.transaction() as tx:
@@ -95,7 +110,7 @@ class DeadlinesMixin(ServiceBase):
             ]
         if record.status is not GameStatus.ACTIVE:
             return []
-        ctx = self._context(record)
+        ctx = self.store.context(record)
         game = ctx.game
         names = ctx.names
         views: list[View] = []
@@ -105,8 +120,10 @@ class DeadlinesMixin(ServiceBase):
             if record.settings.computer == 1 - game.awaiting:
                 game.forfeit(game.awaiting, ResultReason.TIMEOUT)
                 ctx.events.append(("timeout", {"seat": 1 - game.awaiting}))
-                ended = await self._commit(
-                    ctx, chat, await self._seat_user(record, 1 - (record.settings.computer or 0))
+                ended = await self.contests.commit(
+                    ctx,
+                    chat,
+                    await self.store.seat_user(record, 1 - (record.settings.computer or 0)),
                 )
                 for view in ended:
                     view.chat = where  # addressed, as every view of a round, to be delivered
@@ -115,7 +132,7 @@ class DeadlinesMixin(ServiceBase):
                 # Offered once: the game leaves the deadline scan, the claim stays open.
                 record.settings = replace(record.settings, claimable_since=record.deadline)
                 record.deadline = None
-                await self._save_bookkeeping(tx, record)
+                await self.store.save_bookkeeping(tx, record)
             views.append(
                 View(
                     [
@@ -144,10 +161,10 @@ class DeadlinesMixin(ServiceBase):
         ):
             async with self.storage.transaction() as tx:
                 record.reminded = True
-                await self._save_bookkeeping(tx, record)
+                await self.store.save_bookkeeping(tx, record)
             minutes = max(1, int((record.deadline - now) // 60))
             # The slow player is mentioned, so the platform notifies them.
-            slow = await self._seat_user(record, game.awaiting)
+            slow = await self.store.seat_user(record, game.awaiting)
             views.append(
                 View(
                     [
@@ -164,26 +181,3 @@ class DeadlinesMixin(ServiceBase):
                 )
             )
         return views
-
-    async def _resume(self, chat: Chat) -> None:
-        """Unpause the chat; its games' clocks restart where they stood."""
-        paused, now = chat.paused, self.clock()
-        chat.paused = None
-        await self.storage.set_chat_paused(chat.platform, chat.chat_id, None)
-        if paused is None:
-            return
-        for record in await self.storage.games_in_chat(
-            chat.platform, chat.chat_id, (GameStatus.ACTIVE,)
-        ):
-            if record.deadline is None:
-                continue
-            try:
-                async with self.storage.transaction() as tx:
-                    fresh = await tx.get_game(record.stored_id)
-                    if fresh is None or fresh.deadline is None:
-                        continue
-                    fresh.deadline += max(0.0, now - paused)
-                    await self._save_bookkeeping(tx, fresh)
-            except StaleVersionError:
-                continue
-        log.info("chat %s:%s is reachable again", chat.platform, chat.chat_id)

@@ -71,3 +71,11 @@ def error_text(error: TavlaError) -> Text:
     if "options" in params:
         params["options"] = " / ".join(params["options"])
     return Text(template.msgid, params)
+
+
+class UserFacingError(Exception):
+    """An expected refusal, shown to the player as a notice."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(text.msgid)
+        self.text = text

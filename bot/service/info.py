@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 from babel.dates import get_month_names
 
 from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t, translate
-from bot.storage.base import Chat, GameRecord, GameStatus, User
+from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
 from core.dice import SeededDice, verify_game_rolls
 from core.events import dice_record
 from core.export import contest_terms, record_match_id
 from core.gnubg import position_id
 from core.match import Match
 
-from .base import ServiceBase, UserFacingError
 from .commands import help_lines, unknown_argument
+from .errors import UserFacingError
 from .export import export_match, record_file_name
+from .lang import language
+from .people import People
 from .presenter import VARIANT_NAMES
+from .settings import ServiceSettings
 from .views import Actor, Place, View
 from .words import first_kind, kind_of
 
@@ -57,17 +61,22 @@ def chart_labels(lang: str) -> dict[str, str]:
     return words
 
 
-class InfoMixin(ServiceBase):
-    """Commands that tell rather than play."""
+@dataclass(eq=False)
+class Info:
+    """Commands that tell rather than play (the storage, the people named, the settings)."""
 
-    async def _help(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
+    storage: Storage
+    people: People
+    settings: ServiceSettings
+
+    async def help(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
         lines: list[Text | str] = [
             t("Tavla bot: backgammon and long nardy with friends or the computer."),
             *help_lines(),
         ]
-        return [View(lines, lang=self._lang(user, chat))]
+        return [View(lines, lang=language(user, chat))]
 
-    async def _rules(self, *, user: User, chat: Chat, args: str = "", **_: Any) -> list[View]:
+    async def rules(self, *, user: User, chat: Chat, args: str = "", **_: Any) -> list[View]:
         if args.strip().casefold() in ("uzun", "nardy"):
             lines = [
                 t(
@@ -100,9 +109,9 @@ class InfoMixin(ServiceBase):
                     "The cube doubles the stakes; Turkish tavla plays without it. /rules uzun for long nardy."
                 ),
             ]
-        return [View(list(lines), lang=self._lang(user, chat))]
+        return [View(list(lines), lang=language(user, chat))]
 
-    async def _set_lang(
+    async def set_lang(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
     ) -> list[View]:
         code = normalize_language(args.strip())
@@ -115,9 +124,7 @@ class InfoMixin(ServiceBase):
             await self.storage.set_chat_lang(place.platform, place.chat_id, code)
         return [View([t("Language set: {name}", name=LANGUAGE_NAMES[code])], lang=code)]
 
-    async def _top(
-        self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
-    ) -> list[View]:
+    async def top(self, *, user: User, chat: Chat, place: Place, args: str, **_: Any) -> list[View]:
         kind = first_kind(args) or "tavla"
         scope = "global" if place.private else chat.scope
         rows = await self.storage.top(scope, kind, 10)
@@ -126,15 +133,15 @@ class InfoMixin(ServiceBase):
             return [
                 View(
                     [t("No rated {title} games here yet.", title=title)],
-                    lang=self._lang(user, chat, private=place.private),
+                    lang=language(user, chat, private=place.private),
                 )
             ]
         lines: list[Text | str] = [t("🏆 {title} leaderboard", title=title)]
         for i, (player, row) in enumerate(rows, 1):
             lines.append(f"{i}. {player.name} — {round(row.rating)} ({row.games})")
-        return [View(lines, lang=self._lang(user, chat, private=place.private))]
+        return [View(lines, lang=language(user, chat, private=place.private))]
 
-    async def _reset_top(
+    async def reset_top(
         self, *, user: User, chat: Chat, place: Place, args: str, actor: Actor, **_: Any
     ) -> list[View]:
         """Admin only: clear this chat's leaderboard (one game kind, or all)."""
@@ -148,11 +155,11 @@ class InfoMixin(ServiceBase):
         return [
             View(
                 [t("{name} reset this chat's leaderboard ({n} ratings).", name=user.name, n=count)],
-                lang=self._lang(user, chat, private=False),
+                lang=language(user, chat, private=False),
             )
         ]
 
-    async def _stats(
+    async def stats(
         self, *, user: User, chat: Chat, place: Place, args: str, mentions: list[Actor], **_: Any
     ) -> list[View]:
         target = user
@@ -160,7 +167,7 @@ class InfoMixin(ServiceBase):
         if not mentions and len(words) > 1:  # one player's statistics at a time
             raise UserFacingError(unknown_argument("stats", words[1]))
         if mentions:
-            target = await self._user(mentions[0])
+            target = await self.people.user(mentions[0])
         elif words:
             found = await self.storage.find_user(place.platform, words[0].lstrip("@"))
             if found is None:
@@ -178,14 +185,14 @@ class InfoMixin(ServiceBase):
         played = len(results)
         won = sum(1 for r in results if r.winner_id == target.id)
         gammons = sum(r.gammons + r.backgammons for r in results if r.winner_id == target.id)
-        rating = await self._rating(target.id, kind)
+        rating = await self.rating(target.id, kind)
         lines: list[Text | str] = [
             t("{name} · {title}", name=target.name, title=VARIANT_NAMES[kind]),
             t("Played {n}, won {w}, mars won {g}", n=played, w=won, g=gammons),
             t("Rating {r} (experience {e})", r=round(rating[0]), e=rating[1]),
         ]
         history = await self.storage.rating_history(target.id, "global", kind)
-        lang = self._lang(user, chat, private=place.private)
+        lang = language(user, chat, private=place.private)
         image = None
         if len(history) >= 2 and self.settings.render_images:
             from renderers.chart import rating_chart
@@ -201,12 +208,13 @@ class InfoMixin(ServiceBase):
             )
         return [View(lines, lang=lang, image=image, image_stem=f"rating-{target.id}-{kind}")]
 
-    async def _rating(self, user_id: int, kind: str) -> tuple[float, int]:
+    async def rating(self, user_id: int, kind: str) -> tuple[float, int]:
+        """A player's global rating and experience in one game."""
         async with self.storage.transaction() as tx:
             row = await tx.get_rating(user_id, "global", kind)
         return row.rating, row.experience
 
-    async def _export(
+    async def export(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
         record = await self._latest_game(user, chat, reply_to_game)
@@ -236,12 +244,12 @@ class InfoMixin(ServiceBase):
         return [
             View(
                 lines,
-                lang=self._lang(user, chat),
+                lang=language(user, chat),
                 document=(record_file_name(kind, record.id), text.encode()),
             )
         ]
 
-    async def _dice(
+    async def dice(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
         record = await self._latest_game(user, chat, reply_to_game)
@@ -263,7 +271,7 @@ class InfoMixin(ServiceBase):
             )
         else:
             lines.append(t("The seed is revealed when the game ends."))
-        return [View(lines, lang=self._lang(user, chat))]
+        return [View(lines, lang=language(user, chat))]
 
     async def _latest_game(self, user: User, chat: Chat, game_id: int | None) -> GameRecord:
         if game_id is not None:

@@ -8,14 +8,18 @@ Its buttons carry action ids like the game's (``0:0:o<choice>``); they belong to
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, Text, t
-from bot.storage.base import CONFIRM_MODES, HOME_SIDES, Chat, PlayerPrefs, User
+from bot.storage.base import CONFIRM_MODES, HOME_SIDES, Chat, PlayerPrefs, Storage, User
 from renderers.themes import THEMES
 
 from . import actions as A
-from .base import ServiceBase, UserFacingError
+from .chat_settings import ChatSettings
+from .errors import UserFacingError
+from .lang import language
+from .settings import ServiceSettings
 from .views import Actor, Button, MessageRef, Place, View
 
 THEME_NAMES = {"classic": t("Classic"), "dark": t("Dark"), "contrast": t("High contrast")}
@@ -110,17 +114,23 @@ def apply_choice(prefs: PlayerPrefs, arg: str) -> tuple[PlayerPrefs, str | None]
     raise ValueError(f"unknown setting {arg!r}")
 
 
-class PrefsMixin(ServiceBase):
-    """``/settings`` and its buttons."""
+@dataclass(eq=False)
+class Prefs:
+    """``/settings`` and its buttons (the storage, the settings for the default theme, the
+    chat's settings a group's ``/settings`` shows)."""
 
-    async def _settings(
+    storage: Storage
+    settings: ServiceSettings
+    chat_settings: ChatSettings
+
+    async def command(
         self, *, user: User, chat: Chat, place: Place, actor: Actor, **_: Any
     ) -> list[View]:
         if not place.private:  # the chat's settings, for its administrators
-            return await self._group_settings(user, chat, actor)
+            return await self.chat_settings.group_settings(user, chat, actor)
         return [self._settings_view(user)]
 
-    async def _setting(
+    async def press(
         self,
         user: User,
         chat: Chat,
@@ -145,7 +155,7 @@ class PrefsMixin(ServiceBase):
         return [view]
 
     def _settings_view(self, user: User) -> View:
-        lang = self._lang(user)
+        lang = language(user)
         theme = self.settings.theme
         return View(
             settings_lines(user.prefs, lang, theme),

@@ -13,12 +13,15 @@ has not ended is asked to finish, resign or leave it first.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, User
+from bot.storage.base import Chat, Storage, User
 
-from .base import ServiceBase, UserFacingError
+from .errors import UserFacingError
+from .lang import language
 from .views import Button, MessageRef, Place, View
 
 log = logging.getLogger(__name__)
@@ -82,13 +85,17 @@ def is_privacy_button(data: str) -> bool:
     return data.startswith(PREFIX)
 
 
-class PrivacyMixin(ServiceBase):
-    """``/privacy`` and ``/forget``."""
+@dataclass(eq=False)
+class Privacy:
+    """``/privacy`` and ``/forget`` (the storage, the clock the confirmation expires by)."""
 
-    async def _privacy(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
-        return [View(list(PRIVACY_LINES), lang=self._lang(user, chat, private=place.private))]
+    storage: Storage
+    clock: Callable[[], float]
 
-    async def _forget(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
+    async def privacy(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
+        return [View(list(PRIVACY_LINES), lang=language(user, chat, private=place.private))]
+
+    async def forget(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
         if not place.private:
             raise UserFacingError(PRIVATE_ONLY)
         issued = int(self.clock())
@@ -98,15 +105,15 @@ class PrivacyMixin(ServiceBase):
                 Button(NO, f"{PREFIX}{user.id}:{issued}:no"),
             ]
         ]
-        return [View([ASK], lang=self._lang(user, chat), buttons=buttons)]
+        return [View([ASK], lang=language(user, chat), buttons=buttons)]
 
-    async def _forget_press(
+    async def press(
         self, user: User, chat: Chat, data: str, message: MessageRef | None
     ) -> list[View]:
         """A press on the confirmation's buttons: the answer replaces the question."""
 
         def answer(text: Text) -> list[View]:
-            view = View([text], lang=self._lang(user, chat), replace_pressed=True)
+            view = View([text], lang=language(user, chat), replace_pressed=True)
             view.edit, view.message = message is not None, message
             return [view]
 

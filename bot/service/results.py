@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.i18n import Text, t
@@ -9,14 +11,23 @@ from bot.storage.base import Chat, ResultRow, User
 from core.game import ResultKind
 from core.ratings import Rating, update_ratings
 
-from .base import DAY, ActionContext, ServiceBase
+from .lang import language
+from .settings import DAY, ServiceSettings
+from .store import ActionContext
+from .tournaments import Tournaments
 from .views import View
 
 
-class ResultsMixin(ServiceBase):
-    """The end of a contest."""
+@dataclass(eq=False)
+class Results:
+    """The end of a contest (the clock, the settings for the daily limit of rated games,
+    the tournaments that a tournament game's result belongs to)."""
 
-    async def _decide_rated(self, tx: Any, ctx: ActionContext) -> None:
+    clock: Callable[[], float]
+    settings: ServiceSettings
+    tournaments: Tournaments
+
+    async def decide_rated(self, tx: Any, ctx: ActionContext) -> None:
         """Whether a finished contest counts for the ratings, set on its record before the
         record is saved (so the stored game says the same as its result row)."""
         record, match = ctx.record, ctx.match
@@ -41,9 +52,9 @@ class ResultsMixin(ServiceBase):
                 )
         record.rated = rated
 
-    async def _finish(self, tx: Any, ctx: ActionContext) -> None:
+    async def finish(self, tx: Any, ctx: ActionContext) -> None:
         """Ratings and statistics of a finished contest (FIBS, rules.md Ratings); its
-        ratedness was decided by :meth:`_decide_rated` before the save."""
+        ratedness was decided by :meth:`decide_rated` before the save."""
         record, match = ctx.record, ctx.match
         now = self.clock()
         winner = match.winner
@@ -95,7 +106,8 @@ class ResultsMixin(ServiceBase):
         )
         await self.tournaments.game_finished(tx, record, match)
 
-    def _final_view(self, ctx: ActionContext, chat: Chat, user: User) -> View:
+    def final_view(self, ctx: ActionContext, chat: Chat, user: User) -> View:
+        """The message that ends a contest: who won, and the dice seed to check."""
         match = ctx.match
         winner = match.winner
         lines: list[Text | str] = []
@@ -113,4 +125,4 @@ class ResultsMixin(ServiceBase):
                 )
             )
         lines.append(t("Dice seed: {seed}. Check every roll with /dice.", seed=ctx.dice.seed_hex))
-        return View(lines, lang=self._lang(user, chat, private=False), game_id=ctx.record.id)
+        return View(lines, lang=language(user, chat, private=False), game_id=ctx.record.id)

@@ -1,80 +1,185 @@
 """The game service: commands and button presses in, views out, games kept safe in storage.
 
-:class:`GameService` is the facade adapters talk to: it holds the entry points (commands,
-presses, typed text, board bookkeeping) and combines the feature modules, each a mixin over
-:class:`~bot.service.base.ServiceBase` (the way discord.py bots split their cogs):
+:class:`GameService` is the façade adapters talk to, and the composition root of the
+service: it builds each part once, giving it the collaborators it uses by name, and routes
+every command (through the one command catalogue, :mod:`bot.service.commands`) and every
+button (through its action code, :mod:`bot.service.actions`) to the part that answers it:
 
-- ``challenges``: challenges, acceptance, rematches, games against the computer;
-- ``play``: presses, typed moves, resign/abort/claim, the computer's turns;
-- ``results``: the end of a contest, ratings;
-- ``deadlines``: :meth:`~GameService.tick` (reminders, timeouts, board repairs);
-- ``info``: help, rules, language, leaderboards, statistics, export, dice;
-- ``chats``: chats the bot loses, finds again, or that move to a new id.
+- the shared steps: :class:`~bot.service.store.GameStore` (load a game, check who acts, save
+  it), :class:`~bot.service.boards.Boards` (a board as a view, its picture drawn once),
+  :class:`~bot.service.people.People` (the user and chat of an update) and
+  :class:`~bot.service.contests.Contests` (an action saved with its events and answered);
+- the features: :class:`~bot.service.challenges.Challenges`, :class:`~bot.service.play.Play`,
+  :class:`~bot.service.results.Results`, :class:`~bot.service.deadlines.Deadlines`,
+  :class:`~bot.service.info.Info`, :class:`~bot.service.prefs.Prefs`,
+  :class:`~bot.service.chat_settings.ChatSettings`, :class:`~bot.service.privacy.Privacy`,
+  :class:`~bot.service.chats.Chats`, :class:`~bot.service.analysis.Analysis` and
+  :class:`~bot.service.tournaments.Tournaments`.
 
 Adapters only translate their platform's updates into the calls below and the returned
-:class:`View` s into messages.
+:class:`View` s into messages. docs/architecture.md draws the parts and a press's path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from dataclasses import replace
 from typing import Any
 
 from bot import metrics
 from bot.i18n import t
-from bot.storage.base import Chat, GameRecord, GameStatus, User
+from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
+from core.ai import Player, player_for
+from core.dice import SeededDice
 from core.match import Match
 
 from . import actions as A
-from .analysis import AnalysisMixin
-from .base import ServiceBase, ServiceSettings, UserFacingError, acting_seat
-from .challenges import ChallengesMixin
-from .chat_settings import ChatSettingsMixin, is_chat_setting
-from .chats import ChatsMixin
+from .analysis import Analysis
+from .background import Background
+from .boards import Boards
+from .challenges import Challenges
+from .chat_settings import ChatSettings, is_chat_setting
+from .chats import Chats
 from .commands import find_command, unknown_argument
-from .deadlines import DeadlinesMixin
-from .info import InfoMixin
-from .limits import clean_name
-from .play import PlayMixin
-from .prefs import PrefsMixin
-from .privacy import PrivacyMixin, is_privacy_button
-from .results import ResultsMixin
+from .contests import Contests
+from .deadlines import Deadlines
+from .errors import UserFacingError
+from .info import Info
+from .lang import notice
+from .limits import RateLimiter, clean_name
+from .people import People, guarded
+from .play import Play
+from .prefs import Prefs
+from .privacy import Privacy, is_privacy_button
+from .results import Results
+from .settings import ServiceSettings
+from .store import GameStore, acting_seat
 from .tournaments import Tournaments
+from .turns import Turns
 from .views import BOARD_HERE, Actor, MessageRef, Place, View
 
 SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
 
+Handler = Callable[..., Awaitable[list[View]]]
 
-class GameService(
-    AnalysisMixin,
-    ChallengesMixin,
-    ChatSettingsMixin,
-    PlayMixin,
-    PrefsMixin,
-    PrivacyMixin,
-    ResultsMixin,
-    DeadlinesMixin,
-    InfoMixin,
-    ChatsMixin,
-    ServiceBase,
-):
-    """The platform-neutral application."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.tournaments = Tournaments(self)
+class Clock:
+    """The service's time, read by every part: what :attr:`source` says (tests wind it by
+    giving the service another clock)."""
 
-    # -- entry points ------------------------------------------------------------------
+    def __init__(self, source: Callable[[], float]) -> None:
+        self.source = source
+
+    def __call__(self) -> float:
+        return self.source()
+
+
+class GameService:
+    """The platform-neutral application: the façade adapters call, and the composition root
+    that builds the service's parts."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        settings: ServiceSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        dice_factory: Callable[[], SeededDice] = SeededDice,
+        computer: Callable[[str, str], Player] | None = None,
+    ) -> None:
+        self.storage = storage
+        self.settings = settings = settings or ServiceSettings()
+        self._clock = now = Clock(clock)
+        # Who may act how often (the flood guard, see :meth:`press`).
+        self.limiter = RateLimiter(settings.burst_actions, settings.burst_window, now)
+        self.idle_limiter = RateLimiter(settings.idle_actions, settings.idle_window, now)
+        # One "Not so fast" a window per user; refusals after it are quiet (View.quiet).
+        self.warned = RateLimiter(1, settings.burst_window, now)
+        # The shared steps.
+        self.store = store = GameStore(storage, now)
+        self.people = people = People(storage, store)
+        self.boards = boards = Boards(settings, store)
+        self.background = background = Background()
+        # The features, each given what it uses.
+        self.tournaments = tournaments = Tournaments(storage, people, now, settings)
+        self.analysis = analysis = Analysis(storage, store, now, settings, background)
+        self.turns = turns = Turns(store, computer or player_for, now, settings)
+        self.results = results = Results(now, settings, tournaments)
+        self.contests = contests = Contests(
+            storage, store, boards, turns, results, tournaments, analysis, dice_factory
+        )
+        # A tournament's finished match starts its next ones, which end through the
+        # contests: the one edge that has to be handed over once both parts exist.
+        tournaments.starting_with(contests)
+        self.challenges = Challenges(storage, store, boards, contests, people, settings, now)
+        self.play = Play(storage, store, boards, contests, tournaments, now, settings.double_press)
+        self.deadlines = Deadlines(storage, store, boards, contests, tournaments, settings, now)
+        self.chats = Chats(storage, store, boards, now)
+        self.info = Info(storage, people, settings)
+        self.chat_settings = ChatSettings(storage)
+        self.prefs = Prefs(storage, settings, self.chat_settings)
+        self.privacy = Privacy(storage, now)
+        #: Each catalogue command's handler, by the command's name (see commands.py).
+        self.handlers: dict[str, Handler] = {
+            "help": self.info.help,
+            "rules": self.info.rules,
+            "tavla": self.challenges.challenge,
+            "uzun": self.challenges.challenge,
+            "nardy": self.challenges.challenge,
+            "bot": self.challenges.bot_game,
+            "move": self.play.move_command,
+            "resign": self.play.resign,
+            "abort": self.play.abort,
+            "claim": self.play.claim,
+            "top": self.info.top,
+            "stats": self.info.stats,
+            "export": self.info.export,
+            "analyse": self.analysis.command,
+            "dice": self.info.dice,
+            "lang": self.info.set_lang,
+            "board": self.play.show_board,
+            "resettop": self.info.reset_top,
+            "tournament": self.tournaments.command,
+            "settings": self.prefs.command,
+            "privacy": self.privacy.privacy,
+            "forget": self.privacy.forget,
+        }
+
+    # -- the service's own ---------------------------------------------------------------
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The time every part reads."""
+        return self._clock
+
+    @clock.setter
+    def clock(self, source: Callable[[], float]) -> None:
+        self._clock.source = source
+
+    @property
+    def outlets(self) -> dict[str, Callable[[View], Awaitable[None]]]:
+        """How views made outside any request reach their chat, by platform (registered by
+        :class:`bot.service.runner.DeadlineRunner`)."""
+        return self.background.outlets
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background; a failure is logged, never lost."""
+        self.background.spawn(work)
+
+    async def deliver_later(self, view: View) -> None:
+        """Deliver a view made outside any request to its chat (``view.chat``)."""
+        await self.background.deliver_later(view)
+
+    async def settle(self) -> None:
+        """Wait until the background work is done (tests, shutdown)."""
+        await self.background.settle()
 
     def close(self) -> None:
         """Stop the drawing processes or the drawing thread, if any."""
-        if self._render_pool is not None:
-            self._render_pool.close()
-            self._render_pool = None
-        if self._render_thread is not None:
-            self._render_thread.shutdown(wait=False)
-            self._render_thread = None
+        self.boards.close()
+
+    # -- entry points ------------------------------------------------------------------
 
     async def command(
         self,
@@ -89,17 +194,17 @@ class GameService(
         """A slash command (without the slash), with its argument text."""
         spec = find_command(name)
         metrics.COMMANDS.labels(spec.name if spec is not None else "unknown").inc()
-        handler = self._command_handlers()[spec.name] if spec is not None else None
-        user = await self._user(actor)
-        chat = await self._chat(place, user)
+        handler = self.handlers[spec.name] if spec is not None else None
+        user = await self.people.user(actor)
+        chat = await self.people.chat(place, user)
         if self._flooding(user):
             return [self._slow_down(user, chat)]
         if handler is None:
-            return [self._notice(user, chat, t("I don't know that command. /help lists them."))]
+            return [notice(user, chat, t("I don't know that command. /help lists them."))]
         word = spec.args.unknown(args) if spec is not None else None
         if spec is not None and word is not None:
-            return [self._notice(user, chat, unknown_argument(spec, word))]
-        return await self._guard(
+            return [notice(user, chat, unknown_argument(spec, word))]
+        return await guarded(
             user,
             chat,
             handler(
@@ -131,42 +236,15 @@ class GameService(
         spec = find_command(name)
         if spec is None or spec.name not in ("tavla", "uzun", "nardy"):
             raise ValueError(f"not a challenge command: {name!r}")
-        user = await self._user(actor)
-        chat = await self._chat(place)
+        user = await self.people.user(actor)
+        chat = await self.people.chat(place)
         if self._flooding(user):
-            return [self._notice(user, chat, SLOW_DOWN)]
+            return [notice(user, chat, SLOW_DOWN)]
         first, second = sides or (f"{user.name} (1)", f"{user.name} (2)")
         names = (clean_name(first), clean_name(second))
         variant = "tavla" if spec.name == "tavla" else "uzun"
-        work = self._solo_game(user, chat, place, variant, args, names)
-        return await self._guard(user, chat, work)
-
-    def _command_handlers(self) -> dict[str, Callable[..., Awaitable[list[View]]]]:
-        """Each catalogue command's handler, by the command's name (see commands.py)."""
-        return {
-            "help": self._help,
-            "rules": self._rules,
-            "tavla": self._challenge,
-            "uzun": self._challenge,
-            "nardy": self._challenge,
-            "bot": self._bot_game,
-            "move": self._move_command,
-            "resign": self._resign,
-            "abort": self._abort,
-            "claim": self._claim,
-            "top": self._top,
-            "stats": self._stats,
-            "export": self._export,
-            "analyse": self._analyse_command,
-            "dice": self._dice,
-            "lang": self._set_lang,
-            "board": self._show_board,
-            "resettop": self._reset_top,
-            "tournament": self.tournaments.command,
-            "settings": self._settings,
-            "privacy": self._privacy,
-            "forget": self._forget,
-        }
+        work = self.challenges.solo_game(user, chat, place, variant, args, names)
+        return await guarded(user, chat, work)
 
     async def press(
         self, actor: Actor, place: Place, data: str, *, message: MessageRef | None = None
@@ -183,32 +261,102 @@ class GameService(
     async def _answer_press(
         self, actor: Actor, place: Place, data: str, message: MessageRef | None
     ) -> list[View]:
-        user = await self._user(actor)
-        chat = await self._chat(place, user)
-        guarded = self._guarded(user)
-        if guarded and not (self.limiter.has(user.id) and self.idle_limiter.has(user.id)):
+        user = await self.people.user(actor)
+        chat = await self.people.chat(place, user)
+        if self._guarded(user) and not (
+            self.limiter.has(user.id) and self.idle_limiter.has(user.id)
+        ):
             return [self._slow_down(user, chat)]
         if self.tournaments.owns(data):  # a tournament card's Join / Leave / Start
             self.limiter.allow(user.id)
             work = self.tournaments.press(user, chat, place, actor, data, message)
-            return await self._guard(user, chat, work)
+            return await guarded(user, chat, work)
         if is_privacy_button(data):  # /forget's confirmation
             self.limiter.allow(user.id)
-            return await self._guard(user, chat, self._forget_press(user, chat, data, message))
+            return await guarded(user, chat, self.privacy.press(user, chat, data, message))
         action = A.decode(data)
         if action is None:
             self.idle_limiter.allow(user.id)
-            return [self._notice(user, chat, t("That button is not one of mine."))]
+            return [notice(user, chat, t("That button is not one of mine."))]
         if is_chat_setting(data):  # a chat's settings: its administrators only
             self.limiter.allow(user.id)
-            work = self._chat_setting(user, chat, place, actor, action.arg, message)
-            return await self._guard(user, chat, work)
-        views = await self._guard(user, chat, self._press(user, chat, place, action, message))
+            work = self.chat_settings.press(user, chat, place, actor, action.arg, message)
+            return await guarded(user, chat, work)
+        views = await guarded(user, chat, self._route(user, chat, place, action, message))
         if all(v.notice or v.repair for v in views):
             self.idle_limiter.allow(user.id)
         else:
             self.limiter.allow(user.id)
         return views
+
+    async def _route(
+        self, user: User, chat: Chat, place: Place, action: A.Action, message: MessageRef | None
+    ) -> list[View]:
+        """A button of ours, to the part its action code belongs to."""
+        if action.code == A.SETTING:
+            return await self.prefs.press(user, chat, place, action.arg, message)
+        record = await self.storage.get_game(action.game_id)
+        if record is None or record.platform != place.platform or record.chat_id != place.chat_id:
+            raise UserFacingError(t("I can't find that game."))
+        if action.code in (A.ACCEPT, A.DECLINE):
+            return await self.challenges.press(user, chat, action.code, record, action.version)
+        if action.code == A.REMATCH:
+            return await self.challenges.rematch(user, chat, place, record)
+        if action.code == A.ANALYSE:
+            return await self.analysis.press(user, chat, place, record)
+        return await self.play.press(user, chat, record, action, message)
+
+    async def text(
+        self, actor: Actor, place: Place, text: str, *, reply_to_game: int | None = None
+    ) -> list[View]:
+        """A plain message: a typed move in a private chat or in reply to a board."""
+        user = await self.people.user(actor)
+        chat = await self.people.chat(place, user)
+        if not place.private and reply_to_game is None:
+            return []
+        if self._flooding(user):
+            return [self._slow_down(user, chat)]
+        return await guarded(
+            user, chat, self.play.move(user, chat, text, reply_to_game, quiet=not place.private)
+        )
+
+    async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
+        """The deadline rounds (:meth:`bot.service.deadlines.Deadlines.tick`): expired
+        challenges, reminders, claims offered, lagging boards redrawn, tournaments' clocks.
+        Run often, and once at start-up (bot/service/runner.py does)."""
+        return await self.deadlines.tick(platforms)
+
+    async def chat_unreachable(self, platform: str, chat_id: str) -> None:
+        """The bot can no longer post in the chat: its games wait with their clocks stopped."""
+        await self.chats.chat_unreachable(platform, chat_id)
+
+    async def chat_reachable(self, place: Place) -> list[View]:
+        """The bot may post in the chat again: its games resume, their boards shown."""
+        return await self.chats.chat_reachable(place)
+
+    async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> list[View]:
+        """The chat got a new id: its games, language and leaderboard move with it."""
+        return await self.chats.chat_moved(platform, old_chat_id, new_chat_id)
+
+    # -- the flood guard ---------------------------------------------------------------
+
+    def _guarded(self, user: User) -> bool:
+        """Whether the flood guard counts this user's actions (not on the console)."""
+        return user.platform not in self.settings.unguarded_platforms
+
+    def _flooding(self, user: User) -> bool:
+        return self._guarded(user) and not self.limiter.allow(user.id)
+
+    def _slow_down(self, user: User, chat: Chat) -> View:
+        """The flood guard's "Not so fast": said once a window, then quiet (a flood's every
+        refused message answered with a chat message of its own would queue behind the
+        chat's flood limit; where an answer is due anyway, a press's, it is still shown)."""
+        said = notice(user, chat, SLOW_DOWN)
+        if not self.warned.allow(user.id):
+            said = replace(said, quiet=True)
+        return said
+
+    # -- what adapters may ask (they never read storage themselves) --------------------
 
     async def ready(self) -> bool:
         """Whether the database answers (``/readyz``); raises when it does not."""
@@ -218,29 +366,6 @@ class GameService(
     async def refresh_metrics(self) -> None:
         """Figures read from the database, before a scrape of ``/metrics``."""
         metrics.ACTIVE_GAMES.set(await self.storage.count_games((GameStatus.ACTIVE,)))
-
-    async def text(
-        self, actor: Actor, place: Place, text: str, *, reply_to_game: int | None = None
-    ) -> list[View]:
-        """A plain message: a typed move in a private chat or in reply to a board."""
-        user = await self._user(actor)
-        chat = await self._chat(place, user)
-        if not place.private and reply_to_game is None:
-            return []
-        if self._flooding(user):
-            return [self._slow_down(user, chat)]
-        return await self._guard(
-            user, chat, self._move(user, chat, text, reply_to_game, quiet=not place.private)
-        )
-
-    def _slow_down(self, user: User, chat: Chat) -> View:
-        """The flood guard's "Not so fast": said once a window, then quiet (a flood's every
-        refused message answered with a chat message of its own would queue behind the
-        chat's flood limit; where an answer is due anyway, a press's, it is still shown)."""
-        notice = self._notice(user, chat, SLOW_DOWN)
-        if not self.warned.allow(user.id):
-            notice = replace(notice, quiet=True)
-        return notice
 
     async def bind_message(self, game_id: int, message: MessageRef) -> None:
         """Remember where a game's board was posted, so later views can edit it."""
@@ -260,8 +385,6 @@ class GameService(
                 return record.id
         return None
 
-    # -- what adapters may ask (they never read storage themselves) --------------------
-
     async def full_board(self, game_id: int) -> View | None:
         """The game's board with its picture, to post anew where a lighter view (one that
         changes only the caption or the buttons) could not be applied: the message is gone."""
@@ -269,7 +392,7 @@ class GameService(
         if record is None:
             return None
         chat = await self.storage.get_chat(record.platform, record.chat_id)
-        (view,) = await self._boards_of(chat, [record])
+        (view,) = await self.boards.boards_of(chat, [record])
         view.edit = False
         return view
 

@@ -32,9 +32,9 @@ from aiohttp import web
 
 from bot.i18n import LANGUAGES, normalize_language, translate
 from bot.service import actions as A
-from bot.service.base import acting_seat
 from bot.service.limits import RateLimiter
 from bot.service.service import GameService
+from bot.service.store import acting_seat
 from bot.service.views import Actor, GameRecord, GameStatus, Place, PlayerPrefs, User, View
 from core.game import Phase
 from core.match import Match

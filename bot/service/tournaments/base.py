@@ -1,21 +1,23 @@
-"""What every part of the tournaments needs: the service, storage and clock, the record's
-bookkeeping, refusals and messages to the group."""
+"""What every part of the tournaments needs: storage, the clock and the settings, the
+record's bookkeeping, refusals and messages to the group."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from bot.i18n import Text
-from bot.storage.base import Chat, TournamentRecord, TournamentStatus, User
+from bot.storage.base import Chat, GameRecord, Storage, TournamentRecord, TournamentStatus, User
 from core.tournament import Stage, Tournament, TournamentError
 
-from ..base import UserFacingError
+from ..errors import UserFacingError
+from ..lang import language
+from ..people import People
+from ..settings import ServiceSettings
 from ..views import View
 from .words import refusal
-
-if TYPE_CHECKING:
-    from ..service import GameService
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +42,29 @@ def countdown_step(left: float) -> float:
     return 60.0
 
 
+class Starts(Protocol):
+    """What starts a tournament's matches: :class:`bot.service.contests.Contests`."""
+
+    async def start(
+        self, record: GameRecord, names: list[str], chat: Chat, user: User, *, new: bool
+    ) -> list[View]: ...
+
+
+@dataclass(eq=False)
 class TournamentsBase:
     """The tournaments of every chat, driven by the game service."""
 
-    def __init__(self, service: GameService) -> None:
-        self.service = service
+    storage: Storage
+    people: People
+    clock: Callable[[], float]
+    settings: ServiceSettings
+    #: What starts the matches (the contests, which in turn tell the tournaments of their
+    #: results): handed over by the composition root once both exist (:meth:`starting_with`).
+    contests: Starts | None = field(default=None, init=False)
 
-    @property
-    def storage(self) -> Any:
-        return self.service.storage
-
-    def clock(self) -> float:
-        return self.service.clock()
+    def starting_with(self, contests: Starts) -> None:
+        """Start the tournaments' matches with ``contests``."""
+        self.contests = contests
 
     @staticmethod
     def owns(data: str) -> bool:
@@ -117,7 +130,7 @@ class TournamentsBase:
         return found[0] if found else None
 
     def _group_lang(self, chat: Chat, user: User | None) -> str:
-        return self.service._lang(user, chat, private=False)
+        return language(user, chat, private=False)
 
     def _group(self, chat: Chat, *lines: Text | str) -> View:
         return View(list(lines), lang=self._group_lang(chat, None))

@@ -120,7 +120,7 @@ class CardsMixin(TournamentsBase):
 
     def _title(self, tourney: Tournament) -> Text:
         settings = tourney.settings
-        limits = self.service.settings
+        limits = self.settings
         if settings.pace is Pace.FAST:
             pace = t("fast: {m} min per move", m=max(1, round(limits.fast_turn_limit / 60)))
         else:
@@ -176,11 +176,9 @@ class CardsMixin(TournamentsBase):
                 )
             )
         image = None
-        if self.service.settings.render_images:
+        if self.settings.render_images:
             labels = self._labels(tourney, lang)
-            image = await asyncio.to_thread(
-                render_standings, tourney, labels, self.service.settings.theme
-            )
+            image = await asyncio.to_thread(render_standings, tourney, labels, self.settings.theme)
         view = View(text, lang=lang, image=image)
         if stored is not None:
             if stored.message and not anew:

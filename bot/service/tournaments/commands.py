@@ -224,7 +224,7 @@ class Tournaments(ClockMixin):
         """``/tournament award @name``: the organiser gives ``name`` their current match."""
         winner: User | None = None
         for mention in mentions:
-            winner = await self.service._user(mention)
+            winner = await self.people.user(mention)
         if winner is None and words:
             winner = await self.storage.find_user(place.platform, words[0].lstrip("@"))
         if winner is None:

@@ -162,11 +162,14 @@ class RoundsMixin(CardsMixin):
 
     async def _begin(self, game: GameRecord, chat: Chat) -> list[View]:
         """Begin an attached game through the service's own start (dice, board, clock)."""
-        home, away = [await self.storage.get_user(seat) for seat in game.seats]
+        home, away = [
+            await self.storage.get_user(seat) if seat is not None else None for seat in game.seats
+        ]
         if home is None or away is None:
             return []
         try:
-            return await self.service._start(game, [home.name, away.name], chat, home, new=False)
+            assert self.contests is not None, "the composition root hands over the contests"
+            return await self.contests.start(game, [home.name, away.name], chat, home, new=False)
         except StaleVersionError:
             return []  # begun by another worker
 

@@ -8,7 +8,7 @@ import re
 from bot.i18n import Text, t
 from core.tournament import Format, Pace, Settings, TournamentError
 
-from ..base import UserFacingError
+from ..errors import UserFacingError
 from ..numbers import parse_number
 
 DEFAULT_SWISS_ROUNDS = 3

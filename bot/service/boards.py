@@ -1,0 +1,154 @@
+"""A game's board as a view: its caption, its buttons and its picture.
+
+Pictures are drawn off the event loop (a drawing process pool, or one thread of this
+process) and kept by what they show (:class:`renderers.picture.PictureCache`), so a board
+drawn once is never drawn again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from bot import metrics
+from bot.drawing import DrawingPool
+from bot.storage.base import Chat, GameRecord, GameStatus
+from renderers.picture import PNG, PictureCache, picture_key, render_picture
+from renderers.view import BoardView
+
+from .keypad import DEFAULT_LIMITS
+from .lang import language
+from .presenter import (
+    board_view,
+    caption,
+    finished_buttons,
+    game_buttons,
+    resign_buttons,
+    resign_question,
+    shown_seat,
+)
+from .settings import ServiceSettings
+from .store import ActionContext, GameStore
+from .views import View
+
+
+class Boards:
+    """Board views and their pictures (the settings, the store for the players' own
+    settings, the drawing pool and the picture cache)."""
+
+    def __init__(self, settings: ServiceSettings, store: GameStore) -> None:
+        self.settings = settings
+        self.store = store
+        self._pictures = PictureCache(settings.picture_cache_bytes)
+        self._render_pool: DrawingPool | None = None
+        if settings.render_processes > 0 and DrawingPool.supported:
+            self._render_pool = DrawingPool(settings.render_processes)
+        #: Without drawing processes, pictures are drawn on this one thread: fonts are loaded
+        #: per thread, so the kept text masks and measures serve every picture only when
+        #: one thread draws them all (asyncio's default pool spread them over several).
+        self._render_thread: ThreadPoolExecutor | None = None
+
+    def close(self) -> None:
+        """Stop the drawing processes or the drawing thread, if any."""
+        if self._render_pool is not None:
+            self._render_pool.close()
+            self._render_pool = None
+        if self._render_thread is not None:
+            self._render_thread.shutdown(wait=False)
+            self._render_thread = None
+
+    async def render(self, view: BoardView, fmt: str = PNG) -> bytes:
+        """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
+        key = picture_key(view, fmt)
+        image = self._pictures.get(key)
+        if image is None:
+            started = time.perf_counter()
+            if self._render_pool is None:
+                if self._render_thread is None:
+                    self._render_thread = ThreadPoolExecutor(1, thread_name_prefix="tavla-draw")
+                loop = asyncio.get_running_loop()
+                image = await loop.run_in_executor(self._render_thread, render_picture, view, fmt)
+            else:
+                image = await self._render_pool.draw(view, fmt)
+            metrics.DRAWING_SECONDS.observe(time.perf_counter() - started)
+            self._pictures.put(key, image)
+        return image
+
+    async def board(
+        self,
+        ctx: ActionContext,
+        chat: Chat,
+        *,
+        edit: bool,
+        keyboard_only: bool = False,
+        caption_only: bool = False,
+    ) -> View:
+        """The game's board. ``keyboard_only``: only the buttons changed (a checker picked);
+        ``caption_only``: the text and buttons changed but no checker moved, no dice were
+        rolled and the cube did not turn. Either way no picture is drawn: the adapter keeps
+        the board's picture and changes the rest."""
+        record, match = ctx.record, ctx.match
+        assert record.id is not None
+        game = match.game
+        assert game is not None
+        lang = language(
+            None if chat.lang else (await self.store.players(ctx)).get(record.challenger),
+            chat,
+            private=False,
+        )
+        head = caption(match, ctx.names, record.variant)
+        lines = [*head[:1], *ctx.ended, *head[1:], *ctx.notes]
+        limits = self.settings.keypad.get(chat.platform, DEFAULT_LIMITS)
+        buttons = (
+            []
+            if record.status is GameStatus.ABORTED
+            else game_buttons(record.id, record.version, game, ctx.selected, limits)
+        )
+        if record.status is GameStatus.FINISHED:
+            buttons = finished_buttons(record.id, record.version)
+        elif ctx.resigning is not None:
+            seat, kind = ctx.resigning
+            lines.append(resign_question(ctx.names, seat, kind))
+            buttons = resign_buttons(record.id, record.version, seat, kind)
+        # The board is drawn from the side of the seat to act (once the game is over, the
+        # side it was last seen from), in that player's own style.
+        seat = shown_seat(game, record.settings.computer)
+        viewer = (await self.store.prefs(ctx))[seat]
+        view = board_view(
+            match,
+            ctx.names,
+            viewer=seat,
+            selected=ctx.selected,
+            theme=viewer.theme or self.settings.theme,
+            lang=lang,
+            home=viewer.home,
+        )
+        image = None
+        if self.settings.render_images and not (keyboard_only or caption_only):
+            image = await self.render(view, self.settings.picture_formats.get(chat.platform, PNG))
+        return View(
+            lines,
+            lang=lang,
+            image=image,
+            buttons=buttons,
+            game_id=record.id,
+            edit=edit,
+            message=record.message,
+            board=view,
+            version=record.version,
+            keyboard_only=keyboard_only,
+            caption_only=caption_only,
+        )
+
+    async def boards_of(self, chat: Chat, records: list[GameRecord]) -> list[View]:
+        """The boards of these games, shown again (after a move or a pause): edited where
+        the message is known, posted anew where it is not."""
+        views = []
+        for record in records:
+            view = await self.board(
+                self.store.context(record), chat, edit=record.message is not None
+            )
+            view.chat = (chat.platform, chat.chat_id)
+            views.append(view)
+        return views

@@ -1,0 +1,112 @@
+"""One action on a contest from the press to the answer, and the start of a contest.
+
+:meth:`Contests.commit` is where every action that changes a game ends: the computer's turns
+and the automatic presses (:class:`~bot.service.turns.Turns`), then one transaction that
+saves the game over the version the action was made against with its events (and, at the end
+of the contest, its ratings and result, and its tournament's), then the board and, at the
+end, the final message, the tournament's next step and the chat's analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from bot.i18n import t
+from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
+from core.dice import SeededDice
+from core.match import Match
+from core.variants import variant_by_name
+
+from .analysis import Analysis
+from .boards import Boards
+from .lang import language
+from .results import Results
+from .store import ActionContext, GameStore, picture_state
+from .tournaments import Tournaments
+from .turns import Turns
+from .views import View
+
+
+@dataclass(eq=False)
+class Contests:
+    """Actions saved and answered (the storage, the store, the boards, what follows an
+    action, the end of a contest and what follows it: tournaments and analysis; a dice
+    source for each new contest)."""
+
+    storage: Storage
+    store: GameStore
+    boards: Boards
+    turns: Turns
+    results: Results
+    tournaments: Tournaments
+    analysis: Analysis
+    dice_factory: Callable[[], SeededDice]
+
+    async def commit(
+        self, ctx: ActionContext, chat: Chat, user: User, *, shown: tuple[Any, ...] | None = None
+    ) -> list[View]:
+        """Save the action and answer with the board. ``shown``: what the picture showed
+        before the action (:func:`picture_state`); when the action changed none of it (a
+        move confirmed, a resignation offered), only the caption and buttons change."""
+        await self.turns.advance(ctx)
+        async with self.storage.transaction() as tx:
+            if ctx.finished:
+                await self.results.decide_rated(tx, ctx)
+            saved = await self.store.save(tx, ctx)
+            await tx.add_events(saved.stored_id, ctx.events)
+            if ctx.finished:
+                await self.results.finish(tx, ctx)
+        ctx.record = saved
+        same = shown is not None and not ctx.finished and shown == picture_state(ctx.game)
+        views = [await self.boards.board(ctx, chat, edit=True, caption_only=same)]
+        if ctx.finished:
+            views.append(self.results.final_view(ctx, chat, user))
+            views.extend(await self.tournaments.after_game(saved, chat))
+            views.extend(await self.analysis.auto(saved, chat))
+        return views
+
+    async def start(
+        self, record: GameRecord, names: list[str], chat: Chat, user: User, *, new: bool
+    ) -> list[View]:
+        """Begin the contest of a challenge: seed the dice, open the first game, save."""
+        dice = self.dice_factory()
+        variant = variant_by_name(record.variant)
+        match = Match(variant, length=record.settings.length)
+        record.commitment = dice.commitment
+        record.status = GameStatus.ACTIVE
+        record.settings = replace(record.settings, names=tuple(names))
+        ctx = ActionContext(record, match, dice, names)
+        match.start_game(dice)
+        ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
+        await self.turns.advance(ctx)
+        async with self.storage.transaction() as tx:
+            if ctx.finished:
+                await self.results.decide_rated(tx, ctx)
+            if new:
+                record.match = match.to_dict()
+                record.dice = dice.to_dict()
+                record = await tx.insert_game(record)
+                ctx.record = record
+            else:
+                record = await self.store.save(tx, ctx)
+            assert record.id is not None
+            await tx.add_events(record.id, ctx.events)
+            if ctx.finished:
+                await self.results.finish(tx, ctx)
+        ctx.record = record
+        board = await self.boards.board(ctx, chat, edit=False)
+        intro = View(
+            [
+                t(
+                    "The dice are sealed: SHA-256 of this game's secret seed is {c}. /dice shows it; "
+                    "the seed is revealed when the game ends.",
+                    c=dice.commitment,
+                )
+            ],
+            lang=language(user, chat, private=False),
+            game_id=record.id,
+            replace_pressed=not new,  # an accepted challenge becomes the game's first line
+        )
+        return [intro, board]
