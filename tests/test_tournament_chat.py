@@ -16,7 +16,8 @@ import pytest
 from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place, ServiceSettings
-from bot.service.tournaments import PREFIX, RETRY_AFTER, Tournaments
+from bot.service.tournaments import PREFIX, RETRY_AFTER
+from bot.service.tournaments.rounds import Rounds
 from bot.service.views import MessageRef, View
 from bot.storage.base import GameStatus, TournamentStatus
 from bot.storage.postgres import PostgresStorage
@@ -285,7 +286,7 @@ async def test_matches_a_crash_left_unstarted_are_started_by_the_deadline_rounds
         raise RuntimeError("the process died here")
 
     with monkeypatch.context() as patch:
-        patch.setattr(Tournaments, "_begin", crash)
+        patch.setattr(Rounds, "begin", crash)
         with pytest.raises(RuntimeError):
             await service.command(ALI, GROUP, "tournament", "start")
     assert await active_games(service) == []

@@ -6,40 +6,49 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from bot.i18n import Text, t, translate
-from bot.storage.base import Chat, StorageError, TournamentRecord, User
+from bot.storage.base import Chat, Storage, StorageError, TournamentRecord, User
 from core.tournament import Format, Pace, Pairing, Stage, Tournament
 from renderers.standings import StandingsLabels, render_standings
 
 from ..mentions import Mention
+from ..settings import ServiceSettings
 from ..views import Button, MessageRef, View
-from .base import JOIN, LEAVE, PREFIX, START, TournamentsBase, log
+from .base import JOIN, LEAVE, PREFIX, START, group_lang, log
 from .words import FORMAT_NAMES, GAME_NAMES
 
 
-class CardsMixin(TournamentsBase):
-    """Cards and standings."""
+@dataclass(eq=False)
+class Cards:
+    """Cards and standings (the storage, the settings for the pace and the pictures, the
+    clock for the countdown)."""
 
-    async def _show(self, stored: TournamentRecord, chat: Chat, user: User) -> list[View]:
+    storage: Storage
+    settings: ServiceSettings
+    clock: Callable[[], float]
+
+    async def show(self, stored: TournamentRecord, chat: Chat, user: User) -> list[View]:
         """The card (before the start) or the standings, posted again at the bottom of the
         chat: that one is the live one from now on, and the one before becomes a pointer to
         it, without buttons, so the group sees one card that tells the truth."""
         tourney = Tournament.from_dict(stored.state)
         if tourney.stage is Stage.OPEN:
-            shown = self._card(stored, tourney, chat, user)
+            shown = self.card(stored, tourney, chat, user)
         else:
-            shown = await self._standings_view(tourney, chat, [], stored, anew=True)
-        return [*self._retire(stored, chat), shown]
+            shown = await self.standings_view(tourney, chat, [], stored, anew=True)
+        return [*self.retire(stored, chat), shown]
 
-    def _retire(self, stored: TournamentRecord, chat: Chat) -> list[View]:
+    def retire(self, stored: TournamentRecord, chat: Chat) -> list[View]:
         """The tournament's message posted before (card or standings), edited into a pointer
         to the one about to be posted, with no buttons."""
         if not stored.message:
             return []
         pointer = View(
             [t("⬇️ This card is out of date: the tournament's current one is below.")],
-            lang=self._group_lang(chat, None),
+            lang=group_lang(chat, None),
             edit=True,
             edit_only=True,
             caption_only=True,
@@ -47,7 +56,7 @@ class CardsMixin(TournamentsBase):
         )
         return [pointer]
 
-    def _card(
+    def card(
         self,
         stored: TournamentRecord,
         tourney: Tournament,
@@ -61,7 +70,7 @@ class CardsMixin(TournamentsBase):
         ``closed`` says why entries are over, on a card without buttons."""
         settings = tourney.settings
         organiser = next((e.name for e in tourney.entrants if e.player == tourney.organiser), "?")
-        lines: list[Text | str] = [self._title(tourney), t("Organiser: {name}", name=organiser)]
+        lines: list[Text | str] = [self.title(tourney), t("Organiser: {name}", name=organiser)]
         names = ", ".join(e.name for e in tourney.entrants) or "—"
         lines.append(
             t(
@@ -80,9 +89,9 @@ class CardsMixin(TournamentsBase):
         lines.append(out)
         number = stored.stored_id
         if closed is not None:
-            return View([*lines, closed], lang=self._group_lang(chat, user))
+            return View([*lines, closed], lang=group_lang(chat, user))
         if settings.starts_at is not None:
-            lines.append(self._countdown(settings.starts_at))
+            lines.append(self.countdown(settings.starts_at))
             lines.append(t("At least {min} players are needed to start.", min=settings.min_players))
         else:
             lines.append(t("The organiser starts it with the Start button or /tournament start."))
@@ -95,30 +104,30 @@ class CardsMixin(TournamentsBase):
         ]
         return View(
             lines,
-            lang=self._group_lang(chat, user),
+            lang=group_lang(chat, user),
             buttons=buttons,
             posted=functools.partial(self.bind_message, number),
         )
 
-    def _countdown(self, starts_at: float) -> Text:
+    def countdown(self, starts_at: float) -> Text:
         """The time left to the start, in whole minutes rounded up (hours from two on)."""
         minutes = max(0, math.ceil((starts_at - self.clock()) / 60))
         if minutes >= 120:
             return t("It starts by itself in {h} h {m} min.", h=minutes // 60, m=minutes % 60)
         return t("It starts by itself in {m} minutes.", m=minutes)
 
-    def _card_edits(
+    def card_edits(
         self, stored: TournamentRecord, tourney: Tournament, chat: Chat, closed: Text | None
     ) -> list[View]:
         """The card posted before, edited in place (the countdown refreshed, or closed);
         nothing when the adapter never said where it is."""
         if not stored.message:
             return []
-        card = self._card(stored, tourney, chat, None, closed=closed)
+        card = self.card(stored, tourney, chat, None, closed=closed)
         card.edit, card.message = True, stored.message
         return [card]
 
-    def _title(self, tourney: Tournament) -> Text:
+    def title(self, tourney: Tournament) -> Text:
         settings = tourney.settings
         limits = self.settings
         if settings.pace is Pace.FAST:
@@ -136,13 +145,13 @@ class CardsMixin(TournamentsBase):
             pace=pace,
         )
 
-    async def _pairing_line(self, tourney: Tournament, pairing: Pairing) -> Text:
+    async def pairing_line(self, tourney: Tournament, pairing: Pairing) -> Text:
         """``Round 2: Ali – Veli``, both players mentioned (the platform notifies them)."""
-        home = await self._mention(tourney, pairing.home)
-        away = await self._mention(tourney, pairing.away)
+        home = await self.mention(tourney, pairing.home)
+        away = await self.mention(tourney, pairing.away)
         return t("Round {n}: {home} – {away}", n=pairing.round, home=home, away=away)
 
-    async def _mention(self, tourney: Tournament, player: int | None) -> Mention | str:
+    async def mention(self, tourney: Tournament, player: int | None) -> Mention | str:
         """An entrant as a mention (by the name they joined with)."""
         if player is None:
             return "?"
@@ -150,7 +159,7 @@ class CardsMixin(TournamentsBase):
         user = await self.storage.get_user(player)
         return Mention(user.platform, user.platform_id, name) if user is not None else name
 
-    async def _standings_view(
+    async def standings_view(
         self,
         tourney: Tournament,
         chat: Chat,
@@ -163,8 +172,8 @@ class CardsMixin(TournamentsBase):
 
         With ``stored``, this is the tournament's live standings: edited in place where it
         was posted before (unless ``anew``), and remembered where the adapter posts it."""
-        lang = self._group_lang(chat, None)
-        text: list[Text | str] = [self._title(tourney), *lines]
+        lang = group_lang(chat, None)
+        text: list[Text | str] = [self.title(tourney), *lines]
         for row in tourney.standings()[:8]:
             text.append(
                 t(
@@ -177,7 +186,7 @@ class CardsMixin(TournamentsBase):
             )
         image = None
         if self.settings.render_images:
-            labels = self._labels(tourney, lang)
+            labels = self.labels(tourney, lang)
             image = await asyncio.to_thread(render_standings, tourney, labels, self.settings.theme)
         view = View(text, lang=lang, image=image)
         if stored is not None:
@@ -187,7 +196,7 @@ class CardsMixin(TournamentsBase):
         return view
 
     @staticmethod
-    def _labels(tourney: Tournament, lang: str) -> StandingsLabels:
+    def labels(tourney: Tournament, lang: str) -> StandingsLabels:
         def tr(text: Text) -> str:
             return translate(text, lang)
 

@@ -5,12 +5,14 @@ crash left unstarted are started."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from bot.i18n import t
 from bot.storage.base import (
     GameRecord,
     GameStatus,
     StaleVersionError,
+    Storage,
     StorageError,
     TournamentRecord,
     TournamentStatus,
@@ -19,12 +21,19 @@ from core.match import Match
 from core.tournament import Stage, Tournament, TournamentError
 
 from ..views import View
-from .base import log
-from .rounds import RoundsMixin
+from .base import address, entrant_ratings, group, log, store_state
+from .cards import Cards
+from .rounds import Rounds
 
 
-class ClockMixin(RoundsMixin):
-    """Deadlines and start times, run by the service's deadline rounds."""
+@dataclass(eq=False)
+class TournamentClock:
+    """Deadlines and start times, run by the service's deadline rounds (the storage, the
+    cards, the rounds)."""
+
+    storage: Storage
+    cards: Cards
+    rounds: Rounds
 
     async def timed_out(self, record: GameRecord, now: float) -> list[View]:
         """A tournament game passed its deadline: the player to act loses the match (TN-7)."""
@@ -48,9 +57,9 @@ class ClockMixin(RoundsMixin):
             if pairing is not None and pairing.result is None and home and away and loser:
                 score = {home: match.score[0], away: match.score[1]}
                 tourney.timeout(pairing.key, loser, now, score)
-                self._store(stored, tourney, now)
+                store_state(stored, tourney, now)
                 await tx.save_tournament(stored, stored.version)
-            await self._stop_game(tx, game, "timeout", seat=seat)
+            await self.rounds.stop_game(tx, game, "timeout", seat=seat)
         chat = await self.storage.get_chat(record.platform, record.chat_id)
         names = list(record.settings.names or ["?", "?"])
         line = t(
@@ -58,9 +67,9 @@ class ClockMixin(RoundsMixin):
             name=names[seat],
             other=names[1 - seat],
         )
-        views = await self._after_result(number, chat, line)
+        views = await self.rounds.after_result(number, chat, line)
         # Sent by the deadline rounds, which have no incoming chat.
-        return self._address(views, chat, await self.storage.get_tournament(number))
+        return address(views, chat, await self.storage.get_tournament(number))
 
     async def tick(self, now: float, platforms: Collection[str] | None = None) -> list[View]:
         """Start tournaments at their start time (or call them off, TN-1) and start any
@@ -91,7 +100,7 @@ class ClockMixin(RoundsMixin):
                 if fresh.deadline is None or fresh.deadline > now:
                     return []  # another worker's round took it meanwhile: one edit, not two
                 tourney = Tournament.from_dict(fresh.state)
-                ratings = await self._ratings(tx, tourney, chat)
+                ratings = await entrant_ratings(tx, tourney, chat)
                 if tourney.stage is Stage.OPEN and (
                     tourney.settings.starts_at is not None
                     and now >= tourney.settings.starts_at
@@ -100,25 +109,25 @@ class ClockMixin(RoundsMixin):
                     tourney.start(now, ratings=ratings)
                 else:
                     tourney.start_if_due(now)
-                self._store(fresh, tourney, now)
+                store_state(fresh, tourney, now)
                 await tx.save_tournament(fresh, fresh.version)
             if tourney.stage is Stage.CANCELLED:
                 why = t(
                     "The tournament is called off: fewer than {n} players had joined by its start.",
                     n=tourney.settings.min_players,
                 )
-                views.extend(self._card_edits(fresh, tourney, chat, why))
-                views.append(self._group(chat, why))
+                views.extend(self.cards.card_edits(fresh, tourney, chat, why))
+                views.append(group(chat, why))
             elif tourney.stage is Stage.OPEN:
-                views.extend(self._card_edits(fresh, tourney, chat, None))  # the countdown
+                views.extend(self.cards.card_edits(fresh, tourney, chat, None))  # the countdown
             else:
-                views.extend(await self._started(fresh.stored_id, chat, tourney))
+                views.extend(await self.rounds.started(fresh.stored_id, chat, tourney))
         else:
-            views.extend(await self._start_matches(stored.stored_id, chat))
+            views.extend(await self.rounds.start_matches(stored.stored_id, chat))
             async with self.storage.transaction() as tx:
                 fresh = await tx.get_tournament(stored.stored_id)
                 if fresh is not None:
                     tourney = Tournament.from_dict(fresh.state)
-                    self._store(fresh, tourney, now)
+                    store_state(fresh, tourney, now)
                     await tx.save_tournament(fresh, fresh.version)
-        return self._address(views, chat, await self.storage.get_tournament(stored.stored_id))
+        return address(views, chat, await self.storage.get_tournament(stored.stored_id))

@@ -2,26 +2,91 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.i18n import t
-from bot.storage.base import Chat, TournamentRecord, TournamentStatus, User
+from bot.storage.base import (
+    Chat,
+    GameRecord,
+    Storage,
+    TournamentRecord,
+    TournamentStatus,
+    User,
+)
+from core.match import Match
 from core.tournament import Pairing, Stage, Tournament, TournamentError
 
 from .. import group_lang
 from ..numbers import parse_id
-from ..views import MessageRef, View
-from .base import JOIN, LEAVE, START
-from .clock import ClockMixin
-from .words import PENDING, REPLACED, SUBCOMMANDS, USAGE, parse_settings
+from ..people import People
+from ..settings import ServiceSettings
+from ..views import Actor, MessageRef, Place, View
+from . import base
+from .base import (
+    JOIN,
+    LEAVE,
+    START,
+    Starts,
+    entrant_ratings,
+    group,
+    latest_tournament,
+    live_tournament,
+    refuse,
+    say,
+    store_state,
+)
+from .cards import Cards
+from .clock import TournamentClock
+from .rounds import Rounds
+from .words import PENDING, REPLACED, SUBCOMMANDS, USAGE, parse_settings, refusal
 
-if TYPE_CHECKING:
-    from ..views import Actor, Place
 
+class Tournaments:
+    """The tournaments of every chat, driven by the game service (the storage, the people
+    named in commands, the clock, the settings). Its parts: the cards and standings
+    (:class:`Cards`), the rounds (:class:`Rounds`) and their clock (:class:`TournamentClock`);
+    this class answers the command and the cards' buttons, and is what the rest of the
+    service calls."""
 
-class Tournaments(ClockMixin):
-    """The tournaments of every chat, driven by the game service."""
+    def __init__(
+        self,
+        storage: Storage,
+        people: People,
+        clock: Callable[[], float],
+        settings: ServiceSettings,
+    ) -> None:
+        self.storage = storage
+        self.people = people
+        self.clock = clock
+        self.cards = Cards(storage, settings, clock)
+        self.rounds = Rounds(storage, self.cards, clock)
+        self.deadlines = TournamentClock(storage, self.cards, self.rounds)
+
+    owns = staticmethod(base.owns)
+    manages = staticmethod(base.manages)
+
+    def starting_with(self, contests: Starts) -> None:
+        """Start the tournaments' matches with ``contests`` (handed over by the composition
+        root once both exist: the contests in turn tell the tournaments of every result)."""
+        self.rounds.contests = contests
+
+    async def game_finished(self, tx: Any, record: GameRecord, match: Match) -> None:
+        """Inside the transaction that finishes a game: record its result (TN-7)."""
+        await self.rounds.game_finished(tx, record, match)
+
+    async def after_game(self, record: GameRecord, chat: Chat) -> list[View]:
+        """After a tournament game's commit: the result, the next matches, the standings."""
+        return await self.rounds.after_game(record, chat)
+
+    async def timed_out(self, record: GameRecord, now: float) -> list[View]:
+        """A tournament game passed its deadline: the player to act loses the match (TN-7)."""
+        return await self.deadlines.timed_out(record, now)
+
+    async def tick(self, now: float, platforms: Collection[str] | None = None) -> list[View]:
+        """The tournaments' part of the deadline rounds (start times, matches to start)."""
+        return await self.deadlines.tick(now, platforms)
 
     async def command(
         self,
@@ -38,24 +103,26 @@ class Tournaments(ClockMixin):
         words = args.replace(",", " ").split()
         head = words[0].casefold() if words else ""
         sub = next((name for name, forms in SUBCOMMANDS.items() if head in forms), None)
-        live = await self._live(chat)
+        live = await live_tournament(self.storage, chat)
         if not words or sub == "show":
-            shown = live or await self._latest(chat)  # after the end: the final standings
+            shown = live or await latest_tournament(
+                self.storage, chat
+            )  # after the end: the final standings
             if shown is None:
-                return [self._say(user, chat, t("No tournament here yet."), USAGE)]
-            return await self._show(shown, chat, user)
+                return [say(user, chat, t("No tournament here yet."), USAGE)]
+            return await self.cards.show(shown, chat, user)
         if sub is None:
             if live is None:
                 return await self._open(user, chat, place, words)
             if live.status is not TournamentStatus.OPEN:
-                raise self._refuse(t("This chat has a tournament already: /tournament shows it."))
+                raise refuse(t("This chat has a tournament already: /tournament shows it."))
             if not actor.admin:
-                raise self._refuse(PENDING)
+                raise refuse(PENDING)
             # A chat admin's new tournament replaces one that has not started: nobody can
             # hold a group's tournaments up by opening one and leaving it.
             return await self._open(user, chat, place, words, replacing=live)
         if live is None:
-            raise self._refuse(t("No tournament here yet."))
+            raise refuse(t("No tournament here yet."))
         if sub == "award":
             return await self._award(user, chat, place, actor, words[1:], mentions, live)
         return await self._act(live.stored_id, sub, user, chat, actor, None)
@@ -73,7 +140,7 @@ class Tournaments(ClockMixin):
         parts = data.split(":")
         tournament_id = parse_id(parts[1]) if len(parts) == 3 else None
         if tournament_id is None:
-            raise self._refuse(t("That button is not one of mine."))
+            raise refuse(t("That button is not one of mine."))
         sub = {JOIN: "join", LEAVE: "leave", START: "start"}.get(parts[2])
         record = await self.storage.get_tournament(tournament_id)
         elsewhere = record is None or (record.platform, record.chat_id) != (
@@ -81,7 +148,7 @@ class Tournaments(ClockMixin):
             place.chat_id,
         )
         if sub is None or elsewhere:
-            raise self._refuse(t("That button is not one of mine."))
+            raise refuse(t("That button is not one of mine."))
         return await self._act(tournament_id, sub, user, chat, actor, message)
 
     async def _open(
@@ -95,7 +162,7 @@ class Tournaments(ClockMixin):
         """A new tournament and its card; ``replacing``: a chat admin's new one calls off
         the chat's tournament that has not started (in the same transaction)."""
         if place.private:
-            raise self._refuse(t("Tournaments are played in groups: open one there."))
+            raise refuse(t("Tournaments are played in groups: open one there."))
         settings = parse_settings(words, self.clock())
         now = self.clock()
         tourney = Tournament.open(settings, organiser=user.id, now=now)
@@ -113,9 +180,9 @@ class Tournaments(ClockMixin):
                 closed = await self._replace(tx, replacing.stored_id, user, chat, now)
             rating = (await tx.get_rating(user.id, chat.scope, settings.game)).rating
             tourney.join(user.id, user.name, rating, now)
-            self._store(stored, tourney, now)
+            store_state(stored, tourney, now)
             stored = await tx.insert_tournament(stored)
-        return [*closed, self._card(stored, tourney, chat, user)]
+        return [*closed, self.cards.card(stored, tourney, chat, user)]
 
     async def _replace(
         self, tx: Any, tournament_id: int, user: User, chat: Chat, now: float
@@ -123,16 +190,16 @@ class Tournaments(ClockMixin):
         """Call off the tournament a chat admin replaces; its card closed and the chat told."""
         old = await tx.get_tournament(tournament_id)
         if old is None or old.status is not TournamentStatus.OPEN:  # started meanwhile
-            raise self._refuse(t("This chat has a tournament already: /tournament shows it."))
+            raise refuse(t("This chat has a tournament already: /tournament shows it."))
         previous = Tournament.from_dict(old.state)
         try:
             previous.cancel(now, by=user.id, admin=True)
         except TournamentError as exc:
-            raise self._refusal(exc) from None
-        self._store(old, previous, now)
+            raise refusal(exc) from None
+        store_state(old, previous, now)
         await tx.save_tournament(old, old.version)
         off = t("The tournament is called off.")
-        return [*self._card_edits(old, previous, chat, off), self._group(chat, REPLACED)]
+        return [*self.cards.card_edits(old, previous, chat, off), group(chat, REPLACED)]
 
     async def _act(
         self,
@@ -146,10 +213,10 @@ class Tournaments(ClockMixin):
         """Join, leave, start or cancel, in one transaction; then the card or the rounds."""
         now = self.clock()
         async with self.storage.transaction() as tx:
-            await self._lock_games_in_play(tx, tournament_id)
+            await self.rounds.lock_games_in_play(tx, tournament_id)
             stored = await tx.get_tournament(tournament_id)
             if stored is None:
-                raise self._refuse(t("No tournament here yet."))
+                raise refuse(t("No tournament here yet."))
             tourney = Tournament.from_dict(stored.state)
             was_running = tourney.stage is Stage.RUNNING
             decided: list[Pairing] = []
@@ -162,32 +229,32 @@ class Tournaments(ClockMixin):
                 elif sub == "leave":
                     decided = tourney.leave(user.id, now)
                 elif sub == "start":
-                    ratings = await self._ratings(tx, tourney, chat)
+                    ratings = await entrant_ratings(tx, tourney, chat)
                     tourney.start(now, by=user.id, admin=actor.admin, ratings=ratings)
                 elif sub == "cancel":
                     tourney.cancel(now, by=user.id, admin=actor.admin)
             except TournamentError as exc:
-                raise self._refusal(exc) from None
+                raise refusal(exc) from None
             for pairing in decided:
-                await self._stop_pairing_game(tx, pairing)
+                await self.rounds.stop_pairing_game(tx, pairing)
             if sub == "cancel":
                 for pairing in tourney.in_play():
-                    await self._stop_pairing_game(tx, pairing)
-            self._store(stored, tourney, now)
+                    await self.rounds.stop_pairing_game(tx, pairing)
+            store_state(stored, tourney, now)
             await tx.save_tournament(stored, stored.version)
         if sub == "cancel":
             off = t("The tournament is called off.")
-            closed = [] if was_running else self._card_edits(stored, tourney, chat, off)
-            return [*closed, self._group(chat, off)]
+            closed = [] if was_running else self.cards.card_edits(stored, tourney, chat, off)
+            return [*closed, group(chat, off)]
         if sub == "join":  # the group speaks its players' language
             entrants = [e.player for e in tourney.entrants]
             chat = await group_lang.settle(self.storage, chat, entrants)
         if sub == "start":
-            return await self._started(tournament_id, chat, tourney)
+            return await self.rounds.started(tournament_id, chat, tourney)
         if sub == "leave" and was_running:
             line = t("{name} has left the tournament.", name=user.name)
-            return await self._after_result(tournament_id, chat, line)
-        card = self._card(stored, tourney, chat, user)
+            return await self.rounds.after_result(tournament_id, chat, line)
+        card = self.cards.card(stored, tourney, chat, user)
         live = stored.message
         if message is not None and (live is None or live.same_message(message)):
             card.edit, card.message = True, message  # the live card's button: edited
@@ -197,7 +264,7 @@ class Tournaments(ClockMixin):
         if message is not None:
             # A button of an older card: the live one is edited, the pressed one retired.
             card.edit, card.message = True, live
-            return [*self._retire(replace(stored, message=message), chat), card]
+            return [*self.cards.retire(replace(stored, message=message), chat), card]
         # By command: the card is edited where it is (no second card with live buttons), and
         # the player is answered here.
         card.edit, card.message = True, stored.message
@@ -209,7 +276,7 @@ class Tournaments(ClockMixin):
             )
         else:
             said = t("{name} leaves the tournament.", name=user.name)
-        return [card, self._say(user, chat, said)]
+        return [card, say(user, chat, said)]
 
     async def _award(
         self,
@@ -228,10 +295,10 @@ class Tournaments(ClockMixin):
         if winner is None and words:
             winner = await self.storage.find_user(place.platform, words[0].lstrip("@"))
         if winner is None:
-            raise self._refuse(t("Award to whom? /tournament award @name."))
+            raise refuse(t("Award to whom? /tournament award @name."))
         now = self.clock()
         async with self.storage.transaction() as tx:
-            await self._lock_games_in_play(tx, live.stored_id)
+            await self.rounds.lock_games_in_play(tx, live.stored_id)
             stored = await tx.get_tournament(live.stored_id)
             assert stored is not None
             tourney = Tournament.from_dict(stored.state)
@@ -248,13 +315,13 @@ class Tournaments(ClockMixin):
                 None,
             )
             if pairing is None:
-                raise self._refuse(t("{name} has no match to award now.", name=winner.name))
+                raise refuse(t("{name} has no match to award now.", name=winner.name))
             try:
                 tourney.award(pairing.key, winner.id, now, by=user.id, admin=actor.admin)
             except TournamentError as exc:
-                raise self._refusal(exc) from None
-            await self._stop_pairing_game(tx, pairing)
-            self._store(stored, tourney, now)
+                raise refusal(exc) from None
+            await self.rounds.stop_pairing_game(tx, pairing)
+            store_state(stored, tourney, now)
             await tx.save_tournament(stored, stored.version)
         line = t("The organiser awards the match to {name}.", name=winner.name)
-        return await self._after_result(live.stored_id, chat, line)
+        return await self.rounds.after_result(live.stored_id, chat, line)

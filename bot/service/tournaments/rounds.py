@@ -3,20 +3,37 @@ own transaction, the standings and the next matches after each result."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, ContestSettings, GameRecord, GameStatus, StaleVersionError
+from bot.storage.base import (
+    Chat,
+    ContestSettings,
+    GameRecord,
+    GameStatus,
+    StaleVersionError,
+    Storage,
+)
 from core.match import Match
 from core.tournament import Pace, Pairing, Stage, Tournament, TournamentError
 
 from ..views import View
-from .base import log
-from .cards import CardsMixin
+from .base import Starts, group, log, store_state
+from .cards import Cards
 
 
-class RoundsMixin(CardsMixin):
-    """Matches started, results taken, rounds moved on."""
+@dataclass(eq=False)
+class Rounds:
+    """Matches started, results taken, rounds moved on (the storage, the cards and
+    standings, the clock; the contests that start the matches, handed over by the
+    composition root once both exist)."""
+
+    storage: Storage
+    cards: Cards
+    clock: Callable[[], float]
+    contests: Starts | None = field(default=None, init=False)
 
     async def game_finished(self, tx: Any, record: GameRecord, match: Match) -> None:
         """Inside the transaction that finishes a game: record its result (TN-7)."""
@@ -40,7 +57,7 @@ class RoundsMixin(CardsMixin):
         except TournamentError:
             log.warning("tournament %s refused the result of game %s", number, record.id)
             return
-        self._store(stored, tourney, now)
+        store_state(stored, tourney, now)
         await tx.save_tournament(stored, stored.version)
 
     async def after_game(self, record: GameRecord, chat: Chat) -> list[View]:
@@ -48,9 +65,9 @@ class RoundsMixin(CardsMixin):
         number = record.settings.tournament
         if not number or record.status is not GameStatus.FINISHED:
             return []
-        return await self._after_result(int(number), chat, None)
+        return await self.after_result(int(number), chat, None)
 
-    async def _started(self, tournament_id: int, chat: Chat, tourney: Tournament) -> list[View]:
+    async def started(self, tournament_id: int, chat: Chat, tourney: Tournament) -> list[View]:
         """The card closed, the standings posted (edited from now on), the first matches."""
         line = t(
             "The tournament begins: {n} players, {rounds} rounds.",
@@ -60,11 +77,11 @@ class RoundsMixin(CardsMixin):
         stored = await self.storage.get_tournament(tournament_id)
         if stored is None:
             return []
-        views = self._card_edits(stored, tourney, chat, t("Entries are closed: it has begun."))
-        views.append(await self._standings_view(tourney, chat, [line], stored, anew=True))
-        return views + await self._start_matches(tournament_id, chat)
+        views = self.cards.card_edits(stored, tourney, chat, t("Entries are closed: it has begun."))
+        views.append(await self.cards.standings_view(tourney, chat, [line], stored, anew=True))
+        return views + await self.start_matches(tournament_id, chat)
 
-    async def _after_result(self, tournament_id: int, chat: Chat, line: Text | None) -> list[View]:
+    async def after_result(self, tournament_id: int, chat: Chat, line: Text | None) -> list[View]:
         """After a result: its line, the standings picture edited in place, the winner's
         card at the end (posted anew), and the next matches."""
         stored = await self.storage.get_tournament(tournament_id)
@@ -82,15 +99,15 @@ class RoundsMixin(CardsMixin):
                 else t("The tournament is over.")
             )
             if stored.message:
-                views.append(await self._standings_view(tourney, chat, [], stored))
-            views.append(await self._standings_view(tourney, chat, lines))
+                views.append(await self.cards.standings_view(tourney, chat, [], stored))
+            views.append(await self.cards.standings_view(tourney, chat, lines))
             return views
         if line is not None:
-            views.append(self._group(chat, line))
-        views.append(await self._standings_view(tourney, chat, [], stored))
-        return views + await self._start_matches(tournament_id, chat)
+            views.append(group(chat, line))
+        views.append(await self.cards.standings_view(tourney, chat, [], stored))
+        return views + await self.start_matches(tournament_id, chat)
 
-    async def _start_matches(self, tournament_id: int, chat: Chat) -> list[View]:
+    async def start_matches(self, tournament_id: int, chat: Chat) -> list[View]:
         """Start a game for every pairing ready to play, and any game left unstarted."""
         stored = await self.storage.get_tournament(tournament_id)
         if stored is None:
@@ -100,28 +117,28 @@ class RoundsMixin(CardsMixin):
         announced: list[Text | str] = []
         rounds: set[int] = set()
         for pairing in tourney.ready():
-            game = await self._attach_game(tournament_id, pairing.key, chat)
+            game = await self.attach_game(tournament_id, pairing.key, chat)
             if game is not None:
-                announced.append(await self._pairing_line(tourney, pairing))
+                announced.append(await self.cards.pairing_line(tourney, pairing))
                 rounds.add(pairing.round)
-                views.extend(await self._begin(game, chat))
+                views.extend(await self.begin(game, chat))
         for pairing in tourney.in_play():  # attached, but a crash left the game unstarted
             game = await self.storage.get_game(int(pairing.match_ref or 0))
             if game is not None and game.status is GameStatus.CHALLENGE:
-                views.extend(await self._begin(game, chat))
+                views.extend(await self.begin(game, chat))
         if announced:
             # The byes of the rounds announced, so every player of them hears where they are.
             for pairing in tourney.pairings:
                 if pairing.bye and pairing.round in rounds and pairing.home is not None:
-                    player = await self._mention(tourney, pairing.home)
+                    player = await self.cards.mention(tourney, pairing.home)
                     announced.append(
                         t("Round {n}: {name} has a bye.", n=pairing.round, name=player)
                     )
             head = t("Tournament matches: you play in this chat, one board per match.")
-            views.insert(0, self._group(chat, head, *announced))
+            views.insert(0, group(chat, head, *announced))
         return views
 
-    async def _attach_game(self, tournament_id: int, key: str, chat: Chat) -> GameRecord | None:
+    async def attach_game(self, tournament_id: int, key: str, chat: Chat) -> GameRecord | None:
         """The game of a pairing, created and attached in one transaction (not yet begun)."""
         now = self.clock()
         async with self.storage.transaction() as tx:
@@ -156,11 +173,11 @@ class RoundsMixin(CardsMixin):
                 game.stored_id, [("tournament", {"tournament": tournament_id, "pairing": key})]
             )
             tourney.attach(key, str(game.stored_id))
-            self._store(stored, tourney, now, waiting=True)
+            store_state(stored, tourney, now, waiting=True)
             await tx.save_tournament(stored, stored.version)
         return game
 
-    async def _begin(self, game: GameRecord, chat: Chat) -> list[View]:
+    async def begin(self, game: GameRecord, chat: Chat) -> list[View]:
         """Begin an attached game through the service's own start (dice, board, clock)."""
         home, away = [
             await self.storage.get_user(seat) if seat is not None else None for seat in game.seats
@@ -173,7 +190,7 @@ class RoundsMixin(CardsMixin):
         except StaleVersionError:
             return []  # begun by another worker
 
-    async def _lock_games_in_play(self, tx: Any, tournament_id: int) -> None:
+    async def lock_games_in_play(self, tx: Any, tournament_id: int) -> None:
         """Lock the tournament's games in play before the tournament itself: a finishing
         game locks its game, then its tournament, and the same order everywhere keeps two
         workers from waiting for each other forever (PostgreSQL's row locks)."""
@@ -183,15 +200,15 @@ class RoundsMixin(CardsMixin):
         for pairing in Tournament.from_dict(stored.state).in_play():
             await tx.get_game(int(pairing.match_ref or 0))
 
-    async def _stop_pairing_game(self, tx: Any, pairing: Pairing) -> None:
+    async def stop_pairing_game(self, tx: Any, pairing: Pairing) -> None:
         """End the game of a pairing decided without it (a player left, an award)."""
         if pairing.match_ref is None:
             return
         game = await tx.get_game(int(pairing.match_ref))
         if game is not None:
-            await self._stop_game(tx, game, "tournament_decided")
+            await self.stop_game(tx, game, "tournament_decided")
 
-    async def _stop_game(self, tx: Any, game: GameRecord, why: str, **data: Any) -> None:
+    async def stop_game(self, tx: Any, game: GameRecord, why: str, **data: Any) -> None:
         """A tournament game that no longer counts: ended unrated, its clock stopped."""
         if game.status not in (GameStatus.ACTIVE, GameStatus.CHALLENGE):
             return
