@@ -70,6 +70,7 @@ class Info:
     settings: ServiceSettings
 
     async def help(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
+        """``/help``: every command, from the catalogue."""
         lines: list[Text | str] = [
             t("Tavla bot: backgammon and long nardy with friends or the computer."),
             *help_lines(),
@@ -77,6 +78,7 @@ class Info:
         return [View(lines, lang=language(user, chat))]
 
     async def rules(self, *, user: User, chat: Chat, args: str = "", **_: Any) -> list[View]:
+        """``/rules [uzun]``: the rules in brief."""
         if args.strip().casefold() in ("uzun", "nardy"):
             lines = [
                 t(
@@ -114,6 +116,7 @@ class Info:
     async def set_lang(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
     ) -> list[View]:
+        """``/lang tr|en|ru``: the person's language in private, the group's in a group."""
         code = normalize_language(args.strip())
         if code is None:
             choices = ", ".join(f"{c} ({n})" for c, n in LANGUAGE_NAMES.items())
@@ -125,6 +128,7 @@ class Info:
         return [View([t("Language set: {name}", name=LANGUAGE_NAMES[code])], lang=code)]
 
     async def top(self, *, user: User, chat: Chat, place: Place, args: str, **_: Any) -> list[View]:
+        """``/top [game]``: the leaderboard of the chat (of everyone in private)."""
         kind = first_kind(args) or "tavla"
         scope = "global" if place.private else chat.scope
         rows = await self.storage.top(scope, kind, 10)
@@ -162,6 +166,7 @@ class Info:
     async def stats(
         self, *, user: User, chat: Chat, place: Place, args: str, mentions: list[Actor], **_: Any
     ) -> list[View]:
+        """``/stats [@name] [game]``: a player's results and rating, with the rating chart."""
         target = user
         words = [w for w in args.split() if kind_of(w) is None]
         if not mentions and len(words) > 1:  # one player's statistics at a time
@@ -217,6 +222,7 @@ class Info:
     async def export(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        """``/export``: the player's latest game here as a GNU Backgammon match file."""
         record = await self._latest_game(user, chat, reply_to_game)
         events = await self.storage.events(record.stored_id)
         match = Match.from_dict(record.match or {})
@@ -252,6 +258,8 @@ class Info:
     async def dice(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        """``/dice``: the dice commitment, and once the game is over its seed and every roll
+        checked."""
         record = await self._latest_game(user, chat, reply_to_game)
         lines: list[Text | str] = [
             t("Dice commitment (SHA-256 of the secret seed): {c}", c=record.commitment)

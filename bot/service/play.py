@@ -147,6 +147,7 @@ class Play:
     async def move_command(
         self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        """``/move 13/8 6/5``: a typed move."""
         if not args.strip():
             raise UserFacingError(t("Write the move after /move, for example /move 13/8 6/5"))
         return await self.move(user, chat, args, reply_to_game, quiet=False)
@@ -154,6 +155,8 @@ class Play:
     async def move(
         self, user: User, chat: Chat, text: str, game_id: int | None, *, quiet: bool
     ) -> list[View]:
+        """A typed move in the player's game here (or the one replied to); ``quiet``: text that
+        is no move is not answered (an ordinary message in a group)."""
         record = await self._find_game(user, chat, game_id)
         if record is None:
             if quiet:
@@ -197,6 +200,7 @@ class Play:
     async def show_board(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        """``/board``: the player's game's board, posted anew."""
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
@@ -206,6 +210,8 @@ class Play:
     async def resign(
         self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        """``/resign [gammon|backgammon]``: the board asks the player to confirm the resignation
+        (one press offers it)."""
         words = args.split()
         kind = RESIGN_LEVELS.get(words[0].casefold()) if words else ResultKind.SINGLE
         if kind is None or len(words) > 1:
@@ -224,6 +230,8 @@ class Play:
     async def abort(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        """``/abort``: ask to call the game off (agreed when both ask; at once against the
+        computer or oneself)."""
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here to abort."))
@@ -255,6 +263,7 @@ class Play:
     async def claim(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
+        """``/claim``: the game won when the opponent ran out of time."""
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here."))

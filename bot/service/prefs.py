@@ -126,6 +126,8 @@ class Prefs:
     async def command(
         self, *, user: User, chat: Chat, place: Place, actor: Actor, **_: Any
     ) -> list[View]:
+        """``/settings``: the player's own settings in private, the chat's in a group (for its
+        administrators)."""
         if not place.private:  # the chat's settings, for its administrators
             return await self.chat_settings.group_settings(user, chat, actor)
         return [self._settings_view(user)]

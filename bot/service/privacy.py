@@ -93,9 +93,11 @@ class Privacy:
     clock: Callable[[], float]
 
     async def privacy(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
+        """``/privacy``: what the bot keeps about a person, why and for how long."""
         return [View(list(PRIVACY_LINES), lang=language(user, chat, private=place.private))]
 
     async def forget(self, *, user: User, chat: Chat, place: Place, **_: Any) -> list[View]:
+        """``/forget`` (in private): asks first, with two buttons."""
         if not place.private:
             raise UserFacingError(PRIVATE_ONLY)
         issued = int(self.clock())
