@@ -91,11 +91,11 @@ class GameService:
         self.storage = storage
         self.settings = settings = settings or ServiceSettings()
         self._clock = now = Clock(clock)
-        # Who may act how often (the flood guard, see :meth:`press`).
-        self.limiter = RateLimiter(settings.burst_actions, settings.burst_window, now)
-        self.idle_limiter = RateLimiter(settings.idle_actions, settings.idle_window, now)
+        # Who may act how often (the flood guard, see :meth:`press`), by the clock given.
+        self.limiter = RateLimiter(settings.burst_actions, settings.burst_window, clock)
+        self.idle_limiter = RateLimiter(settings.idle_actions, settings.idle_window, clock)
         # One "Not so fast" a window per user; refusals after it are quiet (View.quiet).
-        self.warned = RateLimiter(1, settings.burst_window, now)
+        self.warned = RateLimiter(1, settings.burst_window, clock)
         # The shared steps.
         self.store = store = GameStore(storage, now)
         self.people = people = People(storage, store)
