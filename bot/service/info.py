@@ -222,7 +222,8 @@ class Info:
     async def export(
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
-        """``/export``: the player's latest game here as a GNU Backgammon match file."""
+        """``/export``: the player's latest game here as a file (GNU Backgammon's ``.mat`` for
+        Tavla, Tavla's notation for Turkish tavla and Uzun Tavla)."""
         record = await self._latest_game(user, chat, reply_to_game)
         events = await self.storage.events(record.stored_id)
         match = Match.from_dict(record.match or {})
