@@ -43,3 +43,21 @@ async def test_a_change_on_one_worker_reaches_pages_on_another(postgres_schema):
         for hub, inner, _ in workers:
             await hub.close()
             await inner.close()
+
+
+async def test_changes_committed_together_all_reach_the_other_workers_pages(postgres_schema):
+    """Many games changing at once (a busy evening): the notifications share the worker's
+    one connection, and none is lost on the way to the pages of another worker."""
+    dsn, _schema = postgres_schema
+    sender, receiver = ChangeHub(), ChangeHub()
+    await sender.listen_postgres(dsn)
+    await receiver.listen_postgres(dsn)
+    try:
+        pages = {game: receiver.subscribe(game) for game in range(1, 41)}
+        for game in pages:  # each commit reports its game, without waiting for the others
+            sender.changed([game])
+        for game, page in pages.items():
+            assert await asyncio.wait_for(page.get(), 5) == game
+    finally:
+        await sender.close()
+        await receiver.close()

@@ -35,7 +35,10 @@ class ChangeHub:
     def __init__(self) -> None:
         self._queues: dict[int, set[asyncio.Queue[int]]] = {}
         self._pg: Any = None  # the asyncpg connection that listens and notifies
-        self._sending: set[asyncio.Task[None]] = set()  # notifications on their way
+        # Games whose change is still to be announced, and the one task announcing them: a
+        # connection runs one statement at a time, so the changes of the moment go together.
+        self._unsent: dict[int, None] = {}
+        self._sender: asyncio.Task[None] | None = None
 
     def subscribe(self, game_id: int) -> asyncio.Queue[int]:
         """A queue that receives ``game_id`` after each change of that game."""
@@ -67,18 +70,31 @@ class ChangeHub:
             for game_id in game_ids:
                 self.deliver(game_id)
             return
-        for game_id in game_ids:
-            task = asyncio.get_running_loop().create_task(self._notify(game_id))
-            self._sending.add(task)  # held until done: the loop keeps only weak references
-            task.add_done_callback(self._sending.discard)
+        self._unsent.update(dict.fromkeys(game_ids))
+        if self._sender is None:
+            self._sender = asyncio.get_running_loop().create_task(self._notify())
 
-    async def _notify(self, game_id: int) -> None:
+    async def _notify(self) -> None:
+        """Announce the changed games to every worker, those of the moment in one statement,
+        until none is left."""
         try:
-            await self._pg.execute("SELECT pg_notify($1, $2)", CHANNEL, str(game_id))
-        except Exception:
-            # Lost connection: deliver here at least; pages elsewhere catch up on reconnect.
-            log.warning("could not notify other workers of game %s", game_id, exc_info=True)
-            self.deliver(game_id)
+            while self._unsent:
+                games = list(self._unsent)
+                self._unsent.clear()
+                try:
+                    await self._pg.execute(
+                        "SELECT pg_notify($1, game) FROM unnest($2::text[]) AS game",
+                        CHANNEL,
+                        [str(game_id) for game_id in games],
+                    )
+                except Exception:
+                    # Lost connection: deliver here at least; pages elsewhere catch up on
+                    # reconnect.
+                    log.warning("could not notify other workers of games %s", games, exc_info=True)
+                    for game_id in games:
+                        self.deliver(game_id)
+        finally:
+            self._sender = None
 
     async def listen_postgres(self, dsn: str) -> None:
         """Share changes with the other workers through PostgreSQL's LISTEN/NOTIFY."""
@@ -95,6 +111,9 @@ class ChangeHub:
         self._pg = conn
 
     async def close(self) -> None:
+        if self._sender is not None:
+            with contextlib.suppress(Exception):
+                await self._sender  # the last changes announced
         if self._pg is not None:
             conn, self._pg = self._pg, None
             with contextlib.suppress(Exception):
