@@ -22,13 +22,20 @@ measures, from the end of the opening (every game open) for ``--seconds``:
 * ``told_slow``: games whose board said the chat is busy and offered the web board, and
   ``told_lag``: presses whose answer said that the board lags.
 
-The web board is served (on loopback) so that boards carry its buttons; ``--web`` is not
-measured here yet. The fake and the players run at nice 10, in a session of their own (as
-bench/load.py). The last line is ``games= tg_msgs_per_s= press_to_board_p50_ms=
+The web board is served (on loopback) so that boards carry its buttons. ``--web K`` plays K
+of the group games on it instead: both players open the game's page (the API with Telegram's
+launch data, and its live stream), act through the API at the same pace, and the bench
+measures ``action_to_pages``, from an action sent to its new state on every page of the game;
+the chat's board of such a game is edited at the end of each turn, through the same queue.
+``--workers W`` runs W bot processes on one PostgreSQL database (``--database``): the updates
+come by webhook to one of them, the pages are spread over all, and each sends at its share of
+the bot's 30 a second. The fake and the players run at nice 10, in a session of their own
+(as bench/load.py). The last line is ``games= tg_msgs_per_s= press_to_board_p50_ms=
 press_to_board_p95_ms= press_to_board_p99_ms= starved_games= 429s_seen= answers_late=`` with
 the told figures, the bot's CPU a press and the load average after it.
 
-Run: ``python bench/crowd.py [--games 150] [--private 0.2] [--seconds 300] [--database URL]``.
+Run: ``python bench/crowd.py [--games 150] [--private 0.2] [--seconds 300] [--database URL]
+[--web K] [--workers W]``.
 """
 
 from __future__ import annotations
