@@ -8,17 +8,22 @@ edit of the same message, queued after it, makes useless.
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 from telegram import Bot
 from telegram.ext import ApplicationBuilder
 
+from bot.i18n import translate
 from bot.service.views import Button, MessageRef, View
 from bot.telegram.api import _BotContext
-from bot.telegram.delivery import Delivery
+from bot.telegram.delivery import SLOW_CHAT_WEB, Delivery
 from bot.telegram.limiter import SlidingWindowLimiter
 from bot.telegram.outbox import Outbox
+from bot.web import telegram as web_telegram
 from tests.fakes.telegram import FakeRequest, FakeTelegram, FloodLimits
+from tests.test_web_telegram import BASE
+from tests.test_web_telegram import config as web_config
 
 TOKEN = "123:ABC"
 
@@ -129,4 +134,38 @@ async def test_boards_that_ask_a_player_to_move_go_first_at_the_bots_limit():
     sent = [call.params["text"] for call in fake.calls_to("sendMessage") if call.status == 200]
     assert len(sent) == 70
     assert sent[30:40] == [f"board {n}" for n in range(10)]
+    assert fake.flood.refused == 0
+
+
+async def test_a_board_that_waited_says_the_chat_is_busy_and_offers_the_web_board():
+    """A board that had to wait long for its group's twenty messages a minute says in its
+    caption that the chat is busy and points to the web board, whose button it carries; a
+    board that did not wait says nothing of it."""
+    scale = 20.0  # a minute lasts three seconds
+    fake = FakeTelegram(flood=FloodLimits(scale=scale))
+    limiter = SlidingWindowLimiter(scale=scale)
+    app = ApplicationBuilder().token(TOKEN).request(FakeRequest(fake)).rate_limiter(limiter)
+    busy, quiet = fake.group(-100, "Busy"), fake.group(-200, "Quiet")
+    roll = [[Button("Roll", "1:1:r")]]
+    web_telegram.enable_web_board(web_config(web_base_url=BASE), SimpleNamespace(), None)
+    try:
+        async with app.build() as application:
+            delivery = Delivery(_Service())  # type: ignore[arg-type]
+            delivery.limiter = limiter
+            context = _BotContext(application.bot)
+            for n in range(20):  # the busy group's minute used up
+                await application.bot.send_message(busy.id, f"note {n}")
+            for chat in (busy, quiet):
+                board = View(["Ali to roll"], game_id=1, version=1, buttons=roll)
+                board.text_board = "board"
+                delivery.hand_over([board], context, chat_id=chat.id)
+            await delivery.outbox.drain(10)
+    finally:
+        web_telegram.disable_web_board()
+    slow, fine = fake.messages(busy)[-1], fake.messages(quiet)[-1]
+    assert slow["text"].endswith(translate(SLOW_CHAT_WEB, "en"))
+    assert fine["text"] == "Ali to roll"
+    for message in (slow, fine):  # the web board's button under the board either way
+        labels = [b["text"] for row in message["reply_markup"]["inline_keyboard"] for b in row]
+        assert translate(web_telegram.WATCH, "en") in labels
     assert fake.flood.refused == 0
