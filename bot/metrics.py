@@ -31,6 +31,8 @@ API_CALLS = Counter(
     "(ok, 429, a 4xx or 5xx status class, network).",
     ["platform", "method", "result"],
 )
+POOL = Counter("tavla_pool", "The pool of players: entries joined, paired, cancelled.", ["event"])
+POOL_REPORTS = Counter("tavla_pool_reports", "Reports players made about a pool opponent.")
 RATE_LIMITED = Counter(
     "tavla_rate_limited", "429 answers (too many requests) from a platform's API.", ["platform"]
 )

@@ -164,10 +164,36 @@ async def _plain(interaction: discord.Interaction[Any]) -> None:
     await _adapter(interaction).run_command(interaction, name, "")
 
 
-@app_commands.describe(variant=_("Which game"))
+@app_commands.describe(variant=_("Which game"), pool=_("The pool's leaderboard"))
 @app_commands.choices(variant=_BOT_VARIANTS)
-async def top(interaction: discord.Interaction[Any], variant: str | None = None) -> None:
-    await _adapter(interaction).run_command(interaction, "top", variant or "")
+async def top(
+    interaction: discord.Interaction[Any], variant: str | None = None, pool: bool = False
+) -> None:
+    await _adapter(interaction).run_command(
+        interaction, "top", _words("pool" if pool else None, variant)
+    )
+
+
+_PACES = [
+    Choice(name=_("Fast: a few minutes per move"), value="fast"),
+    Choice(name=_("Daily: a day per move"), value="daily"),
+]
+
+
+@app_commands.describe(variant=_("Which game"), points=_POINTS, pace=_("How fast"))
+@app_commands.choices(variant=_BOT_VARIANTS, pace=_PACES)
+async def play(
+    interaction: discord.Interaction[Any],
+    variant: str | None = None,
+    points: Points | None = None,
+    pace: str | None = None,
+) -> None:
+    await _adapter(interaction).run_command(interaction, "play", _words(variant, points, pace))
+
+
+@app_commands.describe(reason=_("What happened (for the operator)"))
+async def report(interaction: discord.Interaction[Any], reason: str = "") -> None:
+    await _adapter(interaction).run_command(interaction, "report", reason)
 
 
 @app_commands.describe(player=_("Whose statistics (yours when empty)"), variant=_("Which game"))
@@ -217,6 +243,10 @@ _CALLBACKS = {
     "uzun": uzun,
     "nardy": uzun,
     "bot": bot_,
+    "play": play,
+    "games": _plain,
+    "block": _plain,
+    "report": report,
     "move": move,
     "board": _game_only,
     "resign": resign,

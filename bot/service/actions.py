@@ -36,6 +36,7 @@ class Code(StrEnum):
     CLAIM = "cl"
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
     ANALYSE = "an"  # under a finished game's board: its analysis (issue 15)
+    POOL = "pl"  # pl<c|b>: the pool's waiting message: Cancel, play the computer meanwhile
 
 
 # The codes by their short names, as the service and the adapters write them (``A.ROLL``).
@@ -58,6 +59,7 @@ REMATCH = Code.REMATCH
 CLAIM = Code.CLAIM
 SETTING = Code.SETTING
 ANALYSE = Code.ANALYSE
+POOL = Code.POOL
 
 
 class Action(NamedTuple):
@@ -106,6 +108,8 @@ def decode(data: str) -> Action | None:
                 if len(arg) != 2 or arg[0] not in "01" or arg[1] not in "123":
                     return None
                 return Action(game_id, version, code, arg)
+            if code is POOL:
+                return Action(game_id, version, code, arg) if arg in ("c", "b") else None
             if code not in (SELECT, MOVE, SETTING) and arg:
                 continue
             return Action(game_id, version, code, arg)

@@ -101,7 +101,14 @@ class Command:
 
 
 _END_GAME = t("/resign [gammon|backgammon], /abort, /claim — end a game")
-_TOP_STATS = t("/top [uzun|turkish], /stats [@name] — leaderboard and statistics")
+_TOP_STATS = t(
+    "/top [pool] [uzun|turkish], /stats [@name] — leaderboard (this chat's, or the pool's) "
+    "and statistics"
+)
+_STRANGERS = t(
+    "/block — never be paired with your last pool opponent again; /report [what happened] — "
+    "tell the operator"
+)
 _EXPORT_DICE = t(
     "/export — the game as a file (GNU Backgammon's .mat for Tavla); /dice — check the dice"
 )
@@ -126,6 +133,16 @@ COMMANDS: tuple[Command, ...] = (
         args=Args(W.KINDS | W.LEVELS, numbers=True),
     ),
     Command(
+        "play",
+        t("Find an opponent now (any chat, Telegram or Discord)"),
+        t(
+            "/play [tavla|turkish|uzun] [points] [fast|daily] — play a stranger: the first "
+            "one waiting for the same game, in your private chat"
+        ),
+        args=Args(W.KINDS | W.FAST | W.DAILY, numbers=True),
+    ),
+    Command("games", t("Your pool games and whose turn it is"), t("/games — your pool games")),
+    Command(
         "move",
         t("Type a move, e.g. /move 13/8 6/5"),
         t("/move 13/8 6/5 — type a move (or reply to the board with it)"),
@@ -139,7 +156,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("resign", t("Resign the game"), _END_GAME, args=Args(frozenset(W.RESIGN_LEVELS))),
     Command("abort", t("Call the game off by agreement"), _END_GAME),
     Command("claim", t("Claim a game your opponent let run out of time"), _END_GAME),
-    Command("top", t("This chat's leaderboard"), _TOP_STATS, args=Args(W.KINDS)),
+    Command("top", t("This chat's leaderboard"), _TOP_STATS, args=Args(W.KINDS | W.POOL)),
     Command(
         "tournament",
         t("A tournament in this group"),
@@ -174,6 +191,8 @@ COMMANDS: tuple[Command, ...] = (
         admin_powers=True,
     ),
     Command("rules", t("The rules"), _LANG_RULES, args=Args(W.KINDS)),
+    Command("block", t("Never be paired with your last pool opponent again"), _STRANGERS),
+    Command("report", t("Report your last pool opponent"), _STRANGERS, args=FREE),
     Command("privacy", t("What the bot keeps about you"), _PRIVACY),
     Command("forget", t("Delete your data (in private)"), _PRIVACY, audience=Audience.PRIVATE),
     # Telegram opens a private chat with /start (a deep link may add a word): the help.

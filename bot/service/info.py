@@ -18,6 +18,7 @@ from core.export import contest_terms, record_match_id
 from core.gnubg import position_id
 from core.match import Match
 
+from . import words as W
 from .commands import help_lines, unknown_argument
 from .errors import UserFacingError
 from .export import export_match, record_file_name
@@ -128,11 +129,15 @@ class Info:
         return [View([t("Language set: {name}", name=LANGUAGE_NAMES[code])], lang=code)]
 
     async def top(self, *, user: User, chat: Chat, place: Place, args: str, **_: Any) -> list[View]:
-        """``/top [game]``: the leaderboard of the chat (of everyone in private)."""
+        """``/top [pool] [game]``: the leaderboard of the chat (of everyone in private), or of
+        the pool's games (``pool``)."""
         kind = first_kind(args) or "tavla"
-        scope = "global" if place.private else chat.scope
+        pool = any(word.casefold() in W.POOL for word in args.split())
+        scope = "pool" if pool else "global" if place.private else chat.scope
         rows = await self.storage.top(scope, kind, 10)
         title = VARIANT_NAMES[kind]
+        if pool:
+            title = t("{title} (the pool)", title=title)
         if not rows:
             return [
                 View(

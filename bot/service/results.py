@@ -8,11 +8,11 @@ from typing import Any
 
 from bot.i18n import Text, t
 from bot.storage.base import Chat, ResultRow, User
-from core.game import ResultKind
+from core.game import ResultKind, ResultReason
 from core.ratings import Rating, update_ratings
 
 from .lang import language
-from .settings import DAY, ServiceSettings
+from .settings import DAY, POOL_SCOPE, ServiceSettings
 from .store import ActionContext
 from .tournaments import Tournaments
 from .views import View
@@ -104,6 +104,13 @@ class Results:
             record.stored_id,
             [("finish", {"winner": winner, "seed": ctx.dice.seed_hex, "rated": rated})],
         )
+        if record.settings.scope == POOL_SCOPE and winner is not None:
+            # Leaving pool games in a row (losing them on time) makes a player wait longer.
+            last = match.game.result if match.game is not None else None
+            timed_out = last is not None and last.reason is ResultReason.TIMEOUT
+            for seat, user_id in enumerate(seats):
+                if user_id is not None:
+                    await tx.pool.game_over(user_id, timed_out and seat != winner, now)
         await self.tournaments.game_finished(tx, record, match)
 
     def final_view(self, ctx: ActionContext, chat: Chat, user: User) -> View:

@@ -50,9 +50,11 @@ from .lang import notice
 from .limits import RateLimiter, clean_name
 from .people import People, guarded
 from .play import Play
+from .pool import COMPUTER, Pool
 from .prefs import Prefs
 from .privacy import Privacy, is_privacy_button
 from .results import Results
+from .seats import Seats
 from .settings import ServiceSettings
 from .store import GameStore, acting_seat
 from .tournaments import Tournaments
@@ -120,6 +122,9 @@ class GameService:
         self.chat_settings = ChatSettings(storage)
         self.prefs = Prefs(storage, settings, self.chat_settings)
         self.privacy = Privacy(storage, now)
+        # Games in two chats (the pool's) and the pool itself.
+        self.seats = seats = Seats(storage, store, boards, settings, background)
+        self.pool = Pool(storage, contests, seats, settings, now)
         #: Each catalogue command's handler, by the command's name (see commands.py).
         self.handlers: dict[str, Handler] = {
             "help": self.info.help,
@@ -128,6 +133,10 @@ class GameService:
             "uzun": self.challenges.challenge,
             "nardy": self.challenges.challenge,
             "bot": self.challenges.bot_game,
+            "play": self.pool.play,
+            "games": self.pool.games,
+            "block": self.pool.block,
+            "report": self.pool.report,
             "move": self.play.move_command,
             "resign": self.play.resign,
             "abort": self.play.abort,
@@ -204,7 +213,7 @@ class GameService:
         word = spec.args.unknown(args) if spec is not None else None
         if spec is not None and word is not None:
             return [notice(user, chat, unknown_argument(spec, word))]
-        return await guarded(
+        views = await guarded(
             user,
             chat,
             handler(
@@ -218,6 +227,7 @@ class GameService:
                 actor=actor,
             ),
         )
+        return await self.seats.answer(user, place, views)
 
     async def hot_seat(
         self,
@@ -287,7 +297,7 @@ class GameService:
             self.idle_limiter.allow(user.id)
         else:
             self.limiter.allow(user.id)
-        return views
+        return await self.seats.answer(user, place, views)
 
     async def _route(
         self, user: User, chat: Chat, place: Place, action: A.Action, message: MessageRef | None
@@ -295,8 +305,15 @@ class GameService:
         """A button of ours, to the part its action code belongs to."""
         if action.code == A.SETTING:
             return await self.prefs.press(user, chat, place, action.arg, message)
+        if action.code == A.POOL:
+            if action.arg == COMPUTER:  # while waiting in the pool: the computer meanwhile
+                return await self.challenges.bot_game(user=user, chat=chat, place=place, args="")
+            return await self.pool.press(user, chat, action)
         record = await self.storage.get_game(action.game_id)
-        if record is None or record.platform != place.platform or record.chat_id != place.chat_id:
+        if record is None or (
+            (record.platform, record.chat_id) != (place.platform, place.chat_id)
+            and not await self.seats.plays_in(record.stored_id, place, user)
+        ):
             raise UserFacingError(t("I can't find that game."))
         if action.code in (A.ACCEPT, A.DECLINE):
             return await self.challenges.press(user, chat, action.code, record, action.version)
@@ -316,15 +333,18 @@ class GameService:
             return []
         if self._flooding(user):
             return [self._slow_down(user, chat)]
-        return await guarded(
+        views = await guarded(
             user, chat, self.play.move(user, chat, text, reply_to_game, quiet=not place.private)
         )
+        return await self.seats.answer(user, place, views)
 
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
         """The deadline rounds (:meth:`bot.service.deadlines.Deadlines.tick`): expired
         challenges, reminders, claims offered, lagging boards redrawn, tournaments' clocks.
         Run often, and once at start-up (bot/service/runner.py does)."""
-        return await self.deadlines.tick(platforms)
+        views = await self.deadlines.tick(platforms)
+        views.extend(await self.pool.tick(platforms))
+        return await self.seats.addressed(views)
 
     async def chat_unreachable(self, platform: str, chat_id: str) -> None:
         """The bot can no longer post in the chat: its games wait with their clocks stopped."""
@@ -369,6 +389,8 @@ class GameService:
 
     async def bind_message(self, game_id: int, message: MessageRef) -> None:
         """Remember where a game's board was posted, so later views can edit it."""
+        if await self.seats.board_shown(game_id, 0, message):
+            return  # a game in two chats: each seat's board is its own
         await self.storage.set_game_message(game_id, message)
 
     async def board_shown(
@@ -376,6 +398,8 @@ class GameService:
     ) -> None:
         """The adapter showed the board of ``version`` (a view's ``version``), in ``message``
         when it was posted anew. Boards never confirmed are redrawn by :meth:`tick`."""
+        if await self.seats.board_shown(game_id, version, message):
+            return  # a game in two chats: each seat's board is its own
         await self.storage.mark_board_shown(game_id, version, message)
 
     async def game_of_message(self, platform: str, message: MessageRef) -> int | None:

@@ -11,6 +11,10 @@ from .keypad import DISCORD_LIMITS, KeypadLimits
 DAY = 24 * 3600.0
 
 
+#: The leaderboard scope of the pool's games (``/top pool``).
+POOL_SCOPE = "pool"
+
+
 @dataclass
 class ServiceSettings:
     """Tunable behaviour; defaults are what players get."""
@@ -58,4 +62,9 @@ class ServiceSettings:
     picture_cache_bytes: int = 32 << 20
     # How many whole plays and checker moves a board's keyboard shows, by platform
     # (bot.service.keypad); Discord allows 25 buttons a message.
+    # The pool (/play): how many daily games a player may have going at once, and the
+    # platforms whose groups may use it (a Discord server keeps each member's board apart
+    # enough; a Telegram group would show a stranger's game to everyone).
+    pool_daily_games: int = 10
+    pool_in_groups: frozenset[str] = frozenset({"discord"})
     keypad: dict[str, KeypadLimits] = field(default_factory=lambda: {"discord": DISCORD_LIMITS})

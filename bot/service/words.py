@@ -13,6 +13,10 @@ TURKISH = frozenset({"turkish", "türk", "turk", "turkce", "türkçe", "geleneks
 UZUN = frozenset({"uzun", "nardy", "нарды"})
 #: Every word that names a game kind (a leaderboard, the rules, the computer's game).
 KINDS = TAVLA | TURKISH | UZUN
+#: The pool's leaderboard (``/top pool``).
+POOL = frozenset({"pool", "havuz", "пул"})
+#: The pace of a pool game: a day per move.
+DAILY = frozenset({"daily", "günlük", "gunluk", "ежедневно"})
 FAST = frozenset({"fast", "hızlı", "hizli", "быстро", "blitz"})
 #: The computer's strengths (core.ai.player_for).
 LEVELS = frozenset({"beginner", "club", "expert", "master", "random"})

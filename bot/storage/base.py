@@ -426,6 +426,11 @@ class PoolOperations(Protocol):
         """Record where each seat of a new game plays (a game in two chats)."""
         ...
 
+    async def game_over(self, user_id: int, left: bool, now: float) -> int:
+        """Count a pool game the player finished (``left``: lost on time); the new count of
+        games left in a row."""
+        ...
+
 
 class PoolRecords(Protocol):
     """The pool, blocks and reports outside transactions (``storage.pool``)."""

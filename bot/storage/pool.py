@@ -168,6 +168,11 @@ class PoolTransaction:
         await self.put(entry)
         return None
 
+    async def game_over(self, user_id: int, left: bool, now: float) -> int:
+        """Count a pool game the player finished: one more left in a row when they ``left``
+        it (lost on time), back to 0 otherwise; the new count."""
+        return await _game_over(self._db(), user_id, left, now)
+
     async def pair_waiting(self, bucket: Bucket, now: float) -> list[tuple[PoolEntry, PoolEntry]]:
         """Pair the entries of a bucket that all wait (a wait for leaving games just ended,
         or two newcomers came at one moment on two workers); each pair taken out."""
@@ -262,17 +267,7 @@ class PoolStorage:
         """Count a pool game the player finished: one more left in a row when they ``left``
         it (lost on time), back to 0 otherwise; the new count."""
         async with self._writing() as db:
-            value = await db.fetchval(
-                "INSERT INTO pool_players (user_id, left_in_a_row, updated) VALUES (?, ?, ?) "
-                "ON CONFLICT (user_id) DO UPDATE SET left_in_a_row = CASE WHEN ? "
-                "THEN pool_players.left_in_a_row + 1 ELSE 0 END, updated = excluded.updated "
-                "RETURNING left_in_a_row",
-                user_id,
-                1 if left else 0,
-                float(now),
-                bool(left),
-            )
-        return int(value)
+            return await _game_over(db, user_id, left, now)
 
     async def block(self, user_id: int, blocked: int, now: float) -> bool:
         """``user_id`` blocks ``blocked`` for good; False if they had already."""
@@ -356,6 +351,21 @@ class PoolStorage:
                 game_id,
                 seat,
             )
+
+
+async def _game_over(db: Db, user_id: int, left: bool, now: float) -> int:
+    """See :meth:`PoolStorage.game_over`."""
+    value = await db.fetchval(
+        "INSERT INTO pool_players (user_id, left_in_a_row, updated) VALUES (?, ?, ?) "
+        "ON CONFLICT (user_id) DO UPDATE SET left_in_a_row = CASE WHEN ? "
+        "THEN pool_players.left_in_a_row + 1 ELSE 0 END, updated = excluded.updated "
+        "RETURNING left_in_a_row",
+        user_id,
+        1 if left else 0,
+        float(now),
+        bool(left),
+    )
+    return int(value)
 
 
 async def forget_pool(db: Db, user_id: int) -> None:

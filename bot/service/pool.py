@@ -1,0 +1,419 @@
+"""The pool: find an opponent now (``/play``), among players on every chat and platform.
+
+``/play [tavla|turkish|uzun] [points] [fast|daily]`` in a private chat with the bot puts the
+player in the pool with what they want; the first fitting player waiting is paired at once
+(core/pool.py says who fits whom; bot/storage/pool.py pairs in one transaction, so any
+worker can). While nobody fits, a waiting message with a Cancel button; the deadline rounds
+pair what two workers left apart, take out expired entries, and after a minute offer to play
+the computer meanwhile. A pairing starts a rated game in the pool's leaderboard (``/top
+pool``), each player in their own chat (:mod:`bot.service.seats`). Strangers learn each
+other's display name and rating only. ``/block`` keeps two players apart for good and
+``/report`` keeps a report with the game for the operator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+from bot import metrics
+from bot.i18n import Text, t
+from bot.storage.base import (
+    Chat,
+    ContestSettings,
+    GameRecord,
+    GameStatus,
+    PoolEntry,
+    SeatChat,
+    Storage,
+    User,
+)
+from core.match import Match
+from core.pool import new_seeker
+
+from . import actions as A
+from . import words as W
+from .contests import Contests
+from .errors import UserFacingError
+from .lang import language, notice
+from .numbers import parse_number
+from .presenter import VARIANT_NAMES
+from .seats import Seats
+from .settings import POOL_SCOPE, ServiceSettings
+from .views import Button, MessageRef, Place, View
+
+#: What the pool's buttons carry after the code: Cancel, Play the computer meanwhile.
+CANCEL, COMPUTER = "c", "b"
+#: Seconds of waiting before the computer is offered meanwhile.
+OFFER_COMPUTER_AFTER = 60.0
+
+
+def pace_of(record: GameRecord) -> str:
+    return "fast" if record.settings.fast else "daily"
+
+
+def _wish(variant: str, length: int, pace: str) -> Text:
+    contest = t("one game") if length == 1 else t("a match to {n}", n=length)
+    speed = t("fast") if pace == "fast" else t("daily")
+    return t(
+        "{title}, {contest}, {pace}", title=VARIANT_NAMES[variant], contest=contest, pace=speed
+    )
+
+
+@dataclass(eq=False)
+class Pool:
+    """The pool (the storage, the contests that start a pairing's game, the seats that show
+    it in two chats, the settings and the clock)."""
+
+    storage: Storage
+    contests: Contests
+    seats: Seats
+    settings: ServiceSettings
+    clock: Callable[[], float]
+
+    # -- /play -------------------------------------------------------------------------
+
+    async def play(
+        self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
+    ) -> list[View]:
+        """``/play [tavla|turkish|uzun] [points] [fast|daily]``: join the pool, or be paired
+        with the first fitting player waiting."""
+        if not place.private and place.platform not in self.settings.pool_in_groups:
+            raise UserFacingError(
+                t("Write /play to me in a private chat: the game is played there.")
+            )
+        variant, length, pace = self._words(args)
+        await self._check_room(user, pace)
+        now = self.clock()
+        left = await self.storage.pool.left_in_a_row(user.id)
+        async with self.storage.transaction() as tx:
+            rating = (await tx.get_rating(user.id, POOL_SCOPE, variant)).rating
+            seeker = new_seeker(user.id, variant, length, pace, rating, now, left_in_a_row=left)
+            entry = PoolEntry(seeker, place.platform, place.chat_id)
+            partner = await tx.pool.pair_or_wait(entry, now)
+        metrics.POOL.labels("joined").inc()
+        if partner is None:
+            return [await self._waiting_view(user, chat, entry, now)]
+        return await self._start(partner, entry, asker=user, place=place)
+
+    def _words(self, args: str) -> tuple[str, int, str]:
+        variant, length, pace = "tavla", 1, "fast"
+        for word in args.split():
+            low = word.casefold()
+            kind = W.kind_of(low)
+            if kind is not None:
+                variant = kind
+            elif low.isascii() and low.isdigit():
+                number = parse_number(low, 1, self.settings.max_match_length)
+                if number is None:
+                    raise UserFacingError(
+                        t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
+                    )
+                length = number
+            elif low in W.FAST:
+                pace = "fast"
+            elif low in W.DAILY:
+                pace = "daily"
+            else:
+                raise UserFacingError(
+                    t(
+                        "I don't understand {word}. Write /play [tavla|turkish|uzun] [points] "
+                        "[fast|daily].",
+                        word=word,
+                    )
+                )
+        return variant, length, pace
+
+    async def _pool_games(self, user: User) -> list[GameRecord]:
+        return [
+            g
+            for g in await self.storage.games_of_user(user.id, (GameStatus.ACTIVE,))
+            if g.settings.scope == POOL_SCOPE
+        ]
+
+    async def _check_room(self, user: User, pace: str) -> None:
+        """One fast pool game at a time; up to the operator's number of daily ones."""
+        games = await self._pool_games(user)
+        if pace == "fast" and any(pace_of(g) == "fast" for g in games):
+            raise UserFacingError(t("Finish your fast game first: /games shows where it is."))
+        daily = sum(pace_of(g) == "daily" for g in games)
+        if pace == "daily" and daily >= self.settings.pool_daily_games:
+            raise UserFacingError(
+                t(
+                    "You have {n} daily games going already, the most at once.",
+                    n=self.settings.pool_daily_games,
+                )
+            )
+
+    async def _waiting_view(self, user: User, chat: Chat, entry: PoolEntry, now: float) -> View:
+        seeker = entry.seeker
+        counts = await self.storage.pool.counts(now)
+        same = counts.get(seeker.bucket, 1)
+        everyone = sum(counts.values())
+        lines: list[Text | str] = [
+            t("🔎 Looking for an opponent: {wish}.", wish=_wish(*seeker.bucket)),
+            t("Waiting for this: {n}. In the pool: {m}.", n=same, m=everyone),
+        ]
+        joined = seeker.joined
+
+        async def posted(ref: MessageRef) -> None:
+            await self.storage.pool.update(user.id, joined, ref, {})
+
+        return View(
+            lines,
+            lang=language(user, chat),
+            buttons=[[Button(t("Cancel"), A.encode(0, 0, A.POOL, CANCEL))]],
+            posted=posted,
+        )
+
+    # -- a pairing ----------------------------------------------------------------------
+
+    async def _start(
+        self,
+        waiting: PoolEntry,
+        newcomer: PoolEntry,
+        *,
+        asker: User | None = None,
+        place: Place | None = None,
+    ) -> list[View]:
+        """Start the game of a pairing: ``waiting`` (seat 0) against ``newcomer``. The
+        asker's views are returned; the other's are delivered (both, without an asker)."""
+        users = await self.storage.get_users([waiting.user_id, newcomer.user_id])
+        first, second = users[waiting.user_id], users[newcomer.user_id]
+        now = self.clock()
+        variant, length, pace = waiting.bucket
+        record = GameRecord(
+            platform=waiting.platform,
+            chat_id=waiting.chat_id,
+            variant=variant,
+            status=GameStatus.CHALLENGE,
+            seats=[first.id, second.id],
+            challenger=first.id,
+            settings=ContestSettings(length=length, fast=pace == "fast", scope=POOL_SCOPE),
+            rated=True,
+            created=now,
+            updated=now,
+        )
+        chat = await self.storage.get_chat(waiting.platform, waiting.chat_id)
+        views = await self.contests.start(record, [first.name, second.name], chat, first, new=True)
+        game_id = next(v.game_id for v in views if v.game_id is not None)
+        async with self.storage.transaction() as tx:
+            await tx.pool.add_seat_chats(
+                [
+                    SeatChat(
+                        game_id, 0, first.id, waiting.platform, waiting.chat_id, waiting.message
+                    ),
+                    SeatChat(
+                        game_id, 1, second.id, newcomer.platform, newcomer.chat_id, newcomer.message
+                    ),
+                ]
+            )
+        metrics.POOL.labels("paired").inc()
+        split = await self.seats.split(views)
+        assert split is not None
+        found = {
+            0: self._found(waiting, second, newcomer.seeker.rating, game_id),
+            1: self._found(newcomer, first, waiting.seeker.rating, game_id),
+        }
+        out: list[View] = []
+        for seat in (0, 1):
+            mine = [await found[seat], *split[seat]]
+            if asker is not None and place is not None and seat == 1:
+                out = mine
+            else:
+                self.seats.deliver(mine)
+        return out
+
+    async def _found(self, entry: PoolEntry, other: User, rating: float, game_id: int) -> View:
+        """The waiting message, saying who the opponent is: their display name and rating."""
+        me = await self.storage.get_user(entry.user_id)
+        chat = await self.storage.get_chat(entry.platform, entry.chat_id)
+        return View(
+            [
+                t(
+                    "🎲 Opponent found: {name} (rating {r}). {wish}. Good luck!",
+                    name=other.name,
+                    r=round(rating),
+                    wish=_wish(*entry.bucket),
+                )
+            ],
+            lang=language(me, chat),
+            chat=(entry.platform, entry.chat_id),
+            message=entry.message,
+            channel=entry.message,
+            edit=entry.message is not None,
+        )
+
+    # -- buttons --------------------------------------------------------------------------
+
+    async def press(self, user: User, chat: Chat, action: A.Action) -> list[View]:
+        """The waiting message's Cancel button."""
+        if action.arg != CANCEL:
+            raise UserFacingError(t("That button is not one of mine."))
+        async with self.storage.transaction() as tx:
+            entry = await tx.pool.leave(user.id)
+        if entry is None:
+            return [notice(user, chat, t("You are not waiting in the pool."))]
+        metrics.POOL.labels("cancelled").inc()
+        return [
+            View(
+                [t("You left the pool. /play to look again.")],
+                lang=language(user, chat),
+                message=entry.message,
+                edit=entry.message is not None,
+                replace_pressed=True,
+            )
+        ]
+
+    def offer_view(self, entry: PoolEntry, user: User | None, chat: Chat) -> View:
+        """A minute without an opponent: play the computer meanwhile (the search goes on)."""
+        return View(
+            [
+                t("🔎 Looking for an opponent: {wish}.", wish=_wish(*entry.bucket)),
+                t("Nobody yet. Play the computer meanwhile? The search goes on."),
+            ],
+            lang=language(user, chat),
+            chat=(entry.platform, entry.chat_id),
+            message=entry.message,
+            channel=entry.message,
+            edit=entry.message is not None,
+            buttons=[
+                [
+                    Button(t("Play the computer"), A.encode(0, 0, A.POOL, COMPUTER)),
+                    Button(t("Cancel"), A.encode(0, 0, A.POOL, CANCEL)),
+                ]
+            ],
+        )
+
+    # -- the deadline rounds ------------------------------------------------------------
+
+    async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
+        """Expired entries told, pairings two workers left apart made, the computer offered
+        to those waiting a minute. Views of pairings are delivered by the seats."""
+        now = self.clock()
+        views: list[View] = []
+        for entry in await self.storage.pool.expire(now):
+            if platforms is not None and entry.platform not in platforms:
+                continue
+            user = await self.storage.get_user(entry.user_id)
+            chat = await self.storage.get_chat(entry.platform, entry.chat_id)
+            views.append(
+                View(
+                    [t("Nobody came to play in time. /play to look again.")],
+                    lang=language(user, chat),
+                    chat=(entry.platform, entry.chat_id),
+                    message=entry.message,
+                    channel=entry.message,
+                    edit=entry.message is not None,
+                )
+            )
+        counts = await self.storage.pool.counts(now)
+        for bucket, count in counts.items():
+            if count < 2:
+                continue
+            async with self.storage.transaction() as tx:
+                pairs = await tx.pool.pair_waiting(bucket, now)
+            for waiting, newcomer in pairs:
+                await self._start(waiting, newcomer)
+        for entry in await self.storage.pool.entries(now):
+            if entry.data.get("offered") or now - entry.seeker.joined < OFFER_COMPUTER_AFTER:
+                continue
+            if platforms is not None and entry.platform not in platforms:
+                continue
+            if not await self.storage.pool.update(
+                entry.user_id, entry.seeker.joined, entry.message, {**entry.data, "offered": True}
+            ):
+                continue
+            user = await self.storage.get_user(entry.user_id)
+            chat = await self.storage.get_chat(entry.platform, entry.chat_id)
+            views.append(self.offer_view(entry, user, chat))
+        return views
+
+    # -- /games -------------------------------------------------------------------------
+
+    async def games(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
+        """``/games``: the player's pool games under way, whose turn it is in each."""
+        games = sorted(await self._pool_games(user), key=lambda g: g.stored_id)
+        if not games:
+            return [
+                View(
+                    [t("You have no pool game going. /play finds an opponent.")],
+                    lang=language(user, chat),
+                )
+            ]
+        lines: list[Text | str] = [t("Your pool games:")]
+        for record in games:
+            match = Match.from_dict(record.match or {})
+            seat = record.seats.index(user.id)
+            names = record.settings.names or ("?", "?")
+            turn = match.game is not None and match.game.awaiting == seat
+            lines.append(
+                t(
+                    "#{id} {wish} against {name}: {whose}",
+                    id=record.stored_id,
+                    wish=_wish(record.variant, record.settings.length, pace_of(record)),
+                    name=names[1 - seat],
+                    whose=t("your turn") if turn else t("their turn"),
+                )
+            )
+        lines.append(t("/board in the chat where you play shows a game's board."))
+        return [View(lines, lang=language(user, chat))]
+
+    # -- strangers --------------------------------------------------------------------
+
+    async def _last_opponent(self, user: User) -> tuple[GameRecord, int] | None:
+        games = [
+            g
+            for g in await self.storage.games_of_user(
+                user.id, (GameStatus.ACTIVE, GameStatus.FINISHED, GameStatus.ABORTED)
+            )
+            if g.settings.scope == POOL_SCOPE
+        ]
+        if not games:
+            return None
+        last = max(games, key=lambda g: g.stored_id)
+        other = last.seats[1] if last.seats[0] == user.id else last.seats[0]
+        assert other is not None
+        return last, other
+
+    async def block(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
+        """``/block``: never be paired with the last pool opponent again."""
+        found = await self._last_opponent(user)
+        if found is None:
+            raise UserFacingError(t("You have played nobody from the pool yet."))
+        record, other = found
+        await self.storage.pool.block(user.id, other, self.clock())
+        names = record.settings.names or ("?", "?")
+        name = names[record.seats.index(other)]
+        return [
+            View(
+                [t("{name} is blocked: you will never be paired again.", name=name)],
+                lang=language(user, chat),
+            )
+        ]
+
+    async def report(self, *, user: User, chat: Chat, args: str, **_: Any) -> list[View]:
+        """``/report [what happened]``: a report about the last pool opponent, kept with the
+        game for the operator."""
+        found = await self._last_opponent(user)
+        if found is None:
+            raise UserFacingError(t("You have played nobody from the pool yet."))
+        record, other = found
+        await self.storage.pool.report(
+            user.id, other, record.stored_id, args.strip()[:500], self.clock()
+        )
+        metrics.POOL_REPORTS.inc()
+        return [
+            View(
+                [
+                    t(
+                        "Thank you: your report is kept with the game for the operator. /block keeps you apart for good."
+                    )
+                ],
+                lang=language(user, chat),
+            )
+        ]
+
+
+__all__ = ["COMPUTER", "POOL_SCOPE", "Pool", "pace_of"]

@@ -1,0 +1,238 @@
+"""Games whose two seats are in two chats (a pool game): each player plays in their own
+private chat with the bot, perhaps on another platform than the opponent.
+
+The game is one record, kept and played as any other (its chat is the first seat's); where
+each seat plays is stored beside it (``seat_chats``). Whatever the service answers for such
+a game, made for one chat, is split here into each seat's copy: the board drawn from that
+seat's side, in that player's language and style, edited in place in their chat; the other
+messages (the dice commitment, the result, a reminder) in their language, with no mention
+(a mention would carry the platform's user id to a stranger). The copy for the player who
+asked is the answer; the other's is delivered through the platform's outlet
+(:class:`~bot.service.background.Background`), as a view made outside a request is.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot.i18n import Text
+from bot.storage.base import Chat, SeatChat, Storage, User
+from renderers.picture import PNG
+
+from .background import Background
+from .boards import Boards
+from .lang import language
+from .mentions import Mention
+from .presenter import board_view
+from .settings import ServiceSettings
+from .store import GameStore
+from .views import MessageRef, Place, View
+
+#: Games remembered as played in one chat or in two (never changes for a game).
+_KNOWN_GAMES = 20_000
+
+
+def unmentioned(line: Text | str) -> Text | str:
+    """``line`` with every mention written as the plain name."""
+    if isinstance(line, Text):
+        return Text(line.msgid, {k: _plain(v) for k, v in line.args.items()})
+    return line
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mention):
+        return value.name
+    if isinstance(value, Text):
+        return unmentioned(value)
+    return value
+
+
+@dataclass(eq=False)
+class Seats:
+    """Each seat's copy of the views of a game in two chats (the storage, the store and the
+    boards that draw each side, the settings, the outlets that deliver the other's)."""
+
+    storage: Storage
+    store: GameStore
+    boards: Boards
+    settings: ServiceSettings
+    background: Background
+    _known: OrderedDict[int, bool] = field(default_factory=OrderedDict)
+
+    async def of(self, game_id: int) -> list[SeatChat]:
+        """Where each seat of the game plays; [] for a game in one chat."""
+        if self._known.get(game_id) is False:
+            return []
+        seats = await self.storage.pool.seat_chats(game_id)
+        self._known[game_id] = bool(seats)
+        if len(self._known) > _KNOWN_GAMES:
+            self._known.popitem(last=False)
+        return seats
+
+    async def plays_in(self, game_id: int, place: Place, user: User) -> bool:
+        """Whether ``user`` plays a seat of the game in ``place``."""
+        return any(
+            s.user_id == user.id and (s.platform, s.chat_id) == (place.platform, place.chat_id)
+            for s in await self.of(game_id)
+        )
+
+    async def board_shown(self, game_id: int, version: int, message: MessageRef | None) -> bool:
+        """Record a board shown of a game in two chats (the seat told by the message's
+        chat); False for a game in one chat, which the caller records as usual."""
+        seats = await self.of(game_id)
+        if not seats:
+            return False
+        if message is not None:
+            seat = _seat_of_message(seats, message)
+            if seat is not None:
+                await self.storage.pool.seat_board_shown(game_id, seat.seat, version, message)
+        # The game's own mark keeps the deadline rounds from redrawing it for nothing.
+        await self.storage.mark_board_shown(game_id, version)
+        return True
+
+    async def split(self, views: list[View]) -> dict[int, list[View]] | None:
+        """Each seat's copy of ``views`` (seat → views, every one addressed to the seat's
+        chat), or None when none of them is about a game in two chats. Views of no such
+        game go to nobody; notices (a toast for the one who acted) are left out too."""
+        game_ids = {v.game_id for v in views if v.game_id is not None}
+        seats_of: dict[int, list[SeatChat]] = {}
+        for game_id in game_ids:
+            seats = await self.of(game_id)
+            if seats:
+                seats_of[game_id] = seats
+        if not seats_of:
+            return None
+        out: dict[int, list[View]] = {0: [], 1: []}
+        people: dict[int, tuple[User | None, Chat]] = {}
+        for view in views:
+            these = seats_of.get(view.game_id or -1)
+            if these is None or view.notice:
+                continue
+            for seat in these:
+                if seat.seat not in people:
+                    people[seat.seat] = (
+                        await self.storage.get_user(seat.user_id),
+                        await self.storage.get_chat(seat.platform, seat.chat_id),
+                    )
+                user, chat = people[seat.seat]
+                copy = await self._copy(view, seat, user, chat)
+                if copy is not None:
+                    out[seat.seat].append(copy)
+        return out
+
+    async def _copy(self, view: View, seat: SeatChat, user: User | None, chat: Chat) -> View | None:
+        lang = language(user, chat)
+        where = (seat.platform, seat.chat_id)
+        lines = [unmentioned(line) for line in view.lines]
+        board = view.board is not None or view.image is not None
+        if not (board or view.caption_only or view.keyboard_only or view.version is not None):
+            return replace(view, lines=lines, lang=lang, chat=where, message=None, edit=False)
+        # A board: the seat's own message, drawn from the seat's side.
+        image = None
+        drawn = None
+        if board:
+            assert view.game_id is not None
+            record = await self.storage.get_game(view.game_id)
+            if record is None or record.match is None:
+                return None
+            ctx = self.store.context(record)
+            prefs = user.prefs if user is not None else None
+            drawn = board_view(
+                ctx.match,
+                ctx.names,
+                viewer=seat.seat,
+                theme=(prefs.theme if prefs else None) or self.settings.theme,
+                lang=lang,
+                home=prefs.home if prefs else "right",
+            )
+            if view.image is not None:
+                fmt = self.settings.picture_formats.get(seat.platform, PNG)
+                image = await self.boards.render(drawn, fmt)
+        edit = seat.message is not None and (view.edit or view.repair or view.point)
+        return replace(
+            view,
+            lines=lines,
+            lang=lang,
+            chat=where,
+            image=image,
+            board=drawn,
+            text_board=None,
+            message=seat.message,
+            channel=seat.message,
+            edit=edit,
+            point=False,
+        )
+
+    async def answer(self, user: User | None, place: Place | None, views: list[View]) -> list[View]:
+        """Views answering ``user`` in ``place``: for a game in two chats, the asker's copy
+        is returned and the other seat's delivered; views of other games pass as they are.
+        Without a seat of the asker here (a page of the web board, a deadline round), every
+        copy is delivered and only the notices are returned."""
+        split = await self.split(views)
+        if split is None:
+            return views
+        mine: int | None = None
+        if user is not None and place is not None:
+            for game_id in {v.game_id for v in views if v.game_id is not None}:
+                for chair in await self.of(game_id):
+                    if chair.user_id == user.id and (chair.platform, chair.chat_id) == (
+                        place.platform,
+                        place.chat_id,
+                    ):
+                        mine = chair.seat
+        pool_ids = {s.game_id for copies in split.values() for s in copies if s.game_id}
+        kept = [v for v in views if v.notice or (v.game_id not in pool_ids)]
+        for seat, copies in split.items():
+            if seat == mine:
+                kept.extend(copies)
+            else:  # a checker picked changes only the picker's buttons
+                self.deliver([c for c in copies if not c.keyboard_only])
+        return kept
+
+    async def addressed(self, views: list[View]) -> list[View]:
+        """Views of a deadline round: those of games in two chats replaced by each seat's
+        addressed copy (the runner delivers them by their address)."""
+        split = await self.split(views)
+        if split is None:
+            return views
+        pool_ids = {s.game_id for copies in split.values() for s in copies if s.game_id}
+        kept = [v for v in views if v.game_id not in pool_ids]
+        for copies in split.values():
+            kept.extend(copies)
+        return kept
+
+    def deliver(self, views: list[View]) -> None:
+        """Deliver views made for another chat, in order, in the background."""
+        if not views:
+            return
+
+        async def send() -> None:
+            for view in views:
+                await self.background.deliver_later(view)
+
+        self.background.spawn(send())
+
+
+def _seat_of_message(seats: list[SeatChat], message: MessageRef) -> SeatChat | None:
+    """The seat a board message belongs to: by its message when known, else by its chat."""
+    for seat in seats:
+        if seat.message is not None and seat.message.same_message(message):
+            return seat
+    in_chat = [
+        s
+        for s in seats
+        if message.chat_id is not None
+        and message.chat_id in (s.chat_id, s.message.channel_id if s.message else None)
+    ]
+    if len(in_chat) == 1:
+        return in_chat[0]
+    if message.channel_id is not None:
+        for seat in seats:
+            if seat.message is not None and seat.message.channel_id == message.channel_id:
+                return seat
+    return in_chat[0] if in_chat else None
+
+
+__all__ = ["Seats", "unmentioned"]

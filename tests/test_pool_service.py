@@ -1,0 +1,226 @@
+"""The pool through the game service: /play pairs two strangers, each plays in their own
+chat (here a Telegram player against a Discord player), both boards follow every press, and
+nothing identifying crosses over. No chat library: views are taken as the adapters get them
+(the asker's as the answer, the other's through the platform's outlet)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import translate_lines
+from bot.service import actions as A
+from bot.service.mentions import mentions_in
+from bot.service.service import Actor, GameService, Place
+from bot.service.views import MessageRef, View
+from bot.storage.base import GameStatus
+from bot.storage.sqlite import SqliteStorage
+from core.match import Match
+from tests.factory import Clock, find, make_service
+
+# Handles and ids unlike the names, so that a search for them finds only a leak.
+ALI = Actor("telegram", "1001", "Ali", "alihandle", "tr")
+VELI = Actor("discord", "2002", "Veli", "velihandle", "en")
+AYSE = Actor("telegram", "3003", "Ayşe", "aysehandle", "ru")
+HOME = {
+    "1001": Place("telegram", "1001", private=True),
+    "2002": Place("discord", "9002", private=True),  # a DM channel
+    "3003": Place("telegram", "3003", private=True),
+}
+
+
+@dataclass
+class Inbox:
+    """Every view one player received, and their newest board."""
+
+    views: list[View] = field(default_factory=list)
+    board: View | None = None
+
+
+@dataclass
+class World:
+    service: GameService
+    clock: Clock
+    inbox: dict[str, Inbox]
+    ids: itertools.count = field(default_factory=lambda: itertools.count(100))
+
+    async def take(self, actor: Actor, views: list[View]) -> None:
+        """Views shown to ``actor``: as an adapter does, boards posted or edited are
+        confirmed, posted waiting messages reported."""
+        box = self.inbox[actor.user_id]
+        place = HOME[actor.user_id]
+        for view in views:
+            box.views.append(view)
+            ref = view.message
+            if ref is None or not view.edit:
+                ref = MessageRef(next(self.ids), chat_id=place.chat_id, channel_id=place.chat_id)
+            if view.posted is not None:
+                await view.posted(ref)
+            if view.game_id is not None and view.version is not None:
+                box.board = view
+                await self.service.board_shown(view.game_id, view.version, ref)
+
+    async def run(self, actor: Actor, command: str, args: str = "") -> list[View]:
+        views = await self.service.command(actor, HOME[actor.user_id], command, args)
+        await self.take(actor, views)
+        await self.delivered()
+        return views
+
+    async def press(self, actor: Actor, data: str) -> list[View]:
+        box = self.inbox[actor.user_id]
+        pressed = box.board.message if box.board is not None else None
+        views = await self.service.press(actor, HOME[actor.user_id], data, message=pressed)
+        await self.take(actor, views)
+        await self.delivered()
+        return views
+
+    async def delivered(self) -> None:
+        await self.service.settle()
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    storage = SqliteStorage(str(tmp_path / "pool.db"))
+    await storage.open()
+    clock = Clock()
+    service = make_service(
+        storage,
+        clock=clock,
+        burst_actions=10**6,
+        render_images=False,
+        repair_after=float("inf"),
+    )
+    actors = {a.user_id: a for a in (ALI, VELI, AYSE)}
+    inbox = {key: Inbox() for key in actors}
+    w = World(service, clock, inbox)
+    by_chat = {(p.platform, p.chat_id): actors[key] for key, p in HOME.items()}
+
+    def outlet(platform: str):
+        async def deliver(view: View) -> None:
+            assert view.chat is not None
+            assert view.chat[0] == platform
+            await w.take(by_chat[view.chat], [view])
+
+        return deliver
+
+    service.outlets["telegram"] = outlet("telegram")
+    service.outlets["discord"] = outlet("discord")
+    yield w
+    await storage.close()
+
+
+def text(views: list[View], lang: str = "en") -> str:
+    return "\n".join(translate_lines(v.lines, lang) for v in views)
+
+
+PREFERENCE = (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL)
+
+
+async def play_out(w: World, game_id: int) -> None:
+    """Both players press the buttons on their own boards until the game ends; after every
+    press both boards show the game's newest version."""
+    seat_actor = {0: ALI, 1: VELI}
+    for _ in range(3000):
+        record = await w.service.storage.get_game(game_id)
+        assert record is not None
+        if record.status is not GameStatus.ACTIVE:
+            return
+        match = Match.from_dict(record.match)
+        actor = seat_actor[match.game.awaiting]
+        board = w.inbox[actor.user_id].board
+        assert board is not None
+        data = next((find(board, code) for code in PREFERENCE if find(board, code)), None)
+        assert data, text([board])
+        await w.press(actor, data)
+        record = await w.service.storage.get_game(game_id)
+        versions = {w.inbox[a.user_id].board.version for a in (ALI, VELI)}
+        shown = record.settings.state_version or record.version
+        # Both boards in step: each shows the game as it stands (a checker picked changes
+        # only the picker's buttons).
+        assert all(v >= shown for v in versions), (versions, record.version)
+    raise AssertionError("the game never ended")
+
+
+async def test_two_strangers_on_two_platforms_play_a_whole_game(world: World) -> None:
+    w = world
+    waiting = await w.run(ALI, "play")
+    assert find(waiting[-1], A.POOL), text(waiting)
+    assert "Looking for an opponent" in text(waiting)
+    answer = await w.run(VELI, "play", "tavla 1 fast")
+    assert "Opponent found: Ali" in text(answer)
+    # Ali's waiting message was edited: he learns Veli's name and rating.
+    assert "Rakip bulundu: Veli" in text(w.inbox["1001"].views, "tr")
+    ali_board, veli_board = w.inbox["1001"].board, w.inbox["2002"].board
+    assert ali_board is not None
+    assert veli_board is not None
+    assert ali_board.game_id == veli_board.game_id
+    # Each board from its own side, in its player's language.
+    assert ali_board.board.viewer != veli_board.board.viewer
+    assert ali_board.lang == "tr"
+    assert veli_board.lang == "en"
+    await play_out(w, ali_board.game_id)
+    record = await w.service.storage.get_game(ali_board.game_id)
+    assert record.status is GameStatus.FINISHED
+    assert record.rated
+    top = await w.service.command(ALI, HOME["1001"], "top", "pool")
+    assert "Veli" in text(top)
+    assert "Ali" in text(top)
+    # Nothing identifying crossed over: not the other's platform id, handle or chat.
+    for me, other in ((ALI, VELI), (VELI, ALI)):
+        received = w.inbox[me.user_id].views
+        for lang in ("en", "tr", "ru"):
+            seen = text(received, lang)
+            for secret in (other.user_id, other.username, HOME[other.user_id].chat_id):
+                assert secret not in seen
+        for view in received:
+            assert not [m for m in mentions_in(view.lines) if m.user_id == other.user_id]
+            if view.chat is not None:
+                assert view.chat == (HOME[me.user_id].platform, HOME[me.user_id].chat_id)
+
+
+async def test_cancel_and_a_blocked_player_is_never_paired_again(world: World) -> None:
+    w = world
+    waiting = await w.run(ALI, "play")
+    cancelled = await w.press(ALI, find(waiting[-1], A.POOL))
+    assert "left the pool" in text(cancelled)
+    await w.run(ALI, "play", "uzun")
+    await w.run(VELI, "play", "uzun")
+    game_id = w.inbox["1001"].board.game_id
+    await w.run(ALI, "resign")
+    # "Yes, resign" on Ali's board, then Veli accepts on his.
+    for _ in range(3):
+        record = await w.service.storage.get_game(game_id)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        yes = find(w.inbox["1001"].board, A.RESIGN)
+        accept = find(w.inbox["2002"].board, A.RESIGN_ACCEPT)
+        await (w.press(VELI, accept) if accept else w.press(ALI, yes))
+    record = await w.service.storage.get_game(game_id)
+    assert record.status is GameStatus.FINISHED
+    blocked = await w.run(VELI, "block")
+    assert "Ali" in text(blocked)
+    assert "blocked" in text(blocked)
+    report = await w.run(ALI, "report", "rude phrases")
+    assert "report" in text(report)
+    reports = await w.service.storage.pool.reports()
+    assert reports[0].game_id == game_id
+    # Both look again for the same game: never paired with each other.
+    await w.run(ALI, "play", "turkish 3")
+    again = await w.run(VELI, "play", "turkish 3")
+    assert "Looking for an opponent" in text(again)
+    ayse = await w.run(AYSE, "play", "turkish 3")
+    assert "Opponent found" in text(ayse)
+
+
+async def test_play_words_and_refusals(world: World) -> None:
+    w = world
+    refused = await w.service.command(ALI, Place("telegram", "-5", private=False), "play")
+    assert "private chat" in text(refused)
+    bad = await w.run(ALI, "play", "chess")
+    assert "chess" in text(bad)
+    games = await w.run(ALI, "games")
+    assert "no pool game" in text(games)
