@@ -108,7 +108,7 @@ class Seats:
         people: dict[int, tuple[User | None, Chat]] = {}
         for view in views:
             these = seats_of.get(view.game_id or -1)
-            if these is None or view.notice:
+            if these is None or view.notice or view.seat_copy:
                 continue
             for seat in these:
                 if seat.seat not in people:
@@ -128,7 +128,9 @@ class Seats:
         lines = [unmentioned(line) for line in view.lines]
         board = view.board is not None or view.image is not None
         if not (board or view.caption_only or view.keyboard_only or view.version is not None):
-            return replace(view, lines=lines, lang=lang, chat=where, message=None, edit=False)
+            return replace(
+                view, lines=lines, lang=lang, chat=where, message=None, edit=False, seat_copy=True
+            )
         # A board: the seat's own message, drawn from the seat's side.
         image = None
         drawn = None
@@ -163,6 +165,7 @@ class Seats:
             channel=seat.message,
             edit=edit,
             point=False,
+            seat_copy=True,
         )
 
     async def answer(self, user: User | None, place: Place | None, views: list[View]) -> list[View]:
@@ -183,7 +186,7 @@ class Seats:
                     ):
                         mine = chair.seat
         pool_ids = {s.game_id for copies in split.values() for s in copies if s.game_id}
-        kept = [v for v in views if v.notice or (v.game_id not in pool_ids)]
+        kept = [v for v in views if v.notice or v.seat_copy or v.game_id not in pool_ids]
         for seat, copies in split.items():
             if seat == mine:
                 kept.extend(copies)
@@ -198,7 +201,7 @@ class Seats:
         if split is None:
             return views
         pool_ids = {s.game_id for copies in split.values() for s in copies if s.game_id}
-        kept = [v for v in views if v.game_id not in pool_ids]
+        kept = [v for v in views if v.seat_copy or v.game_id not in pool_ids]
         for copies in split.values():
             kept.extend(copies)
         return kept

@@ -121,6 +121,9 @@ class View:
     #: is written only when an adapter reads it: most presses are answered on Telegram,
     #: which never shows it, and writing it costs about as much as a database query.
     board: BoardView | None = field(default=None, repr=False)
+    #: A copy made for one seat of a game played in two chats (bot/service/seats.py),
+    #: addressed to that seat's chat: never split again.
+    seat_copy: bool = False
 
     @property
     def shows_board(self) -> bool:

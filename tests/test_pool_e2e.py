@@ -1,0 +1,187 @@
+"""A Telegram player against a Discord player, found through the pool: the real
+python-telegram-bot against the fake Bot API and the real discord.py against the fake
+Discord, in one process on one database, as ``python -m bot`` runs with both tokens.
+
+Ali writes /play to the bot in a private Telegram chat; Veli asks in a Discord DM. They are
+paired, each plays on the board in their own chat (pressing only their own buttons), and
+after every press both boards show the game as it stands. Nothing of Veli's id, handle or
+channel reaches Ali's chat, and nothing of Ali's reaches Veli's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from telegram.ext import AIORateLimiter
+
+from bot.config import Config
+from bot.discord import run_discord
+from bot.discord.buttons import PREFIX
+from bot.service import actions as A
+from bot.service.runner import DeadlineRunner
+from bot.storage.base import GameStatus
+from bot.storage.sqlite import SqliteStorage
+from bot.telegram import run_telegram
+from core.match import Match
+from tests.drivers import press_order
+from tests.factory import find_action, make_service
+from tests.fakes.discord import FakeDiscord
+from tests.fakes.telegram import FakeBotAPI
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+DM = 9002  # Veli's direct-message channel with the bot
+
+
+def config(fake: FakeBotAPI) -> Config:
+    return Config(
+        telegram_token="123:ABC",
+        telegram_base_url=fake.base_url,
+        telegram_base_file_url=fake.base_file_url,
+        telegram_webhook_url=None,
+        telegram_webhook_listen="127.0.0.1",
+        telegram_webhook_port=0,
+        telegram_max_rate=30,
+        telegram_group_rate=20,
+        discord_token="discord-test-token",
+        discord_guild_id=None,
+        database_url=None,
+        board_dir=Path("data/boards"),
+        log_level="INFO",
+    )
+
+
+def tg_buttons(message: dict[str, Any]) -> list[str]:
+    markup = message.get("reply_markup") or {}
+    return [
+        b["callback_data"]
+        for row in markup.get("inline_keyboard", [])
+        for b in row
+        if "callback_data" in b
+    ]
+
+
+def dc_buttons(message: dict[str, Any]) -> list[str]:
+    return [
+        c["custom_id"]
+        for row in message.get("components", [])
+        for c in row.get("components", [])
+        if "custom_id" in c
+    ]
+
+
+def version_of(ids: list[str]) -> int:
+    versions = [a.version for d in ids if (a := A.decode(d.removeprefix(PREFIX))) and a.game_id]
+    return max(versions, default=0)
+
+
+@pytest.fixture
+async def world(tmp_path: Path):
+    discord_fake = FakeDiscord()
+    with discord_fake.patch():
+        async with FakeBotAPI(flood=None) as telegram_fake:
+            storage = SqliteStorage(str(tmp_path / "bot.db"))
+            await storage.open()
+            service = make_service(storage, first_seed=11, burst_actions=10**6, theme="classic")
+            stop = asyncio.Event()
+            rounds = DeadlineRunner(service)
+            limiter = AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3)
+            before = len(telegram_fake.calls_to("getUpdates"))
+            tasks = [
+                asyncio.create_task(
+                    run_telegram(
+                        config(telegram_fake), service, stop, rate_limiter=limiter, runner=rounds
+                    )
+                ),
+                asyncio.create_task(
+                    run_discord(config(telegram_fake), service, stop, runner=rounds)
+                ),
+            ]
+            client = await asyncio.wait_for(discord_fake.wait_client(1), 10)
+            await telegram_fake.wait_for(
+                lambda: len(telegram_fake.calls_to("getUpdates")) > before, 10
+            )
+            yield telegram_fake, discord_fake, client, service, storage
+            stop.set()
+            await asyncio.wait_for(asyncio.gather(*tasks), 20)
+            await storage.close()
+
+
+async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -> None:
+    tg, dc, client, service, storage = world
+    ali = tg.user(11, "Ali", username="alihandle", language_code="tr")
+    ali_chat = tg.private_chat(ali)
+    veli = dc.user(2002, "Veli", locale="en-US")
+    dm = dc.channel(DM, None, "dm")
+
+    await tg.send_text(ali, ali_chat, "/play")
+    waiting = await tg.wait_for(
+        lambda: next((m for m in tg.messages(ali_chat) if tg_buttons(m)), None), 10
+    )
+    assert find_action(tg_buttons(waiting), A.POOL)
+    await dc.slash(client, veli, dm, "play")
+
+    def tg_board() -> dict[str, Any] | None:
+        for m in reversed(tg.messages(ali_chat)):
+            if m.get("photo") and version_of(tg_buttons(m)):
+                return m
+        return None
+
+    def dc_board() -> dict[str, Any] | None:
+        for m in reversed(dc.channel_messages(dm)):
+            if m["attachments"] and version_of(dc_buttons(m)):
+                return m
+        return None
+
+    await tg.wait_for(tg_board, 10)
+    assert dc_board() is not None
+
+    games = await storage.games_of_user((await storage.find_user("telegram", "11")).id)
+    record = games[-1]
+    assert record.settings.scope == "pool"
+    users = {record.seats[0]: "tg", record.seats[1]: "dc"}
+
+    for _ in range(3000):
+        record = await storage.get_game(record.stored_id)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        want = record.settings.state_version or record.version
+        # Both boards in step with the game before anyone presses again.
+        await tg.wait_for(
+            lambda want=want: ((b := tg_board()) and version_of(tg_buttons(b)) >= want) or None,
+            10,
+        )
+        # Discord's copy went out through its outlet, which the service has waited for.
+        board = dc_board()
+        assert board is not None
+        assert version_of(dc_buttons(board)) >= want
+        match = Match.from_dict(record.match)
+        side = users[record.seats[match.game.awaiting]]
+        if side == "tg":
+            board = tg_board()
+            ids = tg_buttons(board)
+            data = next(d for code in press_order() if (d := find_action(ids, code)))
+            query = await tg.press(ali, ali_chat, board["message_id"], data)
+            await tg.wait_for(lambda query=query: query in tg.callback_answers, 10)
+        else:
+            board = dc_board()
+            ids = dc_buttons(board)
+            cid = next(d for code in press_order() if (d := find_action(ids, code, prefix=PREFIX)))
+            exchange = await dc.press(client, veli, board, cid)
+            assert exchange.acks == 1
+        await service.settle()
+    else:
+        raise AssertionError("the game never ended")
+    assert record.status is GameStatus.FINISHED
+
+    # Nothing identifying crossed over, in any message either player received.
+    ali_seen = json.dumps(tg.messages(ali_chat), ensure_ascii=False)
+    for secret in ("2002", str(DM)):
+        assert secret not in ali_seen.replace(str(ali_chat.id), "")
+    veli_seen = json.dumps(dc.channel_messages(dm), ensure_ascii=False)
+    for secret in ("alihandle", str(ali.id)):
+        assert secret not in veli_seen
