@@ -224,3 +224,60 @@ async def test_play_words_and_refusals(world: World) -> None:
     assert "chess" in text(bad)
     games = await w.run(ALI, "games")
     assert "no pool game" in text(games)
+
+
+async def test_fixed_phrases_reach_the_opponent_in_their_language(world: World) -> None:
+    w = world
+    await w.run(AYSE, "play")
+    await w.run(ALI, "play")
+    menu = await w.run(ALI, "say")
+    phrase = find(menu[-1], A.POOL)
+    assert phrase, text(menu)
+    sent = await w.press(ALI, phrase)
+    assert "Sent" in text(sent)
+    got = w.inbox["3003"].views[-1]
+    assert got.lang == "ru"
+    assert "Ali" in text([got], "ru")
+    assert "Удачи" in text([got], "ru")
+
+
+async def test_a_daily_game_tells_the_player_when_it_is_their_turn(world: World) -> None:
+    w = world
+    await w.run(ALI, "play", "daily")
+    await w.run(VELI, "play", "daily")
+    game_id = w.inbox["1001"].board.game_id
+    games = await w.run(VELI, "games")
+    assert f"#{game_id}" in text(games)
+    told = 0
+    for _ in range(30):
+        record = await w.service.storage.get_game(game_id)
+        match = Match.from_dict(record.match)
+        actor = {0: ALI, 1: VELI}[match.game.awaiting]
+        board = w.inbox[actor.user_id].board
+        data = next((find(board, c) for c in PREFERENCE if find(board, c)), None)
+        before = {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, VELI)}
+        await w.press(actor, data)
+        for other in (ALI, VELI):
+            new = w.inbox[other.user_id].views[before[other.user_id] :]
+            told += sum("Your turn in game" in text([v]) for v in new)
+        w.clock.now += 60  # a minute a press: at most one notice an hour a game
+    assert told == 2  # one each in the first hour (30 presses, half an hour)
+
+
+async def test_the_rounds_expire_offer_the_computer_and_count(world: World) -> None:
+    w = world
+    waiting = await w.run(ALI, "play", "uzun 3")
+    await w.run(VELI, "play", "turkish")
+    w.clock.now += 61
+    views = await w.service.tick()
+    offers = [v for v in views if find(v, A.POOL) and "computer" in text([v])]
+    assert len(offers) == 2
+    computer = next(b.action for row in offers[0].buttons for b in row if b.action.endswith("b"))
+    who = ALI if offers[0].chat == ("telegram", "1001") else VELI
+    game = await w.press(who, computer)
+    assert any(v.game_id for v in game)  # a game against the computer meanwhile
+    w.clock.now += 3600
+    views = await w.service.tick()
+    assert sum("Nobody came" in text([v]) for v in views) == 2
+    assert await w.service.storage.pool.entry(1) is None
+    assert "Looking" in text(waiting)

@@ -247,6 +247,7 @@ _CALLBACKS = {
     "games": _plain,
     "block": _plain,
     "report": report,
+    "say": _plain,
     "move": move,
     "board": _game_only,
     "resign": resign,

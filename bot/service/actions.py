@@ -36,7 +36,9 @@ class Code(StrEnum):
     CLAIM = "cl"
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
     ANALYSE = "an"  # under a finished game's board: its analysis (issue 15)
-    POOL = "pl"  # pl<c|b>: the pool's waiting message: Cancel, play the computer meanwhile
+    # pl<c|b>: the pool's waiting message: Cancel, play the computer meanwhile; pl s<n>: a
+    # fixed phrase to the opponent of the game (its id before the version)
+    POOL = "pl"
 
 
 # The codes by their short names, as the service and the adapters write them (``A.ROLL``).
@@ -109,7 +111,8 @@ def decode(data: str) -> Action | None:
                     return None
                 return Action(game_id, version, code, arg)
             if code is POOL:
-                return Action(game_id, version, code, arg) if arg in ("c", "b") else None
+                said = len(arg) == 2 and arg[0] == "s" and arg[1].isdigit()
+                return Action(game_id, version, code, arg) if arg in ("c", "b") or said else None
             if code not in (SELECT, MOVE, SETTING) and arg:
                 continue
             return Action(game_id, version, code, arg)

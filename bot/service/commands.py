@@ -193,6 +193,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("rules", t("The rules"), _LANG_RULES, args=Args(W.KINDS)),
     Command("block", t("Never be paired with your last pool opponent again"), _STRANGERS),
     Command("report", t("Report your last pool opponent"), _STRANGERS, args=FREE),
+    Command(
+        "say",
+        t("Say a friendly word to your pool opponent"),
+        t("/say — a fixed phrase to your pool opponent, in their language"),
+    ),
     Command("privacy", t("What the bot keeps about you"), _PRIVACY),
     Command("forget", t("Delete your data (in private)"), _PRIVACY, audience=Audience.PRIVATE),
     # Telegram opens a private chat with /start (a deep link may add a word): the help.

@@ -45,8 +45,35 @@ from .views import Button, MessageRef, Place, View
 
 #: What the pool's buttons carry after the code: Cancel, Play the computer meanwhile.
 CANCEL, COMPUTER = "c", "b"
+#: What strangers may say to each other: fixed phrases, each shown in the reader's language.
+PHRASES: tuple[Text, ...] = (
+    t("Good luck!"),
+    t("Have fun!"),
+    t("Nice move!"),
+    t("Well played!"),
+    t("Thanks for the game!"),
+    t("Sorry, I have to think a little."),
+)
 #: Seconds of waiting before the computer is offered meanwhile.
 OFFER_COMPUTER_AFTER = 60.0
+
+
+def _seen(entry: PoolEntry, counts: dict[tuple[str, int, str], int]) -> list[int]:
+    """How many wait for what the entry wants, and in all (as its message says)."""
+    return [counts.get(entry.bucket, 1), sum(counts.values())]
+
+
+def _waiting(entry: PoolEntry, counts: dict[tuple[str, int, str], int], lang: str) -> View:
+    """The waiting message: what the player wants, how many wait, and Cancel."""
+    same, everyone = _seen(entry, counts)
+    return View(
+        [
+            t("🔎 Looking for an opponent: {wish}.", wish=_wish(*entry.bucket)),
+            t("Waiting for this: {n}. In the pool: {m}.", n=same, m=everyone),
+        ],
+        lang=lang,
+        buttons=[[Button(t("Cancel"), A.encode(0, 0, A.POOL, CANCEL))]],
+    )
 
 
 def pace_of(record: GameRecord) -> str:
@@ -147,25 +174,16 @@ class Pool:
             )
 
     async def _waiting_view(self, user: User, chat: Chat, entry: PoolEntry, now: float) -> View:
-        seeker = entry.seeker
         counts = await self.storage.pool.counts(now)
-        same = counts.get(seeker.bucket, 1)
-        everyone = sum(counts.values())
-        lines: list[Text | str] = [
-            t("🔎 Looking for an opponent: {wish}.", wish=_wish(*seeker.bucket)),
-            t("Waiting for this: {n}. In the pool: {m}.", n=same, m=everyone),
-        ]
-        joined = seeker.joined
+        joined = entry.seeker.joined
+        seen = _seen(entry, counts)
 
         async def posted(ref: MessageRef) -> None:
-            await self.storage.pool.update(user.id, joined, ref, {})
+            await self.storage.pool.update(user.id, joined, ref, {"seen": seen})
 
-        return View(
-            lines,
-            lang=language(user, chat),
-            buttons=[[Button(t("Cancel"), A.encode(0, 0, A.POOL, CANCEL))]],
-            posted=posted,
-        )
+        view = _waiting(entry, counts, language(user, chat))
+        view.posted = posted
+        return view
 
     # -- a pairing ----------------------------------------------------------------------
 
@@ -248,7 +266,9 @@ class Pool:
     # -- buttons --------------------------------------------------------------------------
 
     async def press(self, user: User, chat: Chat, action: A.Action) -> list[View]:
-        """The waiting message's Cancel button."""
+        """The waiting message's Cancel button, or a phrase to the opponent."""
+        if action.arg.startswith("s"):
+            return await self._say(user, chat, action.game_id, int(action.arg[1:]))
         if action.arg != CANCEL:
             raise UserFacingError(t("That button is not one of mine."))
         async with self.storage.transaction() as tx:
@@ -316,10 +336,30 @@ class Pool:
                 pairs = await tx.pool.pair_waiting(bucket, now)
             for waiting, newcomer in pairs:
                 await self._start(waiting, newcomer)
+        counts = await self.storage.pool.counts(now)
         for entry in await self.storage.pool.entries(now):
-            if entry.data.get("offered") or now - entry.seeker.joined < OFFER_COMPUTER_AFTER:
+            if entry.data.get("offered") or (
+                platforms is not None and entry.platform not in platforms
+            ):
                 continue
-            if platforms is not None and entry.platform not in platforms:
+            if now - entry.seeker.joined < OFFER_COMPUTER_AFTER:
+                # The waiting message says how many wait, edited when that changes.
+                seen = _seen(entry, counts)
+                if entry.message is None or entry.data.get("seen") == seen:
+                    continue
+                if await self.storage.pool.update(
+                    entry.user_id, entry.seeker.joined, entry.message, {**entry.data, "seen": seen}
+                ):
+                    user = await self.storage.get_user(entry.user_id)
+                    chat = await self.storage.get_chat(entry.platform, entry.chat_id)
+                    view = _waiting(entry, counts, language(user, chat))
+                    view.chat, view.message, view.channel = (
+                        (entry.platform, entry.chat_id),
+                        entry.message,
+                        entry.message,
+                    )
+                    view.edit = view.edit_only = True
+                    views.append(view)
                 continue
             if not await self.storage.pool.update(
                 entry.user_id, entry.seeker.joined, entry.message, {**entry.data, "offered": True}
@@ -361,6 +401,50 @@ class Pool:
         return [View(lines, lang=language(user, chat))]
 
     # -- strangers --------------------------------------------------------------------
+
+    async def say(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
+        """``/say``: the fixed phrases a player may send to their pool opponent."""
+        found = await self._last_opponent(user)
+        if found is None:
+            raise UserFacingError(t("You have played nobody from the pool yet."))
+        record, _other = found
+        game_id = record.stored_id
+        buttons = [
+            [Button(phrase, A.encode(game_id, 0, A.POOL, f"s{n}"))]
+            for n, phrase in enumerate(PHRASES)
+        ]
+        return [
+            View(
+                [t("Say to your opponent (they read it in their language):")],
+                lang=language(user, chat),
+                buttons=buttons,
+            )
+        ]
+
+    async def _say(self, user: User, chat: Chat, game_id: int, n: int) -> list[View]:
+        record = await self.storage.get_game(game_id)
+        if record is None or user.id not in record.seats or not 0 <= n < len(PHRASES):
+            raise UserFacingError(t("That button is not one of mine."))
+        seats = await self.seats.of(game_id)
+        mine = next((s for s in seats if s.user_id == user.id), None)
+        other = next((s for s in seats if s.user_id != user.id), None)
+        if mine is None or other is None:
+            raise UserFacingError(t("That button is not one of mine."))
+        names = record.settings.names or (user.name, "?")
+        reader = await self.storage.get_user(other.user_id)
+        where = await self.storage.get_chat(other.platform, other.chat_id)
+        self.seats.deliver(
+            [
+                View(
+                    [t("{name} says: {phrase}", name=names[mine.seat], phrase=PHRASES[n])],
+                    lang=language(reader, where),
+                    chat=(other.platform, other.chat_id),
+                    channel=other.message,
+                    seat_copy=True,
+                )
+            ]
+        )
+        return [notice(user, chat, t("Sent: {phrase}", phrase=PHRASES[n]))]
 
     async def _last_opponent(self, user: User) -> tuple[GameRecord, int] | None:
         games = [

@@ -14,13 +14,15 @@ asked is the answer; the other's is delivered through the platform's outlet
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot.i18n import Text
-from bot.storage.base import Chat, SeatChat, Storage, User
+from bot.i18n import Text, t
+from bot.storage.base import Chat, GameStatus, SeatChat, Storage, User
 from renderers.picture import PNG
 
+from . import actions as A
 from .background import Background
 from .boards import Boards
 from .lang import language
@@ -59,6 +61,7 @@ class Seats:
     boards: Boards
     settings: ServiceSettings
     background: Background
+    clock: Callable[[], float]
     _known: OrderedDict[int, bool] = field(default_factory=OrderedDict)
 
     async def of(self, game_id: int) -> list[SeatChat]:
@@ -153,11 +156,17 @@ class Seats:
                 fmt = self.settings.picture_formats.get(seat.platform, PNG)
                 image = await self.boards.render(drawn, fmt)
         edit = seat.message is not None and (view.edit or view.repair or view.point)
+        # A rematch would be a challenge in one chat: strangers meet again through /play.
+        buttons = [
+            [b for b in row if (a := A.decode(b.action)) is None or a.code != A.REMATCH]
+            for row in view.buttons
+        ]
         return replace(
             view,
             lines=lines,
             lang=lang,
             chat=where,
+            buttons=[row for row in buttons if row],
             image=image,
             board=drawn,
             text_board=None,
@@ -191,7 +200,8 @@ class Seats:
             if seat == mine:
                 kept.extend(copies)
             else:  # a checker picked changes only the picker's buttons
-                self.deliver([c for c in copies if not c.keyboard_only])
+                theirs = [c for c in copies if not c.keyboard_only]
+                self.deliver(theirs + await self._turn_notice(seat, theirs))
         return kept
 
     async def addressed(self, views: list[View]) -> list[View]:
@@ -205,6 +215,46 @@ class Seats:
         for copies in split.values():
             kept.extend(copies)
         return kept
+
+    async def _turn_notice(self, seat: int, copies: list[View]) -> list[View]:
+        """A message telling the seat it is their turn in a daily game (a board edit
+        notifies nobody), at most once an hour a game."""
+        board = next((c for c in copies if c.version is not None and c.game_id), None)
+        if board is None or board.game_id is None:
+            return []
+        record = await self.storage.get_game(board.game_id)
+        if record is None or record.status is not GameStatus.ACTIVE or record.settings.fast:
+            return []
+        game = self.store.context(record).game
+        if game.awaiting != seat:
+            return []
+        if not await self.storage.pool.turn_notice(
+            board.game_id, seat, self.clock(), self.settings.turn_notice_every
+        ):
+            return []
+        names = record.settings.names or ("?", "?")
+        return [
+            replace(
+                board,
+                lines=[
+                    t(
+                        "⏰ Your turn in game #{id} against {name}.",
+                        id=board.game_id,
+                        name=names[1 - seat],
+                    )
+                ],
+                image=None,
+                board=None,
+                text_board=None,
+                buttons=[],
+                game_id=None,
+                version=None,
+                message=None,
+                edit=False,
+                caption_only=False,
+                keyboard_only=False,
+            )
+        ]
 
     def deliver(self, views: list[View]) -> None:
         """Deliver views made for another chat, in order, in the background."""

@@ -123,7 +123,7 @@ class GameService:
         self.prefs = Prefs(storage, settings, self.chat_settings)
         self.privacy = Privacy(storage, now)
         # Games in two chats (the pool's) and the pool itself.
-        self.seats = seats = Seats(storage, store, boards, settings, background)
+        self.seats = seats = Seats(storage, store, boards, settings, background, now)
         self.pool = Pool(storage, contests, seats, settings, now)
         #: Each catalogue command's handler, by the command's name (see commands.py).
         self.handlers: dict[str, Handler] = {
@@ -137,6 +137,7 @@ class GameService:
             "games": self.pool.games,
             "block": self.pool.block,
             "report": self.pool.report,
+            "say": self.pool.say,
             "move": self.play.move_command,
             "resign": self.play.resign,
             "abort": self.play.abort,

@@ -66,5 +66,7 @@ class ServiceSettings:
     # platforms whose groups may use it (a Discord server keeps each member's board apart
     # enough; a Telegram group would show a stranger's game to everyone).
     pool_daily_games: int = 10
+    # A daily pool game tells the player in private that it is their turn at most this often.
+    turn_notice_every: float = 3600.0
     pool_in_groups: frozenset[str] = frozenset({"discord"})
     keypad: dict[str, KeypadLimits] = field(default_factory=lambda: {"discord": DISCORD_LIMITS})

@@ -465,6 +465,10 @@ class PoolRecords(Protocol):
         """Where each seat of a game in two chats plays (seat 0 first); [] for other games."""
         ...
 
+    async def turn_notice(self, game_id: int, seat: int, now: float, every: float) -> bool:
+        """Whether the seat may be told it is their turn now (and it counts as told)."""
+        ...
+
     async def seat_board_shown(
         self, game_id: int, seat: int, version: int, message: MessageRef | None = None
     ) -> None:

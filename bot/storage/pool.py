@@ -336,6 +336,20 @@ class PoolStorage:
             for r in rows
         ]
 
+    async def turn_notice(self, game_id: int, seat: int, now: float, every: float) -> bool:
+        """Whether the seat may be told it is their turn now (not told within ``every``
+        seconds); if so, it counts as told. Atomic, so two workers never both tell."""
+        async with self._writing() as db:
+            changed = await db.execute(
+                "UPDATE seat_chats SET noticed = ? WHERE game_id = ? AND seat = ? "
+                "AND (noticed IS NULL OR noticed <= ?)",
+                float(now),
+                game_id,
+                seat,
+                float(now - every),
+            )
+        return changed == 1
+
     async def seat_board_shown(
         self, game_id: int, seat: int, version: int, message: MessageRef | None = None
     ) -> None:
