@@ -33,7 +33,10 @@ async def run(config: Config) -> None:
         from bot.web.run import with_change_hub
 
         storage, hub = with_change_hub(storage)
-    service = GameService(storage, ServiceSettings(render_processes=config.render_processes))
+    settings = ServiceSettings(
+        render_processes=config.render_processes, pool_daily_games=config.pool_daily_games
+    )
+    service = GameService(storage, settings)
     # /healthz, /readyz and /metrics: the database here, each adapter when it starts.
     health = Health()
     health.add_check("database", service.ready)

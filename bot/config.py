@@ -40,6 +40,8 @@ class Config:
     telegram_connections: int = 64
     #: Processes that draw board pictures (0: a thread of the bot's own process).
     render_processes: int = 0
+    #: Daily pool games (/play daily) a player may have going at once.
+    pool_daily_games: int = 10
     #: Discord shards split over processes: this process runs ``discord_shard_ids`` of
     #: ``discord_shard_count`` (None: one process runs them all, as Discord recommends).
     discord_shard_count: int | None = None
@@ -94,6 +96,7 @@ class Config:
                 "RENDER_PROCESSES", 1 if (os.cpu_count() or 1) > 1 else 0, 0
             )
             or 0,
+            pool_daily_games=env.integer("POOL_DAILY_GAMES", 10, 1, 1000) or 10,
             discord_shard_count=env.integer("DISCORD_SHARD_COUNT", 0, 0) or None,
             discord_shard_ids=env.checked("DISCORD_SHARD_IDS", _shard_ids),
             web_base_url=env.checked("WEB_BASE_URL", check_web_base_url),
