@@ -34,7 +34,7 @@ from tests.fakes.telegram import FakeBotAPI
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-DM = 9002  # Veli's direct-message channel with the bot
+DM = 990033  # Veli's direct-message channel with the bot
 
 
 def config(fake: FakeBotAPI) -> Config:
@@ -113,9 +113,9 @@ async def world(tmp_path: Path):
 
 async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -> None:
     tg, dc, client, service, storage = world
-    ali = tg.user(11, "Ali", username="alihandle", language_code="tr")
+    ali = tg.user(770011, "Ali", username="alihandle", language_code="tr")
     ali_chat = tg.private_chat(ali)
-    veli = dc.user(2002, "Veli", locale="en-US")
+    veli = dc.user(550022, "Veli", locale="en-US")
     dm = dc.channel(DM, None, "dm")
 
     await tg.send_text(ali, ali_chat, "/play")
@@ -140,7 +140,7 @@ async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -
     await tg.wait_for(tg_board, 10)
     assert dc_board() is not None
 
-    games = await storage.games_of_user((await storage.find_user("telegram", "11")).id)
+    games = await storage.games_of_user((await storage.find_user("telegram", "770011")).id)
     record = games[-1]
     assert record.settings.scope == "pool"
     users = {record.seats[0]: "tg", record.seats[1]: "dc"}
@@ -180,8 +180,22 @@ async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -
 
     # Nothing identifying crossed over, in any message either player received.
     ali_seen = json.dumps(tg.messages(ali_chat), ensure_ascii=False)
-    for secret in ("2002", str(DM)):
+    for secret in ("550022", str(DM)):
         assert secret not in ali_seen.replace(str(ali_chat.id), "")
     veli_seen = json.dumps(dc.channel_messages(dm), ensure_ascii=False)
     for secret in ("alihandle", str(ali.id)):
         assert secret not in veli_seen
+
+    # Veli blocks Ali: both look for the same game again and are never paired.
+    await dc.slash(client, veli, dm, "block")
+    await service.settle()
+    assert any("blocked" in (m.get("content") or "") for m in dc.channel_messages(dm))
+    before = len(tg.messages(ali_chat))
+    await tg.send_text(ali, ali_chat, "/play")
+    await tg.wait_for(lambda: len(tg.messages(ali_chat)) > before, 10)
+    await dc.slash(client, veli, dm, "play")
+    await service.settle()
+    assert "Rakip aranıyor" in (tg.messages(ali_chat)[-1].get("text") or "")
+    assert "Looking for an opponent" in (dc.channel_messages(dm)[-1].get("content") or "")
+    entries = await storage.pool.entries(record.updated)
+    assert len(entries) == 2  # both wait

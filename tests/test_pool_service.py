@@ -23,13 +23,13 @@ from core.match import Match
 from tests.factory import Clock, find, make_service
 
 # Handles and ids unlike the names, so that a search for them finds only a leak.
-ALI = Actor("telegram", "1001", "Ali", "alihandle", "tr")
-VELI = Actor("discord", "2002", "Veli", "velihandle", "en")
-AYSE = Actor("telegram", "3003", "Ayşe", "aysehandle", "ru")
+ALI = Actor("telegram", "tg1001", "Ali", "alihandle", "tr")
+VELI = Actor("discord", "dc2002", "Veli", "velihandle", "en")
+AYSE = Actor("telegram", "tg3003", "Ayşe", "aysehandle", "ru")
 HOME = {
-    "1001": Place("telegram", "1001", private=True),
-    "2002": Place("discord", "9002", private=True),  # a DM channel
-    "3003": Place("telegram", "3003", private=True),
+    "tg1001": Place("telegram", "tg1001", private=True),
+    "dc2002": Place("discord", "dcdm9002", private=True),  # a DM channel
+    "tg3003": Place("telegram", "tg3003", private=True),
 }
 
 
@@ -153,8 +153,8 @@ async def test_two_strangers_on_two_platforms_play_a_whole_game(world: World) ->
     answer = await w.run(VELI, "play", "tavla 1 fast")
     assert "Opponent found: Ali" in text(answer)
     # Ali's waiting message was edited: he learns Veli's name and rating.
-    assert "Rakip bulundu: Veli" in text(w.inbox["1001"].views, "tr")
-    ali_board, veli_board = w.inbox["1001"].board, w.inbox["2002"].board
+    assert "Rakip bulundu: Veli" in text(w.inbox["tg1001"].views, "tr")
+    ali_board, veli_board = w.inbox["tg1001"].board, w.inbox["dc2002"].board
     assert ali_board is not None
     assert veli_board is not None
     assert ali_board.game_id == veli_board.game_id
@@ -166,7 +166,7 @@ async def test_two_strangers_on_two_platforms_play_a_whole_game(world: World) ->
     record = await w.service.storage.get_game(ali_board.game_id)
     assert record.status is GameStatus.FINISHED
     assert record.rated
-    top = await w.service.command(ALI, HOME["1001"], "top", "pool")
+    top = await w.service.command(ALI, HOME["tg1001"], "top", "pool")
     assert "Veli" in text(top)
     assert "Ali" in text(top)
     # Nothing identifying crossed over: not the other's platform id, handle or chat.
@@ -189,15 +189,15 @@ async def test_cancel_and_a_blocked_player_is_never_paired_again(world: World) -
     assert "left the pool" in text(cancelled)
     await w.run(ALI, "play", "uzun")
     await w.run(VELI, "play", "uzun")
-    game_id = w.inbox["1001"].board.game_id
+    game_id = w.inbox["tg1001"].board.game_id
     await w.run(ALI, "resign")
     # "Yes, resign" on Ali's board, then Veli accepts on his.
     for _ in range(3):
         record = await w.service.storage.get_game(game_id)
         if record.status is not GameStatus.ACTIVE:
             break
-        yes = find(w.inbox["1001"].board, A.RESIGN)
-        accept = find(w.inbox["2002"].board, A.RESIGN_ACCEPT)
+        yes = find(w.inbox["tg1001"].board, A.RESIGN)
+        accept = find(w.inbox["dc2002"].board, A.RESIGN_ACCEPT)
         await (w.press(VELI, accept) if accept else w.press(ALI, yes))
     record = await w.service.storage.get_game(game_id)
     assert record.status is GameStatus.FINISHED
@@ -235,7 +235,7 @@ async def test_fixed_phrases_reach_the_opponent_in_their_language(world: World) 
     assert phrase, text(menu)
     sent = await w.press(ALI, phrase)
     assert "Sent" in text(sent)
-    got = w.inbox["3003"].views[-1]
+    got = w.inbox["tg3003"].views[-1]
     assert got.lang == "ru"
     assert "Ali" in text([got], "ru")
     assert "Удачи" in text([got], "ru")
@@ -245,7 +245,7 @@ async def test_a_daily_game_tells_the_player_when_it_is_their_turn(world: World)
     w = world
     await w.run(ALI, "play", "daily")
     await w.run(VELI, "play", "daily")
-    game_id = w.inbox["1001"].board.game_id
+    game_id = w.inbox["tg1001"].board.game_id
     games = await w.run(VELI, "games")
     assert f"#{game_id}" in text(games)
     told = 0
@@ -273,7 +273,7 @@ async def test_the_rounds_expire_offer_the_computer_and_count(world: World) -> N
     offers = [v for v in views if find(v, A.POOL) and "computer" in text([v])]
     assert len(offers) == 2
     computer = next(b.action for row in offers[0].buttons for b in row if b.action.endswith("b"))
-    who = ALI if offers[0].chat == ("telegram", "1001") else VELI
+    who = ALI if offers[0].chat == ("telegram", "tg1001") else VELI
     game = await w.press(who, computer)
     assert any(v.game_id for v in game)  # a game against the computer meanwhile
     w.clock.now += 3600
