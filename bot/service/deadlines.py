@@ -150,7 +150,8 @@ class Deadlines:
                         [
                             Button(
                                 t("Claim the game"),
-                                A.encode(record.stored_id, record.version + 1, A.CLAIM),
+                                # The offer's save above gave the record its version.
+                                A.encode(record.stored_id, record.version, A.CLAIM),
                             )
                         ]
                     ],
