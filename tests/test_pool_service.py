@@ -20,6 +20,7 @@ from bot.service.views import MessageRef, View
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
+from core.notation import format_play
 from tests.factory import Clock, find, make_service
 
 # Handles and ids unlike the names, so that a search for them finds only a leak.
@@ -281,3 +282,42 @@ async def test_the_rounds_expire_offer_the_computer_and_count(world: World) -> N
     assert sum("Nobody came" in text([v]) for v in views) == 2
     assert await w.service.storage.pool.entry(1) is None
     assert "Looking" in text(waiting)
+
+
+async def test_typed_moves_board_and_a_claim_from_either_chat(world: World) -> None:
+    w = world
+    await w.run(ALI, "play")
+    await w.run(VELI, "play")
+    game_id = w.inbox["tg1001"].board.game_id
+    # /board in Veli's own chat: his board, from his side.
+    shown = await w.run(VELI, "board")
+    mine = [v for v in shown if v.game_id == game_id and v.version is not None]
+    assert mine
+    assert mine[-1].board.viewer == w.inbox["dc2002"].board.board.viewer
+    # Whoever is to move types it in their own chat.
+    record = await w.service.storage.get_game(game_id)
+    match = Match.from_dict(record.match)
+    mover = {0: ALI, 1: VELI}[match.game.awaiting]
+    assert match.game.legal_plays(), "the first roll is played at once"
+    typed = await w.service.text(
+        mover, HOME[mover.user_id], format_play(match.game.legal_plays()[0])
+    )
+    await w.take(mover, typed)
+    await w.delivered()
+    after = await w.service.storage.get_game(game_id)
+    assert after.version > record.version, text(typed)
+    # The one to act walks away: the other claims the game from their own chat.
+    record = await w.service.storage.get_game(game_id)
+    match = Match.from_dict(record.match)
+    slow = {0: ALI, 1: VELI}[match.game.awaiting]
+    other = VELI if slow is ALI else ALI
+    w.clock.now += 3600
+    views = await w.service.tick()
+    claims = [v for v in views if find(v, A.CLAIM)]
+    assert {v.chat for v in claims} == {("telegram", "tg1001"), ("discord", "dcdm9002")}
+    claimed = await w.press(other, find(claims[0], A.CLAIM))
+    assert any(v.game_id == game_id for v in claimed), text(claimed)
+    record = await w.service.storage.get_game(game_id)
+    assert record.status is GameStatus.FINISHED
+    slow_user = await w.service.storage.find_user(slow.platform, slow.user_id)
+    assert await w.service.storage.pool.left_in_a_row(slow_user.id) == 1
