@@ -167,6 +167,13 @@ async def test_two_strangers_on_two_platforms_play_a_whole_game(world: World) ->
     record = await w.service.storage.get_game(ali_board.game_id)
     assert record.status is GameStatus.FINISHED
     assert record.rated
+    # No rematch between strangers: the finished board offers to block instead.
+    final = w.inbox["dc2002"].board
+    assert not find(final, A.REMATCH)
+    block = next(b.action for row in final.buttons for b in row if b.action.endswith("plk"))
+    blocked = await w.press(VELI, block)
+    assert "never be paired again" in text(blocked)
+    assert await w.service.storage.pool.blocked(*record.seats)
     top = await w.service.command(ALI, HOME["tg1001"], "top", "pool")
     assert "Veli" in text(top)
     assert "Ali" in text(top)

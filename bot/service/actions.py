@@ -37,7 +37,7 @@ class Code(StrEnum):
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
     ANALYSE = "an"  # under a finished game's board: its analysis (issue 15)
     # pl<c|b>: the pool's waiting message: Cancel, play the computer meanwhile; pl s<n>: a
-    # fixed phrase to the opponent of the game (its id before the version)
+    # fixed phrase to the opponent of the game (its id before the version); plk: block them
     POOL = "pl"
 
 
@@ -112,7 +112,8 @@ def decode(data: str) -> Action | None:
                 return Action(game_id, version, code, arg)
             if code is POOL:
                 said = len(arg) == 2 and arg[0] == "s" and arg[1].isdigit()
-                return Action(game_id, version, code, arg) if arg in ("c", "b") or said else None
+                known = arg in ("c", "b", "k") or said
+                return Action(game_id, version, code, arg) if known else None
             if code not in (SELECT, MOVE, SETTING) and arg:
                 continue
             return Action(game_id, version, code, arg)

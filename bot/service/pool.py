@@ -269,6 +269,8 @@ class Pool:
         """The waiting message's Cancel button, or a phrase to the opponent."""
         if action.arg.startswith("s"):
             return await self._say(user, chat, action.game_id, int(action.arg[1:]))
+        if action.arg == "k":
+            return await self._block(user, chat, action.game_id)
         if action.arg != CANCEL:
             raise UserFacingError(t("That button is not one of mine."))
         async with self.storage.transaction() as tx:
@@ -466,7 +468,16 @@ class Pool:
         found = await self._last_opponent(user)
         if found is None:
             raise UserFacingError(t("You have played nobody from the pool yet."))
-        record, other = found
+        record, _other = found
+        return await self._block(user, chat, record.stored_id)
+
+    async def _block(self, user: User, chat: Chat, game_id: int) -> list[View]:
+        """Block the opponent of ``user`` in a pool game."""
+        record = await self.storage.get_game(game_id)
+        if record is None or user.id not in record.seats or record.settings.scope != POOL_SCOPE:
+            raise UserFacingError(t("That button is not one of mine."))
+        other = record.seats[1] if record.seats[0] == user.id else record.seats[0]
+        assert other is not None
         await self.storage.pool.block(user.id, other, self.clock())
         names = record.settings.names or ("?", "?")
         name = names[record.seats.index(other)]

@@ -30,7 +30,7 @@ from .mentions import Mention
 from .presenter import board_view
 from .settings import ServiceSettings
 from .store import GameStore
-from .views import MessageRef, Place, View
+from .views import Button, MessageRef, Place, View
 
 #: Games remembered as played in one chat or in two (never changes for a game).
 _KNOWN_GAMES = 20_000
@@ -156,9 +156,15 @@ class Seats:
                 fmt = self.settings.picture_formats.get(seat.platform, PNG)
                 image = await self.boards.render(drawn, fmt)
         edit = seat.message is not None and (view.edit or view.repair or view.point)
-        # A rematch would be a challenge in one chat: strangers meet again through /play.
+        # A rematch would be a challenge in one chat: strangers meet again through /play,
+        # or never again (the board's Block button).
         buttons = [
-            [b for b in row if (a := A.decode(b.action)) is None or a.code != A.REMATCH]
+            [
+                Button(t("🚫 Never pair us again"), A.encode(a.game_id, 0, A.POOL, "k"))
+                if (a := A.decode(b.action)) is not None and a.code == A.REMATCH
+                else b
+                for b in row
+            ]
             for row in view.buttons
         ]
         return replace(
