@@ -199,3 +199,20 @@ async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -
     assert "Looking for an opponent" in (dc.channel_messages(dm)[-1].get("content") or "")
     entries = await storage.pool.entries(record.updated)
     assert len(entries) == 2  # both wait
+
+    # The other way round: Veli waits on Discord, a Telegram newcomer comes; Veli's waiting
+    # message says who came and his board is posted in his DM by the Discord adapter.
+    await dc.slash(client, veli, dm, "play", variant="uzun")
+    await service.settle()
+    waiting_id = dc.channel_messages(dm)[-1]["id"]
+    ayse = tg.user(880033, "Ayşe", username="aysehandle", language_code="ru")
+    ayse_chat = tg.private_chat(ayse)
+    await tg.send_text(ayse, ayse_chat, "/play uzun")
+    await tg.wait_for(lambda: next((m for m in tg.messages(ayse_chat) if m.get("photo")), None), 10)
+    await service.settle()
+    edited = next(m for m in dc.channel_messages(dm) if m["id"] == waiting_id)
+    assert "Opponent found: Ayşe" in edited["content"]
+    board = dc_board()
+    assert board is not None
+    assert board["id"] != waiting_id
+    assert "aysehandle" not in json.dumps(dc.channel_messages(dm), ensure_ascii=False)
