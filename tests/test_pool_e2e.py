@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from tests.drivers import press_order
 from tests.factory import find_action, make_service
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.telegram import FakeBotAPI
+from tests.test_telegram import config_for
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -38,21 +40,8 @@ DM = 990033  # Veli's direct-message channel with the bot
 
 
 def config(fake: FakeBotAPI) -> Config:
-    return Config(
-        telegram_token="123:ABC",
-        telegram_base_url=fake.base_url,
-        telegram_base_file_url=fake.base_file_url,
-        telegram_webhook_url=None,
-        telegram_webhook_listen="127.0.0.1",
-        telegram_webhook_port=0,
-        telegram_max_rate=30,
-        telegram_group_rate=20,
-        discord_token="discord-test-token",
-        discord_guild_id=None,
-        database_url=None,
-        board_dir=Path("data/boards"),
-        log_level="INFO",
-    )
+    """Both adapters in one process: Telegram on the fake Bot API, Discord on its fake."""
+    return replace(config_for(fake), discord_token="discord-test-token")
 
 
 def tg_buttons(message: dict[str, Any]) -> list[str]:
