@@ -15,6 +15,7 @@ import pytest
 from bot.i18n import translate_lines
 from bot.service import actions as A
 from bot.service.mentions import mentions_in
+from bot.service.seats import quiet_now
 from bot.service.service import Actor, GameService, Place
 from bot.service.views import MessageRef, View
 from bot.storage.base import GameStatus
@@ -328,3 +329,43 @@ async def test_typed_moves_board_and_a_claim_from_either_chat(world: World) -> N
     assert record.status is GameStatus.FINISHED
     slow_user = await w.service.storage.find_user(slow.platform, slow.user_id)
     assert await w.service.storage.pool.left_in_a_row(slow_user.id) == 1
+
+
+def test_quiet_nights_by_the_players_own_time() -> None:
+    midnight_utc = 1_800_000_000 - 1_800_000_000 % 86400
+    assert not quiet_now(None, midnight_utc)  # no time set: never quiet
+    assert quiet_now(0, midnight_utc)
+    assert quiet_now(3, midnight_utc + 20 * 3600)  # 23:00 at UTC+3
+    assert not quiet_now(3, midnight_utc + 6 * 3600)  # 9:00 at UTC+3
+    assert quiet_now(-5, midnight_utc + 12 * 3600)  # 7:00 at UTC-5
+
+
+async def test_no_turn_notice_at_night_for_a_player_who_set_their_time(world: World) -> None:
+    w = world
+    for actor in (ALI, VELI):  # both at UTC+3 (Ali's Istanbul, Veli's Moscow)
+        settings = await w.run(actor, "settings")
+        plus = next(
+            b.action for row in settings[-1].buttons for b in row if b.action.endswith("zp")
+        )
+        for _ in range(3):
+            await w.press(actor, plus)
+    ali = await w.service.storage.find_user("telegram", "tg1001")
+    assert ali.prefs.utc_offset == 3
+    day = w.clock.now - w.clock.now % 86400
+    w.clock.now = day + 21 * 3600  # midnight at UTC+3
+    await w.run(ALI, "play", "daily")
+    await w.run(VELI, "play", "daily")
+    game_id = w.inbox["tg1001"].board.game_id
+    told = 0
+    for _ in range(10):
+        record = await w.service.storage.get_game(game_id)
+        match = Match.from_dict(record.match)
+        actor = {0: ALI, 1: VELI}[match.game.awaiting]
+        board = w.inbox[actor.user_id].board
+        data = next((find(board, c) for c in PREFERENCE if find(board, c)), None)
+        before = {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, VELI)}
+        await w.press(actor, data)
+        for other in (ALI, VELI):
+            new = w.inbox[other.user_id].views[before[other.user_id] :]
+            told += sum("Your turn in game" in text([v]) for v in new)
+    assert told == 0

@@ -56,6 +56,13 @@ def settings_lines(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[Te
             theme=THEME_NAMES.get(theme, theme),
             side=HOME_NAMES[prefs.home],
         ),
+        t(
+            "🌙 Quiet nights: {state}. A daily pool game tells you it is your turn, but not "
+            "between 22:00 and 8:00 your time.",
+            state=OFF
+            if prefs.utc_offset is None
+            else t("your time is UTC{offset}", offset=f"{prefs.utc_offset:+d}"),
+        ),
         t("🌐 Language: {name}", name=LANGUAGE_NAMES[lang]),
     ]
 
@@ -90,6 +97,11 @@ def settings_buttons(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[
             Button(mark(t("Home right ➡"), prefs.home == "right"), choice("hright")),
         ],
         [
+            Button(t("🌙 UTC −1 h"), choice("zm")),
+            Button(t("🌙 UTC +1 h"), choice("zp")),
+            Button(mark(t("🌙 Off"), prefs.utc_offset is None), choice("zx")),
+        ],
+        [
             Button(mark(LANGUAGE_NAMES[code], code == lang), choice("l" + code))
             for code in LANGUAGES
         ],
@@ -111,6 +123,11 @@ def apply_choice(prefs: PlayerPrefs, arg: str) -> tuple[PlayerPrefs, str | None]
         return dataclasses.replace(prefs, home=value), None
     if kind == "l" and value in LANGUAGES:
         return prefs, value
+    if kind == "z" and value in ("m", "p", "x"):
+        if value == "x":
+            return dataclasses.replace(prefs, utc_offset=None), None
+        offset = (prefs.utc_offset or 0) + (1 if value == "p" else -1)
+        return dataclasses.replace(prefs, utc_offset=max(-12, min(14, offset))), None
     raise ValueError(f"unknown setting {arg!r}")
 
 

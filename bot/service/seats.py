@@ -234,8 +234,12 @@ class Seats:
         game = self.store.context(record).game
         if game.awaiting != seat:
             return []
+        now = self.clock()
+        player = await self.storage.get_user(record.seats[seat] or 0)
+        if player is not None and quiet_now(player.prefs.utc_offset, now):
+            return []  # the board says it in the morning; no message in the night
         if not await self.storage.pool.turn_notice(
-            board.game_id, seat, self.clock(), self.settings.turn_notice_every
+            board.game_id, seat, now, self.settings.turn_notice_every
         ):
             return []
         names = record.settings.names or ("?", "?")
@@ -274,6 +278,15 @@ class Seats:
         self.background.spawn(send())
 
 
+def quiet_now(utc_offset: int | None, now: float) -> bool:
+    """Whether it is night (22:00 to 8:00) for a player at ``utc_offset`` hours from UTC;
+    never for a player who set no time."""
+    if utc_offset is None:
+        return False
+    hour = int((now / 3600 + utc_offset) % 24)
+    return hour >= 22 or hour < 8
+
+
 def _seat_of_message(seats: list[SeatChat], message: MessageRef) -> SeatChat | None:
     """The seat a board message belongs to: by its message when known, else by its chat."""
     for seat in seats:
@@ -294,4 +307,4 @@ def _seat_of_message(seats: list[SeatChat], message: MessageRef) -> SeatChat | N
     return in_chat[0] if in_chat else None
 
 
-__all__ = ["Seats", "unmentioned"]
+__all__ = ["Seats", "quiet_now", "unmentioned"]

@@ -94,6 +94,8 @@ class PlayerPrefs(StoredSettings):
     theme: str | None = None
     #: The side the player's home board is drawn on: "right" or "left".
     home: str = "right"
+    #: The player's time as hours from UTC (-12 to 14), for quiet nights; None: not set.
+    utc_offset: int | None = None
     #: The tutor asks before a play or cube action that loses 0.08 or more; None: on for a
     #: player's first ten games against the computer, then off.
     tutor: bool | None = None
@@ -111,6 +113,9 @@ class PlayerPrefs(StoredSettings):
             data["auto_confirm"] = "always"
         if data.get("auto_confirm") not in CONFIRM_MODES:
             data.pop("auto_confirm", None)
+        offset = data.get("utc_offset")
+        if offset is not None and not (isinstance(offset, int) and -12 <= offset <= 14):
+            data.pop("utc_offset", None)
         return cls(**data)
 
     def __post_init__(self) -> None:
