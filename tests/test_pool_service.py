@@ -369,3 +369,29 @@ async def test_no_turn_notice_at_night_for_a_player_who_set_their_time(world: Wo
             new = w.inbox[other.user_id].views[before[other.user_id] :]
             told += sum("Your turn in game" in text([v]) for v in new)
     assert told == 0
+
+
+async def test_a_press_from_the_web_board_updates_both_chats(world: World) -> None:
+    """The web board presses with the game's own place (the first seat's chat), whoever
+    the player is: every seat's copy then goes out through the outlets."""
+    w = world
+    await w.run(ALI, "play")
+    await w.run(VELI, "play")
+    game_id = w.inbox["tg1001"].board.game_id
+    for _ in range(6):
+        record = await w.service.storage.get_game(game_id)
+        match = Match.from_dict(record.match)
+        actor = {0: ALI, 1: VELI}[match.game.awaiting]
+        board = w.inbox[actor.user_id].board
+        data = next((find(board, c) for c in PREFERENCE if find(board, c)), None)
+        page = Place(record.platform, record.chat_id, private=True)
+        answer = await w.service.press(actor, page, data)
+        await w.delivered()
+        if actor is VELI:  # not his chat: nothing to show there, both copies delivered
+            assert not [v for v in answer if v.version is not None]
+        record = await w.service.storage.get_game(game_id)
+        want = record.settings.state_version or record.version
+        for other in (ALI, VELI):
+            if actor is ALI and other is ALI:
+                continue  # Ali's own copy is the answer, shown by the page's relay
+            assert w.inbox[other.user_id].board.version >= want
