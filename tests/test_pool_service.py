@@ -250,6 +250,22 @@ async def test_fixed_phrases_reach_the_opponent_in_their_language(world: World) 
     assert "Удачи" in text([got], "ru")
 
 
+async def press_counting_notices(w: World, game_id: int) -> int:
+    """One press by the player to act, on their own board; how many turn notices came."""
+    record = await w.service.storage.get_game(game_id)
+    match = Match.from_dict(record.match)
+    actor = {0: ALI, 1: VELI}[match.game.awaiting]
+    board = w.inbox[actor.user_id].board
+    data = next((find(board, c) for c in PREFERENCE if find(board, c)), None)
+    before = {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, VELI)}
+    await w.press(actor, data)
+    told = 0
+    for other in (ALI, VELI):
+        new = w.inbox[other.user_id].views[before[other.user_id] :]
+        told += sum("Your turn in game" in text([v]) for v in new)
+    return told
+
+
 async def test_a_daily_game_tells_the_player_when_it_is_their_turn(world: World) -> None:
     w = world
     await w.run(ALI, "play", "daily")
@@ -259,16 +275,7 @@ async def test_a_daily_game_tells_the_player_when_it_is_their_turn(world: World)
     assert f"#{game_id}" in text(games)
     told = 0
     for _ in range(30):
-        record = await w.service.storage.get_game(game_id)
-        match = Match.from_dict(record.match)
-        actor = {0: ALI, 1: VELI}[match.game.awaiting]
-        board = w.inbox[actor.user_id].board
-        data = next((find(board, c) for c in PREFERENCE if find(board, c)), None)
-        before = {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, VELI)}
-        await w.press(actor, data)
-        for other in (ALI, VELI):
-            new = w.inbox[other.user_id].views[before[other.user_id] :]
-            told += sum("Your turn in game" in text([v]) for v in new)
+        told += await press_counting_notices(w, game_id)
         w.clock.now += 60  # a minute a press: at most one notice an hour a game
     assert told == 2  # one each in the first hour (30 presses, half an hour)
 
@@ -358,16 +365,7 @@ async def test_no_turn_notice_at_night_for_a_player_who_set_their_time(world: Wo
     game_id = w.inbox["tg1001"].board.game_id
     told = 0
     for _ in range(10):
-        record = await w.service.storage.get_game(game_id)
-        match = Match.from_dict(record.match)
-        actor = {0: ALI, 1: VELI}[match.game.awaiting]
-        board = w.inbox[actor.user_id].board
-        data = next((find(board, c) for c in PREFERENCE if find(board, c)), None)
-        before = {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, VELI)}
-        await w.press(actor, data)
-        for other in (ALI, VELI):
-            new = w.inbox[other.user_id].views[before[other.user_id] :]
-            told += sum("Your turn in game" in text([v]) for v in new)
+        told += await press_counting_notices(w, game_id)
     assert told == 0
 
 
