@@ -39,6 +39,10 @@ class Code(StrEnum):
     # pl<c|b>: the pool's waiting message: Cancel, play the computer meanwhile; pl s<n>: a
     # fixed phrase to the opponent of the game (its id before the version); plk: block them
     POOL = "pl"
+    HINT = "h"  # 💡 under a board where hints are allowed
+    PUZZLE = "z"  # z<candidate> under a puzzle (game id: the puzzle's), zn: the next one
+    TUTOR_OK = "k"  # k<what>: the tutor asked, "Play it anyway" (steps, or d r t p, or none)
+    TUTOR_BACK = "kb"  # the tutor asked, "Think again": the board as it was
 
 
 # The codes by their short names, as the service and the adapters write them (``A.ROLL``).
@@ -62,6 +66,10 @@ CLAIM = Code.CLAIM
 SETTING = Code.SETTING
 ANALYSE = Code.ANALYSE
 POOL = Code.POOL
+HINT = Code.HINT
+PUZZLE = Code.PUZZLE
+TUTOR_OK = Code.TUTOR_OK
+TUTOR_BACK = Code.TUTOR_BACK
 
 
 class Action(NamedTuple):
@@ -106,6 +114,14 @@ def decode(data: str) -> Action | None:
                 if not (arg.isascii() and arg.isalnum() and 1 < len(arg) <= 12):
                     return None
                 return Action(game_id, version, code, arg.lower())
+            if code is TUTOR_OK:
+                if arg in ("", "d", "r", "t", "p") or _is_step(arg):
+                    return Action(game_id, version, code, arg)
+                return None
+            if code is PUZZLE:
+                if not (len(arg) == 1 and (arg.isdigit() or arg == "n")):
+                    return None
+                return Action(game_id, version, code, arg)
             if code is RESIGN:
                 if len(arg) != 2 or arg[0] not in "01" or arg[1] not in "123":
                     return None

@@ -17,6 +17,7 @@ from bot.storage.base import Chat, GameRecord, GameStatus
 from renderers.picture import PNG, PictureCache, picture_key, render_picture
 from renderers.view import BoardView
 
+from .advice import hints_allowed
 from .keypad import DEFAULT_LIMITS
 from .lang import language
 from .presenter import (
@@ -103,10 +104,20 @@ class Boards:
         buttons = (
             []
             if record.status is GameStatus.ABORTED
-            else game_buttons(record.id, record.version, game, ctx.selected, limits)
+            else game_buttons(
+                record.id,
+                record.version,
+                game,
+                ctx.selected,
+                limits,
+                hint=hints_allowed(record) and record.status is GameStatus.ACTIVE,
+            )
         )
         if record.status is GameStatus.FINISHED:
             buttons = finished_buttons(record.id, record.version)
+        elif ctx.question is not None:
+            asked, buttons = ctx.question
+            lines.extend(asked)
         elif ctx.resigning is not None:
             seat, kind = ctx.resigning
             lines.append(resign_question(ctx.names, seat, kind))

@@ -181,6 +181,21 @@ COMMANDS: tuple[Command, ...] = (
         args=FREE,  # a game number, read (and refused with its usage) by the handler
     ),
     Command("dice", t("Check the fairness of the dice"), _EXPORT_DICE),
+    Command(
+        "hint",
+        t("The best plays of your roll (against the computer)"),
+        t(
+            "/hint or 💡 under the board — the three best plays (or the cube decision) with "
+            "what each costs; against the computer and on one keyboard only"
+        ),
+    ),
+    Command(
+        "puzzle",
+        t("A puzzle from a real game (in private)"),
+        t("/puzzle [tavla|turkish|uzun] — a puzzle from a real game: find the best play"),
+        audience=Audience.PRIVATE,
+        args=Args(W.KINDS),
+    ),
     Command("lang", t("Language: tr, en, ru"), _LANG_RULES, args=FREE),
     Command(
         "settings",

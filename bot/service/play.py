@@ -23,6 +23,7 @@ from .errors import UserFacingError
 from .lang import language, notice
 from .store import ActionContext, GameStore, alone, picture_state, seat_of
 from .tournaments import Tournaments
+from .tutor import Tutor, anyway_action
 from .views import MessageRef, View
 from .words import RESIGN_LEVELS
 
@@ -45,6 +46,8 @@ class Play:
     clock: Callable[[], float]
     #: Seconds after a change within which a second press is a double press.
     double_press: float
+    #: Asks before a costly play or cube action, where it watches the player.
+    tutor: Tutor | None = None
 
     async def press(
         self,
@@ -75,17 +78,25 @@ class Play:
             return await self._select(user, chat, record, action)
         if action.code == A.CLAIM:
             return await self._claim_record(user, chat, record)
-        if action.code == A.RESIGN_CANCEL:  # "No": the board as it was, for either player
+        if action.code in (A.RESIGN_CANCEL, A.TUTOR_BACK):  # "No": the board as it was
             seat_of(record, user)
             return [
                 await self.boards.board(
                     self.store.context(record), chat, edit=True, caption_only=True
                 )
             ]
+        asked = self.tutor is not None and action.code != A.TUTOR_OK
+        if action.code == A.TUTOR_OK:  # "Play it anyway": the press the tutor asked about
+            action = anyway_action(action)
         play = _GAME_ACTIONS.get(action.code)
         if play is None:
             raise UserFacingError(t("That button is not one of mine."))
         ctx = self.store.context(record)
+        if asked and self.tutor is not None:
+            seat = seat_of(record, user, ctx.game)
+            ctx.question = await self.tutor.question(user, ctx, seat, action)
+            if ctx.question is not None:
+                return [await self.boards.board(ctx, chat, edit=True, caption_only=True)]
         # What the chat's board picture shows, when it shows the game as it stands (it may
         # lag: a turn played on the web page, an edit still on its way).
         shown = picture_state(ctx.game) if record.shown_version >= record.version else None

@@ -26,6 +26,8 @@ THEME_NAMES = {"classic": t("Classic"), "dark": t("Dark"), "contrast": t("High c
 HOME_NAMES = {"right": t("on the right"), "left": t("on the left")}
 CONFIRM_NAMES = {"undoable": t("if undoable"), "always": t("always"), "never": t("never")}
 ON, OFF = "✅", "⬜"
+#: The tutor's setting: on, off, or by itself (on for the first ten games vs the computer).
+TUTOR_STATES: dict[bool | None, Text | str] = {True: ON, False: OFF, None: t("🔄 first games")}
 
 
 def choice(arg: str) -> str:
@@ -62,6 +64,17 @@ def settings_lines(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[Te
             state=OFF
             if prefs.utc_offset is None
             else t("your time is UTC{offset}", offset=f"{prefs.utc_offset:+d}"),
+        ),
+        t(
+            "🧑‍🏫 Tutor: {state}. Against the computer it asks before a play or cube action "
+            "that loses about 4% or more, and names the better one (by itself for your first "
+            "ten games there).",
+            state=TUTOR_STATES[prefs.tutor],
+        ),
+        t(
+            "🧩 Your games in puzzles: {state}. A bad play of yours may become a puzzle for "
+            "others, without your name.",
+            state=ON if prefs.puzzles else OFF,
         ),
         t("🌐 Language: {name}", name=LANGUAGE_NAMES[lang]),
     ]
@@ -102,6 +115,16 @@ def settings_buttons(prefs: PlayerPrefs, lang: str, default_theme: str) -> list[
             Button(mark(t("🌙 Off"), prefs.utc_offset is None), choice("zx")),
         ],
         [
+            Button(
+                t("🧑‍🏫 Tutor {state}", state=TUTOR_STATES[prefs.tutor]),
+                choice("u1" if prefs.tutor is False else "u0"),
+            ),
+            Button(
+                t("🧩 My games in puzzles {state}", state=ON if prefs.puzzles else OFF),
+                choice("q0" if prefs.puzzles else "q1"),
+            ),
+        ],
+        [
             Button(mark(LANGUAGE_NAMES[code], code == lang), choice("l" + code))
             for code in LANGUAGES
         ],
@@ -121,6 +144,10 @@ def apply_choice(prefs: PlayerPrefs, arg: str) -> tuple[PlayerPrefs, str | None]
         return dataclasses.replace(prefs, theme=value), None
     if kind == "h" and value in HOME_SIDES:
         return dataclasses.replace(prefs, home=value), None
+    if kind == "u" and value in ("0", "1"):
+        return dataclasses.replace(prefs, tutor=value == "1"), None
+    if kind == "q" and value in ("0", "1"):
+        return dataclasses.replace(prefs, puzzles=value == "1"), None
     if kind == "l" and value in LANGUAGES:
         return prefs, value
     if kind == "z" and value in ("m", "p", "x"):
@@ -164,6 +191,8 @@ class Prefs:
             raise UserFacingError(t("That button is not one of mine.")) from None
         if prefs != user.prefs:
             await self.storage.set_user_prefs(user.id, prefs)
+            if user.prefs.puzzles and not prefs.puzzles:  # their games' puzzles go at once
+                await self.storage.puzzles.remove_games_of(user.id)
             user = dataclasses.replace(user, prefs=prefs)
         if lang is not None and lang != user.lang:
             await self.storage.set_user_lang(user.id, lang)

@@ -53,33 +53,9 @@ def board_view(
 
     The words written on the picture are in ``lang``.
     """
-    from bot.i18n import LANGUAGES, catalog, translate
+    from bot.i18n import translate
 
-    # Translated without formatting: the renderer fills in ``{n}`` itself.
-    words = catalog(lang if lang in LANGUAGES else "en")
-    labels = {
-        key: words.gettext(text.msgid)
-        for key, text in {
-            "pips": t("pips"),
-            "to_move": t("to move"),
-            "match_to": t("Match to {n}"),
-            "money": t("Money game"),
-            "crawford": t("Crawford"),
-            "off": t("off"),
-            "white": t("white"),
-            "black": t("black"),
-            "score": t("score"),
-            "bar": t("bar"),
-            "cube": t("Cube"),
-            "centred": t("centred"),
-            "dice": t("Dice"),
-            "used": t("used"),
-            "played": t("played"),
-            "heads": t("Heads"),
-            "can_reach": t("Can reach"),
-            "winner": t("winner"),
-        }.items()
-    }
+    labels = picture_labels(lang)
     game = match.game
     assert game is not None
     seat = shown_seat(game, computer) if viewer is None else viewer
@@ -132,6 +108,38 @@ def board_view(
         home=home,
         labels=labels,
     )
+
+
+def picture_labels(lang: str) -> dict[str, str]:
+    """The words written on a board picture, in ``lang``."""
+    from bot.i18n import LANGUAGES, catalog
+
+    # Translated without formatting: the renderer fills in ``{n}`` itself.
+    words = catalog(lang if lang in LANGUAGES else "en")
+    labels = {
+        key: words.gettext(text.msgid)
+        for key, text in {
+            "pips": t("pips"),
+            "to_move": t("to move"),
+            "match_to": t("Match to {n}"),
+            "money": t("Money game"),
+            "crawford": t("Crawford"),
+            "off": t("off"),
+            "white": t("white"),
+            "black": t("black"),
+            "score": t("score"),
+            "bar": t("bar"),
+            "cube": t("Cube"),
+            "centred": t("centred"),
+            "dice": t("Dice"),
+            "used": t("used"),
+            "played": t("played"),
+            "heads": t("Heads"),
+            "can_reach": t("Can reach"),
+            "winner": t("winner"),
+        }.items()
+    }
+    return labels
 
 
 def _last_play(game: Game) -> tuple[tuple, str | None]:
@@ -383,9 +391,33 @@ def game_buttons(
     game: Game,
     selected: int | None = None,
     limits: KeypadLimits = DEFAULT_LIMITS,
+    hint: bool = False,
 ) -> list[list[Button]]:
     """Buttons for the seat the game waits for; only legal choices are offered (the moves of
-    a turn as :mod:`bot.service.keypad` lays them out)."""
+    a turn as :mod:`bot.service.keypad` lays them out). ``hint``: a 💡 button too where the
+    seat has a decision to make (a game whose players may ask for hints)."""
+    rows = _game_buttons(game_id, version, game, selected, limits)
+    if hint and not game.over and not game.resign_offer and _has_decision(game):
+        rows = [*rows[:-1], [*rows[-1], Button("💡", A.encode(game_id, version, A.HINT))]]
+    return rows
+
+
+def _has_decision(game: Game) -> bool:
+    """Whether the seat the game waits for has a choice a hint can help with."""
+    if game.phase is Phase.DOUBLED:
+        return True
+    if game.phase is Phase.ROLL:
+        return game.may_double(game.turn)
+    return len(game.legal_plays()) > 1
+
+
+def _game_buttons(
+    game_id: int,
+    version: int,
+    game: Game,
+    selected: int | None,
+    limits: KeypadLimits,
+) -> list[list[Button]]:
     enc = A.encode
     rows: list[list[Button]] = []
     if game.over:

@@ -35,6 +35,7 @@ from core.dice import SeededDice
 from core.match import Match
 
 from . import actions as A
+from .advice import Advisor
 from .analysis import Analysis
 from .background import Background
 from .boards import Boards
@@ -45,6 +46,7 @@ from .commands import find_command, unknown_argument
 from .contests import Contests
 from .deadlines import Deadlines
 from .errors import UserFacingError
+from .hints import Hints
 from .info import Info
 from .lang import notice
 from .limits import RateLimiter, clean_name
@@ -53,12 +55,14 @@ from .play import Play
 from .pool import COMPUTER, Pool
 from .prefs import Prefs
 from .privacy import Privacy, is_privacy_button
+from .puzzles import Puzzles
 from .results import Results
 from .seats import Seats
 from .settings import ServiceSettings
 from .store import GameStore, acting_seat
 from .tournaments import Tournaments
 from .turns import Turns
+from .tutor import Tutor
 from .views import BOARD_HERE, Actor, MessageRef, Place, View
 
 SLOW_DOWN = t("Not so fast, please: wait a few seconds and try again.")
@@ -115,7 +119,11 @@ class GameService:
         # contests: the one edge that has to be handed over once both parts exist.
         tournaments.starting_with(contests)
         self.challenges = Challenges(storage, store, boards, contests, people, settings, now)
-        self.play = Play(storage, store, boards, contests, tournaments, now, settings.double_press)
+        self.advisor = Advisor(settings.advice_processes)
+        self.tutor = Tutor(storage, store, self.advisor)
+        self.play = Play(
+            storage, store, boards, contests, tournaments, now, settings.double_press, self.tutor
+        )
         self.deadlines = Deadlines(storage, store, boards, contests, tournaments, settings, now)
         self.chats = Chats(storage, store, boards, now)
         self.info = Info(storage, people, settings)
@@ -125,6 +133,8 @@ class GameService:
         # Games in two chats (the pool's) and the pool itself.
         self.seats = seats = Seats(storage, store, boards, settings, background, now)
         self.pool = Pool(storage, contests, seats, settings, now)
+        self.hints = Hints(storage, store, boards, self.advisor)
+        self.puzzles = Puzzles(storage, boards, settings, now)
         #: Each catalogue command's handler, by the command's name (see commands.py).
         self.handlers: dict[str, Handler] = {
             "help": self.info.help,
@@ -154,6 +164,8 @@ class GameService:
             "settings": self.prefs.command,
             "privacy": self.privacy.privacy,
             "forget": self.privacy.forget,
+            "hint": self.hints.command,
+            "puzzle": self.puzzles.command,
         }
 
     # -- the service's own ---------------------------------------------------------------
@@ -186,8 +198,9 @@ class GameService:
         await self.background.settle()
 
     def close(self) -> None:
-        """Stop the drawing processes or the drawing thread, if any."""
+        """Stop the drawing processes or the drawing thread, and the advice worker, if any."""
         self.boards.close()
+        self.advisor.close()
 
     # -- entry points ------------------------------------------------------------------
 
@@ -310,6 +323,8 @@ class GameService:
             if action.arg == COMPUTER:  # while waiting in the pool: the computer meanwhile
                 return await self.challenges.bot_game(user=user, chat=chat, place=place, args="")
             return await self.pool.press(user, chat, action)
+        if action.code == A.PUZZLE:
+            return await self.puzzles.press(user, chat, action)
         record = await self.storage.get_game(action.game_id)
         if record is None or (
             (record.platform, record.chat_id) != (place.platform, place.chat_id)
@@ -322,6 +337,8 @@ class GameService:
             return await self.challenges.rematch(user, chat, place, record)
         if action.code == A.ANALYSE:
             return await self.analysis.press(user, chat, place, record)
+        if action.code == A.HINT:
+            return await self.hints.press(user, chat, record)
         return await self.play.press(user, chat, record, action, message)
 
     async def text(

@@ -54,6 +54,9 @@ class ServiceSettings:
     # Board pictures are drawn in this many worker processes (0: a thread of this process).
     # Processes let drawing use another core while this one answers players.
     render_processes: int = 0
+    # Hints are computed in this many worker processes (0: a thread of this process; GNU
+    # Backgammon's module works only in the thread that first used it).
+    advice_processes: int = 1
     # Picture format by platform (PNG elsewhere): Telegram re-encodes every photo as JPEG
     # anyway, so a JPEG costs its players nothing and half the encoding; Discord shows
     # attachments as they are, so it keeps the exact PNG.

@@ -53,6 +53,9 @@ class ActionContext:
     finished: bool = False
     #: The seats' own settings, once loaded (:meth:`GameStore.prefs`).
     prefs: tuple[PlayerPrefs, PlayerPrefs] | None = None
+    #: A question the board asks before the action is made (the tutor's): its lines and
+    #: the buttons that answer it, in place of the game's.
+    question: tuple[list[Any], list[list[Any]]] | None = None
     #: The players' and the challenger's users by id, once loaded (:meth:`GameStore.players`).
     users: dict[int, User] | None = None
 

@@ -1,0 +1,194 @@
+"""Hints and puzzles through the service: the 💡 button and /hint against the computer (never
+in a rated game), /puzzle in private answered right and wrong, one try each, the rating and
+the streak."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.service import actions as A
+from bot.service.views import View
+from bot.storage.base import GameStatus
+from tests.factory import buttons_of, find, press
+from tests.test_service import ALI, GROUP, board, service_at, start_game, text_of
+
+PRIVATE = lambda actor: __import__("bot.service.views").service.views.Place(  # noqa: E731
+    "test", actor.user_id, private=True
+)
+SHOTS = os.environ.get("TAVLA_LEARN_SCREENSHOTS")
+
+
+def keep(view: View, name: str) -> None:
+    """Write a view's picture where a person can look at it (TAVLA_LEARN_SCREENSHOTS)."""
+    if SHOTS and view.image:
+        Path(SHOTS, f"{name}.png").write_bytes(view.image)
+
+
+@pytest.fixture
+async def env(tmp_path):
+    async with service_at(tmp_path / "t.db", render_images=True) as pair:
+        yield pair
+
+
+async def board_with_hint(service, views: list[View]) -> View:
+    """Roll until the player has a choice: the board with its 💡 button."""
+    for _ in range(6):
+        view = board(views)
+        if find(view, A.HINT):
+            return view
+        assert find(view, A.ROLL), "neither a choice nor a roll"
+        views = await press(service, ALI, GROUP, view, A.ROLL)
+    raise AssertionError("no choice came")
+
+
+async def test_a_hint_against_the_computer(env) -> None:
+    service, _ = env
+    views = await service.command(ALI, GROUP, "bot", "")
+    view = await board_with_hint(service, views)
+    hinted = await press(service, ALI, GROUP, view, A.HINT)
+    text = text_of(hinted)
+    assert "The best plays of" in text or "To double?" in text
+    assert "— best" in text
+    assert any(v.image for v in hinted)  # the board after the best play
+    keep(next(v for v in hinted if v.image), "hint")
+    # /hint says the same; the game is unchanged (a hint changes nothing).
+    again = await service.command(ALI, GROUP, "hint", "")
+    assert text_of(again) == text
+    turkish = await service.command(ALI, GROUP, "hint", "")
+    assert "en iyi" in text_of(turkish, "tr") or "Katla" in text_of(turkish, "tr")
+
+
+async def test_no_hint_in_a_rated_game(env) -> None:
+    service, _ = env
+    views = await start_game(service)
+    record = await service.storage.get_game(board(views).game_id)
+    assert record.rated
+    assert record.status is GameStatus.ACTIVE
+    assert not any(find(v, A.HINT) for v in views if v.buttons)
+    refused = await service.command(ALI, GROUP, "hint", "")
+    assert refused[0].notice
+    assert "never for rated games" in text_of(refused)
+    forged = A.encode(record.id, record.version, A.HINT)
+    assert "never for rated games" in text_of(await service.press(ALI, GROUP, forged))
+
+
+async def test_a_puzzle_answered_right_then_one_wrong(env) -> None:
+    service, _ = env
+    assert "private chat" in text_of(await service.command(ALI, GROUP, "puzzle", ""))
+    here = PRIVATE(ALI)
+    (view,) = await service.command(ALI, here, "puzzle", "turkish")
+    assert "Puzzle" in text_of([view])
+    assert "Turkish tavla" in text_of([view])
+    assert view.image is not None
+    keep(view, "puzzle")
+    pid = A.decode(view.buttons[0][0].action).game_id
+    stored = await service.storage.puzzles.get(pid)
+    answer = stored.data["answer"]
+    right = A.encode(pid, 0, A.PUZZLE, answer)
+    solved = await service.press(ALI, here, right)
+    text = text_of(solved)
+    assert "✅ Right" in text
+    assert "streak 1" in text
+    assert "In the game" in text
+    # One try each.
+    again = await service.press(ALI, here, right)
+    assert again[0].notice
+    assert "already" in text_of(again)
+    # The next puzzle, answered wrong: the streak ends, the rating falls back.
+    (second,) = await service.press(ALI, here, find(solved[0], A.PUZZLE))
+    other = A.decode(second.buttons[0][0].action).game_id
+    assert other != pid
+    stored = await service.storage.puzzles.get(other)
+    wrong = next(n for n in range(len(stored.data["candidates"])) if n != stored.data["answer"])
+    missed = await service.press(ALI, here, A.encode(other, 0, A.PUZZLE, wrong))
+    assert "❌ Not this one" in text_of(missed)
+    assert "streak 0" in text_of(missed)
+    player = await service.storage.puzzles.player(
+        (await service.storage.find_user("test", "100")).id
+    )
+    assert player.attempts == 2
+    assert player.best_streak == 1
+    # The puzzle names nobody: no button or line holds a player's name.
+    for v in (view, *solved, second, *missed):
+        assert "Ali" not in text_of([v])
+        assert all("Ali" not in str(b.label) for b in buttons_of(v))
+
+
+# -- the tutor -----------------------------------------------------------------------------
+
+
+def worst_play(record):
+    """A play of the roll the tutor warns about (worst at 0-ply first), as a MOVE argument."""
+    import numpy as np
+
+    from core.analysis import evaluator_for
+    from core.analysis.ranking import scoring_for
+    from core.learn import tutor_play
+    from core.match import Match
+
+    match = Match.from_dict(record.match)
+    game = match.game
+    plays = game.legal_plays()
+    evaluator = evaluator_for(game.variant, "network")
+    quick = evaluator.play_values(
+        game.variant, [p.after for p in plays], scoring_for(game.variant, None), False
+    )
+    for i in np.argsort(quick)[:6]:
+        play = plays[int(i)]
+        advice = tutor_play(game, play.after, match)
+        if advice is not None:
+            return ".".join(f"{s.source}-{s.dest}" for s in play.steps), advice
+    return None, None
+
+
+async def test_the_tutor_asks_before_a_bad_play(env) -> None:
+    service, _ = env
+    views = await service.command(ALI, GROUP, "bot", "turkish")
+    view = await board_with_hint(service, views)
+    record = await service.storage.get_game(view.game_id)
+    steps, advice = worst_play(record)
+    assert steps is not None
+    # Against the computer a finished move waits for Confirm: the tutor asks there.
+    moved = await service.press(ALI, GROUP, A.encode(record.id, record.version, A.MOVE, steps))
+    confirm = find(board(moved), A.CONFIRM)
+    assert confirm is not None
+    assert "That loses" not in text_of(moved)
+    version = (await service.storage.get_game(record.id)).version
+    asked = await service.press(ALI, GROUP, confirm)
+    question = board(asked)
+    text = text_of([question])
+    assert f"That loses about {advice.percent}%" in text
+    assert f"Better: {advice.better}" in text
+    assert (await service.storage.get_game(record.id)).version == version  # not made
+    # "Think again": the board as it was (Undo and Confirm), nothing made.
+    back = await service.press(ALI, GROUP, find(question, A.TUTOR_BACK))
+    assert "That loses" not in text_of([board(back)])
+    assert find(board(back), A.UNDO)
+    assert (await service.storage.get_game(record.id)).version == version
+    # Asked again, "Play it anyway": the move is confirmed, the computer answers.
+    asked = await service.press(ALI, GROUP, find(board(back), A.CONFIRM))
+    made = await service.press(ALI, GROUP, find(board(asked), A.TUTOR_OK))
+    assert (await service.storage.get_game(record.id)).version > version
+    assert "That loses" not in text_of(made)
+
+
+async def test_the_tutor_can_be_switched_off(env) -> None:
+    service, _ = env
+    here = PRIVATE(ALI)
+    (shown,) = await service.command(ALI, here, "settings", "")
+    assert "Tutor" in text_of([shown])
+    off = next(
+        b.action for b in buttons_of(shown) if A.decode(b.action).arg == "u0"
+    )  # by itself it is on: the button turns it off
+    await service.press(ALI, here, off)
+    views = await service.command(ALI, GROUP, "bot", "turkish")
+    view = await board_with_hint(service, views)
+    record = await service.storage.get_game(view.game_id)
+    steps, _ = worst_play(record)
+    moved = await service.press(ALI, GROUP, A.encode(record.id, record.version, A.MOVE, steps))
+    made = await service.press(ALI, GROUP, find(board(moved), A.CONFIRM))
+    assert "That loses" not in text_of(made)
+    assert find(board(made), A.CONFIRM) is None

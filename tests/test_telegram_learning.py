@@ -1,0 +1,130 @@
+"""Hints and puzzles in Telegram through the real python-telegram-bot against the fake Bot
+API: the 💡 button under a board against the computer, and /puzzle answered right and wrong."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.service import actions as A
+from tests.test_telegram import bot, buttons, fake, find, press
+
+__all__ = ["bot", "fake"]  # the fixtures, imported for the tests below
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+SHOTS = os.environ.get("TAVLA_LEARN_SCREENSHOTS")
+
+
+def newest(fake, chat, test) -> dict | None:
+    return next((m for m in reversed(fake.messages(chat)) if test(m)), None)
+
+
+async def test_the_hint_button_against_the_computer(fake, bot) -> None:
+    ali = fake.user(11, "Ali", username="ali", language_code="tr")
+    chat = fake.private_chat(ali)
+    await fake.send_text(ali, None, "/bot")
+    board = await fake.wait_for(lambda: newest(fake, chat, lambda m: m.get("photo")), 10)
+    for _ in range(6):
+        if find(board, A.HINT):
+            break
+        await press(fake, ali, chat, board, find(board, A.ROLL))
+        board = newest(fake, chat, lambda m: m.get("photo") and buttons(m))
+    hint = find(board, A.HINT)
+    assert hint is not None
+    count = len(fake.messages(chat))
+    await press(fake, ali, chat, board, hint)
+    said = await fake.wait_for(
+        lambda: next(
+            (m for m in fake.messages(chat)[count:] if "💡" in m.get("caption", "")), None
+        ),
+        10,
+    )
+    assert "en iyi" in said["caption"]  # Ali's Turkish
+    if SHOTS:
+        Path(SHOTS, "telegram-hint.png").write_bytes(fake.photo_bytes(chat, said["message_id"]))
+
+
+async def test_a_puzzle_right_then_wrong(fake, bot) -> None:
+    veli = fake.user(22, "Veli", username="veli", language_code="ru")
+    chat = fake.private_chat(veli)
+    await fake.send_text(veli, None, "/puzzle")
+    first = await fake.wait_for(lambda: newest(fake, chat, lambda m: find(m, A.PUZZLE)), 10)
+    assert "Задача" in first["caption"]
+    if SHOTS:
+        Path(SHOTS, "telegram-puzzle.png").write_bytes(fake.photo_bytes(chat, first["message_id"]))
+    pid = A.decode(find(first, A.PUZZLE)).game_id
+    answer = (await bot.storage.puzzles.get(pid)).data["answer"]
+    count = len(fake.messages(chat))
+    await press(fake, veli, chat, first, A.encode(pid, 0, A.PUZZLE, answer))
+    right = await fake.wait_for(
+        lambda: next((m for m in fake.messages(chat)[count:] if "✅" in m.get("text", "")), None),
+        10,
+    )
+    assert "серия 1" in right["text"]
+    # One try: a second press is answered with a toast, nothing posted.
+    again = await press(fake, veli, chat, first, A.encode(pid, 0, A.PUZZLE, answer))
+    assert "уже" in again["text"]
+    count = len(fake.messages(chat))
+    await press(fake, veli, chat, right, find(right, A.PUZZLE))
+    second = await fake.wait_for(
+        lambda: next((m for m in fake.messages(chat)[count:] if find(m, A.PUZZLE)), None), 10
+    )
+    other = A.decode(find(second, A.PUZZLE)).game_id
+    assert other != pid
+    data = (await bot.storage.puzzles.get(other)).data
+    wrong = next(n for n in range(len(data["candidates"])) if n != data["answer"])
+    count = len(fake.messages(chat))
+    await press(fake, veli, chat, second, A.encode(other, 0, A.PUZZLE, wrong))
+    missed = await fake.wait_for(
+        lambda: next((m for m in fake.messages(chat)[count:] if "❌" in m.get("text", "")), None),
+        10,
+    )
+    assert "серия 0" in missed["text"]
+
+
+def now(fake, chat, message: dict) -> dict:
+    """The message as it is now (after edits)."""
+    return next(m for m in fake.messages(chat) if m["message_id"] == message["message_id"])
+
+
+async def test_the_tutors_question_and_both_answers(fake, bot) -> None:
+    from tests.test_service_learning import worst_play
+
+    ali = fake.user(11, "Ali", username="ali", language_code="tr")
+    chat = fake.private_chat(ali)
+    await fake.send_text(ali, None, "/bot turkish")
+    board = await fake.wait_for(lambda: newest(fake, chat, lambda m: m.get("photo")), 10)
+    for _ in range(6):
+        if find(board, A.HINT):
+            break
+        await press(fake, ali, chat, board, find(board, A.ROLL))
+        board = newest(fake, chat, lambda m: m.get("photo") and buttons(m))
+    games = await bot.storage.games_in_chat("telegram", str(chat.id))
+    record = max(games, key=lambda g: g.id)
+    steps, advice = worst_play(record)
+    for step in steps.split("."):  # checker by checker, as a player presses them
+        current = now(fake, chat, board)
+        data = next(b for b in buttons(current) if b.endswith(f":m{step}"))
+        await press(fake, ali, chat, current, data)
+    moved = now(fake, chat, board)
+    version = (await bot.storage.get_game(record.id)).version
+    await press(fake, ali, chat, moved, find(moved, A.CONFIRM))
+    asked = await fake.wait_for(
+        lambda: (m := now(fake, chat, board)) and "kaybettirir" in m.get("caption", "") and m,
+        10,
+    )
+    assert f"%{advice.percent}" in asked["caption"]
+    await press(fake, ali, chat, asked, find(asked, A.TUTOR_BACK))
+    back = await fake.wait_for(
+        lambda: (m := now(fake, chat, board)) and "kaybettirir" not in m["caption"] and m, 10
+    )
+    assert find(back, A.UNDO)
+    assert (await bot.storage.get_game(record.id)).version == version
+    await press(fake, ali, chat, back, find(back, A.CONFIRM))
+    asked = await fake.wait_for(
+        lambda: (m := now(fake, chat, board)) and find(m, A.TUTOR_OK) and m, 10
+    )
+    await press(fake, ali, chat, asked, find(asked, A.TUTOR_OK))
+    assert (await bot.storage.get_game(record.id)).version > version
