@@ -3,8 +3,8 @@ made a very bad play, with the candidate plays as buttons; one try, then the ans
 every candidate's equity, and the player's puzzle rating (Glicko-2) and streak.
 
 The puzzles come from the computer's seeded self-play shipped with the bot
-(``core/learn/shipped``), stored on first use, and from games played here (never naming who
-played).
+(``core/learn/shipped``), stored on first use; the storage keeps puzzles of games played
+here too (never naming who played), taken out when a player keeps their games out.
 """
 
 from __future__ import annotations
