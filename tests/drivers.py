@@ -9,10 +9,11 @@ from bot.service import actions as A
 
 
 def press_order(*, double: bool = False) -> tuple[str, ...]:
-    """Button codes in the order a scripted player presses the first one offered: take a
-    double, decline a resignation, confirm a finished move, move the picked checker, pick a
-    checker, then double (with ``double``, when allowed) or roll."""
+    """Button codes in the order a scripted player presses the first one offered: play on
+    when the tutor asks, take a double, decline a resignation, confirm a finished move, move
+    the picked checker, pick a checker, then double (with ``double``, when allowed) or roll."""
     return (
+        A.TUTOR_OK,
         A.TAKE,
         A.RESIGN_DECLINE,
         A.CONFIRM,

@@ -43,9 +43,11 @@ def make_service(
     first_seed: int | None = 1,
     **changes: Any,
 ) -> GameService:
-    """A service on ``storage`` with ``settings`` (the defaults if None) and ``changes`` to
-    them; its dice seeded from ``first_seed`` (``None``: random seeds, as in production)."""
-    settings = settings or ServiceSettings()
+    """A service on ``storage`` with ``settings`` (the defaults if None, but the tutor not on
+    by itself for new players: it would question a scripted player's every costly move) and
+    ``changes`` to them; its dice seeded from ``first_seed`` (``None``: random seeds, as in
+    production)."""
+    settings = settings or ServiceSettings(tutor_first_games=0)
     if changes:
         settings = replace(settings, **changes)
     return GameService(

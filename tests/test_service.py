@@ -108,7 +108,15 @@ async def play_out(service: GameService, views: list[View], *, double_every: int
             return views
         actor = await awaiting_actor(service, current.game_id)
         code = None
-        for wanted in (A.TAKE, A.RESIGN_DECLINE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL):
+        for wanted in (
+            A.TUTOR_OK,
+            A.TAKE,
+            A.RESIGN_DECLINE,
+            A.CONFIRM,
+            A.MOVE,
+            A.SELECT,
+            A.ROLL,
+        ):
             if (
                 wanted == A.ROLL
                 and double_every

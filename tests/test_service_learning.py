@@ -29,7 +29,7 @@ def keep(view: View, name: str) -> None:
 
 @pytest.fixture
 async def env(tmp_path):
-    async with service_at(tmp_path / "t.db", render_images=True) as pair:
+    async with service_at(tmp_path / "t.db", render_images=True, tutor_first_games=10) as pair:
         yield pair
 
 

@@ -65,7 +65,10 @@ class Bot:
         self.fake = fake
         self.db = db
         self.seed = seed
-        self.settings = settings or ServiceSettings(burst_actions=10**6, theme="classic")
+        # The tutor not on by itself for new players: it would question the scripted moves.
+        self.settings = settings or ServiceSettings(
+            burst_actions=10**6, theme="classic", tutor_first_games=0
+        )
         # None: no rate limiting (a whole match at full speed), only 429s retried.
         self.rate_limiter = rate_limiter
 

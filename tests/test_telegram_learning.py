@@ -9,12 +9,25 @@ from pathlib import Path
 import pytest
 
 from bot.service import actions as A
-from tests.test_telegram import bot, buttons, fake, find, press
+from bot.service.settings import ServiceSettings
+from tests.test_telegram import Bot, buttons, fake, find, press
 
-__all__ = ["bot", "fake"]  # the fixtures, imported for the tests below
+__all__ = ["fake"]  # the fixture, imported for the tests below
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 SHOTS = os.environ.get("TAVLA_LEARN_SCREENSHOTS")
+
+
+@pytest.fixture
+async def bot(fake, tmp_path):
+    """The bot with the service's own defaults: the tutor on for a new player's first games
+    against the computer."""
+    settings = ServiceSettings(burst_actions=10**6, theme="classic")
+    running = Bot(fake, tmp_path / "bot.db", seed=7, settings=settings)
+    await running.start()
+    yield running
+    if not running.stop_event.is_set():
+        await running.stop()
 
 
 def newest(fake, chat, test) -> dict | None:

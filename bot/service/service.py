@@ -120,7 +120,7 @@ class GameService:
         tournaments.starting_with(contests)
         self.challenges = Challenges(storage, store, boards, contests, people, settings, now)
         self.advisor = Advisor(settings.advice_processes)
-        self.tutor = Tutor(storage, store, self.advisor)
+        self.tutor = Tutor(storage, store, self.advisor, settings.tutor_first_games)
         self.play = Play(
             storage, store, boards, contests, tournaments, now, settings.double_press, self.tutor
         )

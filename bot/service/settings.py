@@ -57,6 +57,8 @@ class ServiceSettings:
     # Hints are computed in this many worker processes (0: a thread of this process; GNU
     # Backgammon's module works only in the thread that first used it).
     advice_processes: int = 1
+    # The tutor is on by itself for a player's first so many games against the computer.
+    tutor_first_games: int = 10
     # Picture format by platform (PNG elsewhere): Telegram re-encodes every photo as JPEG
     # anyway, so a JPEG costs its players nothing and half the encoding; Discord shows
     # attachments as they are, so it keeps the exact PNG.

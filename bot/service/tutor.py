@@ -25,8 +25,6 @@ from .autoplay import confirms_by_itself
 from .store import ActionContext, GameStore
 from .views import Button
 
-#: The tutor is on by itself for a player's first so many games against the computer.
-FIRST_GAMES = 10
 #: What each cube press is, for the tutor.
 _CUBE = {A.DOUBLE: "double", A.ROLL: "no double", A.TAKE: "take", A.DROP: "pass"}
 #: The argument of "Play it anyway" for each press it stands for.
@@ -67,10 +65,14 @@ class Tutor:
     """The tutor's question (the storage, the store for the players' settings, the advisor
     that judges off the event loop)."""
 
-    def __init__(self, storage: Storage, store: GameStore, advisor: Advisor) -> None:
+    def __init__(
+        self, storage: Storage, store: GameStore, advisor: Advisor, first_games: int = 10
+    ) -> None:
         self.storage = storage
         self.store = store
         self.advisor = advisor
+        #: On by itself for a player's first so many games against the computer.
+        self.first_games = first_games
 
     async def active(self, user: User, record: GameRecord) -> bool:
         """Whether the tutor watches ``user`` in this game."""
@@ -78,11 +80,11 @@ class Tutor:
             return False
         if user.prefs.tutor is not None:
             return user.prefs.tutor
-        if record.settings.computer is None:
+        if record.settings.computer is None or self.first_games <= 0:
             return False
         finished = await self.storage.games_of_user(user.id, (GameStatus.FINISHED,))
         played = sum(1 for g in finished if g.settings.computer is not None)
-        return played < FIRST_GAMES
+        return played < self.first_games
 
     async def question(
         self, user: User, ctx: ActionContext, seat: int, action: A.Action
