@@ -238,6 +238,12 @@ async def resettop(interaction: discord.Interaction[Any], variant: str | None = 
     await _adapter(interaction).run_command(interaction, "resettop", variant or "")
 
 
+@app_commands.describe(variant=_("Which game"))
+@app_commands.choices(variant=_BOT_VARIANTS)
+async def puzzle(interaction: discord.Interaction[Any], variant: str | None = None) -> None:
+    await _adapter(interaction).run_command(interaction, "puzzle", variant or "")
+
+
 _CALLBACKS = {
     "tavla": tavla,
     "uzun": uzun,
@@ -259,6 +265,8 @@ _CALLBACKS = {
     "export": _game_only,
     "analyse": _game_only,
     "dice": _game_only,
+    "hint": _game_only,
+    "puzzle": puzzle,
     "lang": lang,
     "settings": _plain,
     "rules": rules,
