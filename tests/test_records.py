@@ -24,7 +24,14 @@ def test_every_error_a_player_can_meet_has_a_message():
 
 
 def test_every_action_code_round_trips_through_a_button_id():
-    args = {A.SELECT: "13", A.MOVE: "13-7.8-5", A.SETTING: "r1", A.RESIGN: "02", A.POOL: "s1"}
+    args = {
+        A.SELECT: "13",
+        A.MOVE: "13-7.8-5",
+        A.SETTING: "r1",
+        A.RESIGN: "02",
+        A.POOL: "s1",
+        A.PUZZLE: "2",
+    }
     for code in A.Code:
         data = A.encode(42, 7, code, args.get(code, ""))
         assert A.decode(data) == A.Action(42, 7, code, args.get(code, ""))
