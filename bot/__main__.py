@@ -34,7 +34,9 @@ async def run(config: Config) -> None:
 
         storage, hub = with_change_hub(storage)
     settings = ServiceSettings(
-        render_processes=config.render_processes, pool_daily_games=config.pool_daily_games
+        render_processes=config.render_processes,
+        pool_daily_games=config.pool_daily_games,
+        game_puzzles=True,
     )
     service = GameService(storage, settings)
     # /healthz, /readyz and /metrics: the database here, each adapter when it starts.

@@ -45,15 +45,19 @@ def match_hint(match: dict[str, Any]) -> Hint | None:
 class Advisor:
     """Runs advice in a worker process (or a thread with ``processes=0``), one at a time."""
 
-    def __init__(self, processes: int = 1) -> None:
+    def __init__(self, processes: int = 1, initializer: Callable[[], None] | None = None) -> None:
         self.processes = processes
+        #: Run first in the worker process (a lower priority for background work).
+        self.initializer = initializer
         self._executor: Executor | None = None
 
     def _pool(self) -> Executor:
         if self._executor is None:
             if self.processes > 0:
                 context = multiprocessing.get_context("spawn")
-                self._executor = ProcessPoolExecutor(1, mp_context=context)
+                self._executor = ProcessPoolExecutor(
+                    1, mp_context=context, initializer=self.initializer
+                )
             else:
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix="tavla-advice")
         return self._executor

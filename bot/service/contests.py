@@ -4,7 +4,8 @@
 and the automatic presses (:class:`~bot.service.turns.Turns`), then one transaction that
 saves the game over the version the action was made against with its events (and, at the end
 of the contest, its ratings and result, and its tournament's), then the board and, at the
-end, the final message, the tournament's next step and the chat's analysis.
+end, the final message, the tournament's next step, the chat's analysis and the search for
+puzzles.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from core.variants import variant_by_name
 from .analysis import Analysis
 from .boards import Boards
 from .lang import language
+from .mining import Mining
 from .results import Results
 from .store import ActionContext, GameStore, picture_state
 from .tournaments import Tournaments
@@ -32,7 +34,7 @@ from .views import View
 @dataclass(eq=False)
 class Contests:
     """Actions saved and answered (the storage, the store, the boards, what follows an
-    action, the end of a contest and what follows it: tournaments and analysis; a dice
+    action, the end of a contest and what follows it: tournaments, analysis and puzzles; a dice
     source for each new contest)."""
 
     storage: Storage
@@ -42,6 +44,7 @@ class Contests:
     results: Results
     tournaments: Tournaments
     analysis: Analysis
+    mining: Mining
     dice_factory: Callable[[], SeededDice]
 
     async def commit(
@@ -65,6 +68,7 @@ class Contests:
             views.append(self.results.final_view(ctx, chat, user))
             views.extend(await self.tournaments.after_game(saved, chat))
             views.extend(await self.analysis.auto(saved, chat))
+            self.mining.after_game(saved)
         return views
 
     async def start(

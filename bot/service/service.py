@@ -50,6 +50,7 @@ from .hints import Hints
 from .info import Info
 from .lang import notice
 from .limits import RateLimiter, clean_name
+from .mining import Mining
 from .people import People, guarded
 from .play import Play
 from .pool import COMPUTER, Pool
@@ -112,8 +113,11 @@ class GameService:
         self.analysis = analysis = Analysis(storage, store, now, settings, background)
         self.turns = turns = Turns(store, computer or player_for, now, settings)
         self.results = results = Results(now, settings, tournaments)
+        self.mining = mining = Mining(
+            storage, background, now, settings.advice_processes, settings.game_puzzles
+        )
         self.contests = contests = Contests(
-            storage, store, boards, turns, results, tournaments, analysis, dice_factory
+            storage, store, boards, turns, results, tournaments, analysis, mining, dice_factory
         )
         # A tournament's finished match starts its next ones, which end through the
         # contests: the one edge that has to be handed over once both parts exist.
@@ -198,9 +202,11 @@ class GameService:
         await self.background.settle()
 
     def close(self) -> None:
-        """Stop the drawing processes or the drawing thread, and the advice worker, if any."""
+        """Stop the drawing processes or the drawing thread, and the advice and puzzle
+        workers, if any."""
         self.boards.close()
         self.advisor.close()
+        self.mining.close()
 
     # -- entry points ------------------------------------------------------------------
 

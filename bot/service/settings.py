@@ -59,6 +59,9 @@ class ServiceSettings:
     advice_processes: int = 1
     # The tutor is on by itself for a player's first so many games against the computer.
     tutor_first_games: int = 10
+    # Finished contests are searched for puzzles in a worker process of their own (the bot
+    # turns it on; a service made for a test or a bench spends no CPU on it unless asked).
+    game_puzzles: bool = False
     # Picture format by platform (PNG elsewhere): Telegram re-encodes every photo as JPEG
     # anyway, so a JPEG costs its players nothing and half the encoding; Discord shows
     # attachments as they are, so it keeps the exact PNG.
