@@ -118,3 +118,25 @@ async def test_forget_takes_the_puzzle_record(storage: Storage) -> None:
     await storage.forget_user(ali.id, "Forgotten", NOW)
     assert (await storage.puzzles.player(ali.id)).attempts == 0
     assert (await storage.puzzles.next_for(ali.id, None, 1500)).id == pid
+
+
+async def test_the_chats_with_a_daily_puzzle_and_their_next_puzzle(storage: Storage) -> None:
+    from bot.storage.base import ChatPrefs
+
+    await storage.get_chat("telegram", "-100")
+    await storage.get_chat("telegram", "-200")
+    assert await storage.puzzles.daily_chats() == []
+    await storage.set_chat_prefs("telegram", "-200", ChatPrefs(daily_puzzle=True, puzzle_hour=12))
+    assert await storage.puzzles.daily_chats() == [("telegram", "-200")]
+    assert (await storage.get_chat("telegram", "-200")).prefs.puzzle_hour == 12
+    await storage.set_chat_prefs("telegram", "-100", ChatPrefs(auto_analysis=True))
+    assert await storage.puzzles.daily_chats() == [("telegram", "-200")]
+    assert await storage.puzzles.next_daily("telegram", "-200") is None
+    a = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
+    b = await storage.puzzles.add("k2", "tavla", data(2), "selfplay", None, NOW)
+    assert (await storage.puzzles.next_daily("telegram", "-200")).id == a
+    assert await storage.puzzles.set_daily("telegram", "-200", "2026-12-04", a, NOW)
+    assert (await storage.puzzles.next_daily("telegram", "-200")).id == b
+    assert (await storage.puzzles.next_daily("telegram", "-100")).id == a  # each chat its own
+    # An hour the bot does not offer (a forged or old value) falls back to the default.
+    assert ChatPrefs.from_json('{"puzzle_hour": 3}').puzzle_hour == ChatPrefs().puzzle_hour

@@ -141,3 +141,57 @@ async def test_the_tutors_question_and_both_answers(fake, bot) -> None:
     )
     await press(fake, ali, chat, asked, find(asked, A.TUTOR_OK))
     assert (await bot.storage.get_game(record.id)).version > version
+
+
+async def test_a_groups_puzzle_of_the_day_in_telegram(fake, bot) -> None:
+    """An admin turns the puzzle of the day on; the deadline rounds post it at its hour
+    (through a DeadlineRunner and the Telegram adapter, as in production); a press is
+    answered with a toast to the presser alone; the evening's answer names who found it."""
+    from telegram import Bot as Client
+
+    from bot.service.runner import DeadlineRunner
+    from bot.telegram import TelegramAdapter
+    from tests.test_telegram import TOKEN
+
+    group_id = -100800
+    clock = [1_800_000_000.0]  # 08:00 UTC
+    bot.service.clock = lambda: clock[0]
+    ali = fake.user(11, "Ali", username="ali")
+    veli = fake.user(22, "Veli", username="veli")
+    group = fake.group(group_id, "Kahvehane")
+    fake.admins[group_id] = {11}
+    await fake.send_text(ali, group, "/settings")
+    shown = await fake.wait_for(
+        lambda: newest(fake, group, lambda m: "Puzzle of the day" in m.get("text", "")), 10
+    )
+    switch = next(d for d in buttons(shown) if d.endswith("gp1"))
+    refused = await press(fake, veli, group, shown, switch)
+    assert "administrators" in refused["text"]
+    await press(fake, ali, group, shown, switch)
+    assert "Puzzle of the day: ✅" in now(fake, group, shown)["text"]
+
+    runner = DeadlineRunner(bot.service)
+    async with Client(TOKEN, base_url=fake.base_url, base_file_url=fake.base_file_url) as client:
+        TelegramAdapter(bot.service).serve_deadlines(runner, client)
+        await runner.round()
+        assert newest(fake, group, lambda m: find(m, A.PUZZLE)) is None  # 08:00: not yet
+        clock[0] += 3600  # 09:00
+        await runner.round()
+        posted = newest(fake, group, lambda m: find(m, A.PUZZLE))
+        assert posted is not None
+        assert posted.get("photo")
+        assert "Puzzle of the day" in posted["caption"]
+        pid = A.decode(find(posted, A.PUZZLE)).game_id
+        answer = (await bot.storage.puzzles.get(pid)).data["answer"]
+        count = len(fake.messages(group))
+        toast = await press(fake, ali, group, posted, A.encode(pid, 0, A.PUZZLE, answer))
+        assert "Your answer is in" in toast["text"]
+        again = await press(fake, ali, group, posted, A.encode(pid, 0, A.PUZZLE, answer))
+        assert "already" in again["text"]
+        assert len(fake.messages(group)) == count  # answers are toasts: nothing posted
+        clock[0] += 11 * 3600  # 20:00
+        await runner.round()
+        said = newest(fake, group, lambda m: "answer to today" in m.get("text", ""))
+        assert said is not None
+        assert "Found by Ali (1 of 1)" in said["text"]
+        assert "1. Ali — 1" in said["text"]

@@ -1,6 +1,7 @@
 """``/settings`` in a group: the chat's own settings, changed by its administrators only.
 
-Today one setting: automatic analysis of every finished rated match (issue 15). The message
+Automatic analysis of every finished rated match, and the puzzle of the day
+(:mod:`bot.service.daily`) with its hour. The message
 is public (everyone may see how the chat is set up) and edited in place after every press;
 its buttons carry settings action ids (``0:0:og<choice>``) and belong to no game. Whether
 the person is an administrator is the platform's answer, asked by the adapter
@@ -13,7 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, ChatPrefs, Storage, User
+from bot.storage.base import DAILY_HOURS, REVEAL_HOUR, Chat, ChatPrefs, Storage, User
 
 from . import actions as A
 from .errors import UserFacingError
@@ -45,6 +46,14 @@ def chat_settings_lines(prefs: ChatPrefs) -> list[Text | str]:
             "rated match finished here is posted when the match ends.",
             state=ON if prefs.auto_analysis else OFF,
         ),
+        t(
+            "🧩 Puzzle of the day: {state}. With this on, a puzzle is posted here every day at "
+            "{hour}:00 UTC; everyone answers once with its buttons, and the answer, who found "
+            "it and the group's puzzle leaderboard come at {reveal}:00 UTC.",
+            state=ON if prefs.daily_puzzle else OFF,
+            hour=prefs.puzzle_hour,
+            reveal=REVEAL_HOUR,
+        ),
         t("Your own settings: send /settings to me in a private chat."),
     ]
 
@@ -57,7 +66,20 @@ def chat_settings_buttons(prefs: ChatPrefs) -> list[list[Button]]:
                 t("🔍 Analyse every rated match {state}", state=ON if prefs.auto_analysis else OFF),
                 A.encode(0, 0, A.SETTING, CHAT_CHOICE + ("a0" if prefs.auto_analysis else "a1")),
             )
-        ]
+        ],
+        [
+            Button(
+                t("🧩 Puzzle of the day {state}", state=ON if prefs.daily_puzzle else OFF),
+                A.encode(0, 0, A.SETTING, CHAT_CHOICE + ("p0" if prefs.daily_puzzle else "p1")),
+            )
+        ],
+        [
+            Button(
+                f"{'• ' if hour == prefs.puzzle_hour else ''}{hour}:00",
+                A.encode(0, 0, A.SETTING, f"{CHAT_CHOICE}h{hour}"),
+            )
+            for hour in DAILY_HOURS
+        ],
     ]
 
 
@@ -66,6 +88,10 @@ def apply_chat_choice(prefs: ChatPrefs, arg: str) -> ChatPrefs:
     kind, value = arg[1:2], arg[2:]
     if arg[:1] == CHAT_CHOICE and kind == "a" and value in ("0", "1"):
         return dataclasses.replace(prefs, auto_analysis=value == "1")
+    if arg[:1] == CHAT_CHOICE and kind == "p" and value in ("0", "1"):
+        return dataclasses.replace(prefs, daily_puzzle=value == "1")
+    if arg[:1] == CHAT_CHOICE and kind == "h" and value in {str(h) for h in DAILY_HOURS}:
+        return dataclasses.replace(prefs, puzzle_hour=int(value))
     raise ValueError(f"unknown chat setting {arg!r}")
 
 

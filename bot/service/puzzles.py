@@ -30,7 +30,7 @@ from .views import Button, View
 
 #: The candidate's argument of the "next puzzle" button.
 NEXT = "n"
-_TITLES: dict[str, Text] = {
+TITLES: dict[str, Text] = {
     "tavla": t("Tavla"),
     "turkish": t("Turkish tavla"),
     "uzun": t("Uzun Tavla"),
@@ -114,7 +114,7 @@ class Puzzles:
             t(
                 "🧩 Puzzle {id} ({game}): you play White and rolled {a}-{b}.",
                 id=stored.id,
-                game=_TITLES.get(puzzle.variant, puzzle.variant),
+                game=TITLES.get(puzzle.variant, puzzle.variant),
                 a=a,
                 b=b,
             ),
@@ -129,12 +129,13 @@ class Puzzles:
             [Button(c.text, A.encode(stored.id, 0, A.PUZZLE, n))]
             for n, c in enumerate(puzzle.candidates)
         ]
-        image = await self._picture(puzzle, lang, user)
+        image = await self.picture(puzzle, lang, user)
         return View(
             lines, lang=lang, image=image, image_stem=f"puzzle-{stored.id}", buttons=buttons
         )
 
-    async def _picture(self, puzzle: Puzzle, lang: str, user: User) -> bytes | None:
+    async def picture(self, puzzle: Puzzle, lang: str, user: User | None) -> bytes | None:
+        """The puzzle's board, White on roll (in ``user``'s theme, if given)."""
         if not self.settings.render_images:
             return None
         variant = variant_by_name(puzzle.variant)
@@ -151,7 +152,7 @@ class Puzzles:
             mover_color=WHITE,
             dice=puzzle.dice,
             labels=picture_labels(lang),
-            theme=user_theme(user) or self.settings.theme,
+            theme=(user_theme(user) if user else None) or self.settings.theme,
             **fields,
         )
         return await self.boards.render(view)

@@ -44,6 +44,7 @@ from .chat_settings import ChatSettings, is_chat_setting
 from .chats import Chats
 from .commands import find_command, unknown_argument
 from .contests import Contests
+from .daily import DailyPuzzles
 from .deadlines import Deadlines
 from .errors import UserFacingError
 from .hints import Hints
@@ -139,6 +140,7 @@ class GameService:
         self.pool = Pool(storage, contests, seats, settings, now)
         self.hints = Hints(storage, store, boards, self.advisor)
         self.puzzles = Puzzles(storage, boards, settings, now)
+        self.daily = DailyPuzzles(storage, self.puzzles, now)
         #: Each catalogue command's handler, by the command's name (see commands.py).
         self.handlers: dict[str, Handler] = {
             "help": self.info.help,
@@ -330,6 +332,8 @@ class GameService:
                 return await self.challenges.bot_game(user=user, chat=chat, place=place, args="")
             return await self.pool.press(user, chat, action)
         if action.code == A.PUZZLE:
+            if not place.private:  # a group's puzzle of the day
+                return await self.daily.press(user, chat, action)
             return await self.puzzles.press(user, chat, action)
         record = await self.storage.get_game(action.game_id)
         if record is None or (
@@ -365,10 +369,11 @@ class GameService:
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
         """The deadline rounds (:meth:`bot.service.deadlines.Deadlines.tick`): expired
         challenges, reminders, claims offered, lagging boards redrawn, tournaments' clocks.
-        Run often, and once at start-up (bot/service/runner.py does)."""
+        Run often, and once at start-up (bot/service/runner.py does). Then the groups'
+        daily puzzles and their answers due."""
         views = await self.deadlines.tick(platforms)
         views.extend(await self.pool.tick(platforms))
-        return await self.seats.addressed(views)
+        return await self.seats.addressed(views) + await self.daily.tick(platforms)
 
     async def chat_unreachable(self, platform: str, chat_id: str) -> None:
         """The bot can no longer post in the chat: its games wait with their clocks stopped."""

@@ -137,6 +137,11 @@ class User:
     prefs: PlayerPrefs = field(default_factory=PlayerPrefs)
 
 
+#: The hours (UTC) a group's daily puzzle may be posted at; its answer comes at REVEAL_HOUR.
+DAILY_HOURS = (7, 9, 12, 15)
+REVEAL_HOUR = 20
+
+
 @dataclass(frozen=True)
 class ChatPrefs(StoredSettings):
     """A chat's own settings (``/settings`` in a group, admins only); the defaults are what
@@ -146,6 +151,17 @@ class ChatPrefs(StoredSettings):
     auto_analysis: bool = False
     #: A puzzle is posted every day and answered by the group's members.
     daily_puzzle: bool = False
+    #: The hour (UTC) the day's puzzle is posted (one of DAILY_HOURS).
+    puzzle_hour: int = 9
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Self:
+        """Stored settings; keys this version does not know are ignored, and an hour it
+        does not offer falls back to the default."""
+        data = cls._known(text)
+        if data.get("puzzle_hour") not in DAILY_HOURS:
+            data.pop("puzzle_hour", None)
+        return cls(**data)
 
 
 @dataclass
@@ -567,6 +583,10 @@ class PuzzleRecords(Protocol):
 
     async def dailies_to_reveal(self, day: str) -> list[DailyPuzzle]: ...
 
+    async def daily_chats(self) -> list[tuple[str, str]]: ...
+
+    async def next_daily(self, platform: str, chat_id: str) -> StoredPuzzle | None: ...
+
     async def remove_games_of(self, user_id: int) -> int: ...
 
 
@@ -798,8 +818,10 @@ class Storage(Protocol):
 
 
 __all__ = [
+    "DAILY_HOURS",
     "LIVE_TOURNAMENT_STATUSES",
     "OPEN_STATUSES",
+    "REVEAL_HOUR",
     "Bucket",
     "Chat",
     "ChatPrefs",

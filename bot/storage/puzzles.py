@@ -307,6 +307,29 @@ class PuzzleStorage:
             )
         return [daily_from_row(r) for r in rows]
 
+    async def daily_chats(self) -> list[tuple[str, str]]:
+        """(platform, chat id) of the chats that may have a daily puzzle on (their settings
+        say so; the caller reads them) and can be posted in."""
+        async with self._reading() as db:
+            rows = await db.fetch(
+                "SELECT platform, chat_id FROM chats WHERE prefs LIKE ? AND paused IS NULL "
+                "ORDER BY platform, chat_id",
+                '%"daily_puzzle": true%',
+            )
+        return [(r["platform"], r["chat_id"]) for r in rows]
+
+    async def next_daily(self, platform: str, chat_id: str) -> StoredPuzzle | None:
+        """A puzzle the chat has not had as a daily puzzle (the oldest first)."""
+        async with self._reading() as db:
+            row = await db.fetchrow(
+                f"SELECT {_PUZZLE} FROM puzzles p WHERE NOT EXISTS (SELECT 1 FROM "
+                "daily_puzzles d WHERE d.puzzle_id = p.id AND d.platform = ? AND "
+                "d.chat_id = ?) ORDER BY id LIMIT 1",
+                platform,
+                chat_id,
+            )
+        return None if row is None else puzzle_from_row(row)
+
     async def remove_games_of(self, user_id: int) -> int:
         """Take out the puzzles made from the player's games (they keep theirs out)."""
         async with self._writing() as db:

@@ -1,0 +1,209 @@
+"""A group's daily puzzle: with it on (``/settings`` in the group, its administrators), the
+deadline rounds post one puzzle a day at the group's hour (UTC); everyone answers once with
+the buttons and is told privately that their answer is in (a toast, so nobody gives it
+away); at the evening hour the answer is posted with who found it and the group's puzzle
+leaderboard. Answers in a group are not rated: the puzzle rating is for ``/puzzle`` in
+private.
+
+Each step is claimed in the storage (the day's puzzle by the chat's and day's key, the answer
+by marking the day revealed), so two workers running rounds post each message once.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+from bot.i18n import Text, t
+from bot.storage.base import REVEAL_HOUR, Chat, DailyPuzzle, Storage, StoredPuzzle, User
+from core.learn.puzzles import Puzzle
+
+from . import actions as A
+from .errors import UserFacingError
+from .lang import language, notice
+from .puzzles import TITLES, Puzzles, signed
+from .views import Button, View
+
+#: How many of the group's solvers the leaderboard shows.
+LEADERS = 5
+
+
+def scope_of(platform: str, chat_id: str, day: str) -> str:
+    """The attempts' scope of a group's puzzle of ``day`` (``daily:`` and the chat first,
+    so that the group's leaderboard is a prefix)."""
+    return f"{chat_prefix(platform, chat_id)}{day}"
+
+
+def chat_prefix(platform: str, chat_id: str) -> str:
+    return f"daily:{platform}:{chat_id}:"
+
+
+def day_and_hour(now: float) -> tuple[str, int]:
+    """The UTC day (``2027-01-15``) and hour of an epoch time."""
+    moment = datetime.datetime.fromtimestamp(now, datetime.UTC)
+    return moment.date().isoformat(), moment.hour
+
+
+@dataclass(eq=False)
+class DailyPuzzles:
+    """The groups' daily puzzles (the storage, the private puzzles for their pictures and
+    words, the clock)."""
+
+    storage: Storage
+    puzzles: Puzzles
+    clock: Callable[[], float]
+
+    async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
+        """A deadline round: the answers due, then the puzzles due, of the chats served."""
+        day, hour = day_and_hour(self.clock())
+        views: list[View] = []
+        for daily in await self.storage.puzzles.dailies_to_reveal(day):
+            if platforms is not None and daily.platform not in platforms:
+                continue
+            if (daily.day < day or hour >= REVEAL_HOUR) and await self.storage.puzzles.reveal_daily(
+                daily.platform, daily.chat_id, daily.day
+            ):
+                views.append(await self.answer_view(daily))
+        if hour >= REVEAL_HOUR:
+            return views
+        for platform, chat_id in await self.storage.puzzles.daily_chats():
+            if platforms is not None and platform not in platforms:
+                continue
+            chat = await self.storage.get_chat(platform, chat_id)
+            if not chat.prefs.daily_puzzle or hour < chat.prefs.puzzle_hour:
+                continue
+            if await self.storage.puzzles.daily(platform, chat_id, day) is not None:
+                continue
+            view = await self.post(chat, day)
+            if view is not None:
+                views.append(view)
+        return views
+
+    async def post(self, chat: Chat, day: str) -> View | None:
+        """The day's puzzle for the chat, claimed in the storage (None: none left, or
+        another worker posted it)."""
+        await self.puzzles.stock()
+        stored = await self.storage.puzzles.next_daily(chat.platform, chat.chat_id)
+        if stored is None:
+            return None
+        if not await self.storage.puzzles.set_daily(
+            chat.platform, chat.chat_id, day, stored.id, self.clock()
+        ):
+            return None
+        lang = language(None, chat, private=False)
+        puzzle = Puzzle.from_dict(stored.data)
+        a, b = puzzle.dice
+        lines: list[Text | str] = [
+            t(
+                "🧩 Puzzle of the day ({game}): White to play {a}-{b}.",
+                game=TITLES.get(puzzle.variant, puzzle.variant),
+                a=a,
+                b=b,
+            ),
+            t(
+                "A player chose badly here. Find the best play: everyone answers once, and the "
+                "answer comes at {hour}:00 UTC.",
+                hour=REVEAL_HOUR,
+            ),
+        ]
+        buttons = [
+            [Button(c.text, A.encode(stored.id, 0, A.PUZZLE, n))]
+            for n, c in enumerate(puzzle.candidates)
+        ]
+        return View(
+            lines,
+            lang=lang,
+            image=await self.puzzles.picture(puzzle, lang, None),
+            image_stem=f"puzzle-{stored.id}",
+            buttons=buttons,
+            chat=(chat.platform, chat.chat_id),
+        )
+
+    async def press(self, user: User, chat: Chat, action: A.Action) -> list[View]:
+        """A candidate pressed under the group's puzzle: the one answer kept, acknowledged
+        to the person alone."""
+        day, _ = day_and_hour(self.clock())
+        daily = await self.storage.puzzles.daily(chat.platform, chat.chat_id, day)
+        if daily is None or daily.puzzle_id != action.game_id or daily.revealed:
+            raise UserFacingError(t("This puzzle is closed; its answer is posted here."))
+        stored = await self.storage.puzzles.get(daily.puzzle_id)
+        if stored is None:
+            raise UserFacingError(t("That puzzle is no longer here."))
+        puzzle = Puzzle.from_dict(stored.data)
+        if not action.arg.isdigit() or not 0 <= int(action.arg) < len(puzzle.candidates):
+            raise UserFacingError(t("That button is not one of mine."))
+        chosen = int(action.arg)
+        kept = await self.storage.puzzles.attempt(
+            user.id,
+            stored.id,
+            chosen,
+            chosen == puzzle.answer,
+            scope_of(chat.platform, chat.chat_id, day),
+            self.clock(),
+        )
+        if kept is None:
+            raise UserFacingError(t("You have answered this puzzle already: one try each."))
+        return [
+            notice(
+                user,
+                chat,
+                t(
+                    "Your answer is in: {play}. The answer comes at {hour}:00 UTC.",
+                    play=puzzle.candidates[chosen].text,
+                    hour=REVEAL_HOUR,
+                ),
+            )
+        ]
+
+    async def answer_view(self, daily: DailyPuzzle) -> View:
+        """The day's answer: the best play, every candidate's equity, who found it, and the
+        group's puzzle leaderboard."""
+        chat = await self.storage.get_chat(daily.platform, daily.chat_id)
+        stored = await self.storage.puzzles.get(daily.puzzle_id)
+        lines: list[Text | str] = []
+        if stored is not None:
+            lines.extend(await self._answer_lines(daily, stored))
+        leaders = await self.storage.puzzles.leaderboard(
+            chat_prefix(daily.platform, daily.chat_id), LEADERS
+        )
+        if leaders:
+            users = await self.storage.get_users([u for u, _ in leaders])
+            lines.append(t("🏆 This group's puzzle solvers:"))
+            for place, (user_id, solved) in enumerate(leaders, 1):
+                name = users[user_id].name if user_id in users else "?"
+                lines.append(f"{place}. {name} — {solved}")
+        return View(
+            lines,
+            lang=language(None, chat, private=False),
+            chat=(daily.platform, daily.chat_id),
+        )
+
+    async def _answer_lines(self, daily: DailyPuzzle, stored: StoredPuzzle) -> list[Text | str]:
+        puzzle = Puzzle.from_dict(stored.data)
+        best = puzzle.best
+        lines: list[Text | str] = [
+            t("🧩 The answer to today's puzzle: {play}.", play=best.text),
+        ]
+        for c in sorted(puzzle.candidates, key=lambda c: -c.equity):
+            lines.append(f"{c.text}: {signed(c.equity)}{' ✓' if c is best else ''}")
+        tries = await self.storage.puzzles.attempts(
+            scope_of(daily.platform, daily.chat_id, daily.day)
+        )
+        finders = [user_id for user_id, _, solved in tries if solved]
+        users = await self.storage.get_users(finders)
+        names = ", ".join(users[u].name for u in finders if u in users)
+        if names:
+            lines.append(
+                t(
+                    "Found by {names} ({found} of {answered}).",
+                    names=names,
+                    found=len(finders),
+                    answered=len(tries),
+                )
+            )
+        elif tries:
+            lines.append(t("Nobody found it ({answered} answered).", answered=len(tries)))
+        else:
+            lines.append(t("Nobody answered today."))
+        return lines

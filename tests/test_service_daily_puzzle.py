@@ -1,0 +1,98 @@
+"""A group's puzzle of the day through the service over a day of the test clock: an
+administrator turns it on and sets its hour in /settings; the deadline rounds post it once
+at that hour; everyone answers once by the buttons, acknowledged to them alone; the answer,
+who found it and the group's leaderboard come in the evening; the next day brings another."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.service import actions as A
+from bot.service.daily import day_and_hour
+from tests.test_service import ALI, AYSE, GROUP, VELI, service_at, text_of
+
+ADMIN = replace(ALI, admin=True)
+HOUR = 3600.0
+
+
+@pytest.fixture
+async def env(tmp_path):
+    async with service_at(tmp_path / "t.db") as pair:
+        yield pair
+
+
+def setting(arg: str) -> str:
+    return A.encode(0, 0, A.SETTING, "g" + arg)
+
+
+def puzzles_in(views) -> list:
+    return [v for v in views if v.chat == ("test", "-1") and "Puzzle of the day" in text_of([v])]
+
+
+async def test_a_groups_puzzle_of_the_day(env) -> None:
+    service, clock = env
+    assert day_and_hour(clock.now) == ("2027-01-15", 8)
+    (shown,) = await service.command(ADMIN, GROUP, "settings", "")
+    assert "Puzzle of the day: ⬜" in text_of([shown])
+    refused = await service.press(VELI, GROUP, setting("p1"))  # not an administrator
+    assert refused[0].notice
+    assert "administrators" in text_of(refused)
+    await service.press(ADMIN, GROUP, setting("p1"))
+    (shown,) = await service.press(ADMIN, GROUP, setting("h12"))
+    assert "Puzzle of the day: ✅" in text_of([shown])
+    assert "12:00 UTC" in text_of([shown])
+    assert "Günün bulmacası" in text_of([shown], "tr")
+    assert "Задача дня" in text_of([shown], "ru")
+
+    assert puzzles_in(await service.tick()) == []  # 08:00: not yet
+    clock.now += 4 * HOUR  # 12:00
+    (posted,) = puzzles_in(await service.tick())
+    assert puzzles_in(await service.tick()) == []  # posted once
+    assert "20:00 UTC" in text_of([posted])
+    pid = A.decode(posted.buttons[0][0].action).game_id
+    stored = await service.storage.puzzles.get(pid)
+    right = stored.data["answer"]
+    wrong = next(n for n in range(len(stored.data["candidates"])) if n != right)
+
+    ack = await service.press(ALI, GROUP, A.encode(pid, 0, A.PUZZLE, right))
+    assert len(ack) == 1
+    assert ack[0].notice  # a toast for Ali alone
+    assert "Your answer is in" in text_of(ack)
+    assert "Right" not in text_of(ack)  # nobody is told the answer before the evening
+    again = await service.press(ALI, GROUP, A.encode(pid, 0, A.PUZZLE, wrong))
+    assert again[0].notice
+    assert "already" in text_of(again)
+    assert (await service.press(VELI, GROUP, A.encode(pid, 0, A.PUZZLE, wrong)))[0].notice
+    assert (await service.press(AYSE, GROUP, A.encode(pid, 0, A.PUZZLE, right)))[0].notice
+
+    clock.now += 7 * HOUR  # 19:00: still open
+    assert not [v for v in await service.tick() if "answer to today" in text_of([v])]
+    clock.now += HOUR  # 20:00
+    (answer,) = [v for v in await service.tick() if "answer to today" in text_of([v])]
+    assert answer.chat == ("test", "-1")
+    text = text_of([answer])
+    best = stored.data["candidates"][right]["text"]
+    assert f"The answer to today's puzzle: {best}." in text
+    assert "Found by Ali, Ayşe (2 of 3)" in text
+    assert "1. Ali — 1" in text
+    assert "2. Ayşe — 1" in text
+    assert not [v for v in await service.tick() if "answer to today" in text_of([v])]
+    late = await service.press(VELI, GROUP, A.encode(pid, 0, A.PUZZLE, right))
+    assert "closed" in text_of(late)
+    # Group answers are not rated: the puzzle rating is for /puzzle in private.
+    ali = await service.storage.find_user("test", "100")
+    assert (await service.storage.puzzles.player(ali.id)).attempts == 0
+
+    clock.now += 16 * HOUR  # the next day, 12:00: another puzzle
+    (tomorrow,) = puzzles_in(await service.tick())
+    assert A.decode(tomorrow.buttons[0][0].action).game_id != pid
+
+
+async def test_no_puzzle_of_the_day_unless_turned_on(env) -> None:
+    service, clock = env
+    await service.command(ALI, GROUP, "tavla", "")  # the group is known, its setting off
+    for _ in range(24):
+        clock.now += HOUR
+        assert puzzles_in(await service.tick()) == []
