@@ -110,16 +110,9 @@ def _whole_turns(actions: list[Action]) -> list[Action]:
 
 
 def contest_terms(match: Match) -> tuple[int, bool]:
-    """The match length and Jacoby rule a record gives ``match``, as it was played.
-
-    A one-game contest with the cube (Tavla ``length`` 1) is money play of one game: the
-    cube is live and its points are the cube times the game's worth, as in money play, where
-    a 1-point match would make the cube and gammons worthless. No Jacoby rule unless the
-    money match had it.
-    """
-    if match.length == 1 and match.variant.cube:
-        return 0, False
-    return match.length, match.jacoby and match.length == 0
+    """The match length and Jacoby rule a record gives ``match``, as it was played
+    (:meth:`Match.terms`: a one-game contest with the cube is money play of one game)."""
+    return match.terms()
 
 
 def record_match_id(match: Match) -> str:

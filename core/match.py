@@ -38,6 +38,17 @@ class Match:
     def money(self) -> bool:
         return self.length == 0
 
+    def terms(self) -> tuple[int, bool]:
+        """The length and Jacoby rule the contest's games are played on (M-1, M-3, T-7).
+
+        A single game with the cube (Tavla's ``length`` 1) is one game of money play: the
+        cube is live and the winner scores the cube times the game's worth (T-7), where a
+        1-point match would make the cube and gammons worthless. No Jacoby rule unless money
+        play has it."""
+        if self.length == 1 and self.variant.cube:
+            return 0, False
+        return self.length, self.jacoby and self.length == 0
+
     @property
     def winner(self) -> int | None:
         """The seat that has won the match (M-1), if any."""

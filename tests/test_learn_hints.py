@@ -10,6 +10,7 @@ from core.ai.cube import CubeState
 from core.analysis import evaluator_for
 from core.dice import FixedDice
 from core.game import Game
+from core.match import Match
 from core.learn import (
     TUTOR_THRESHOLD,
     CubeHint,
@@ -119,6 +120,29 @@ def test_hint_for_a_double_is_the_takers() -> None:
     hint = hint_for(game)
     assert hint.kind == "take"
     assert hint.best.action == "pass"
+
+
+def test_a_single_game_has_a_live_cube_T7_T8_M1() -> None:
+    """A single game (Tavla, length 1) is scored as the cube times the game's worth (T-7):
+    its cube decisions are money play's, not a 1-point match's where doubling is worth
+    nothing. At the opening no double is best and doubling costs (it showed both "best")."""
+    match = Match(TAVLA, length=1)
+    match.start_game(FixedDice([3, 1]))
+    game = match.game
+    assert game is not None
+    game.play(game.turn, legal_plays(TAVLA, game.position(game.turn), (3, 1))[0])
+    state = CubeState.from_game(game, game.turn, match)
+    assert (state.match_length, state.jacoby) == (0, False)
+    hint = hint_for(game, match)
+    assert isinstance(hint, CubeHint)
+    assert hint.best.action == "no double"
+    assert hint.options[1].cost > 0.02
+    # A match to 3 keeps its score and length.
+    three = Match(TAVLA, length=3, score=[1.0, 0.0])
+    three.start_game(FixedDice([3, 1]))
+    assert three.game is not None
+    state = CubeState.from_game(three.game, 0, three)
+    assert (state.match_length, state.my_score, state.opp_score) == (3, 1, 0)
 
 
 def test_turkish_and_uzun_have_no_cube_hint() -> None:

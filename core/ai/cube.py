@@ -136,8 +136,10 @@ class CubeState:
     def from_game(cls, game: Game, seat: int, match: Match | None = None) -> CubeState:
         """Build the state of ``seat`` from a :class:`core.game.Game` and its match."""
         owner = 0 if game.cube_owner is None else (1 if game.cube_owner == seat else -1)
-        length = getattr(match, "length", 0) if match is not None else 0
-        score = getattr(match, "score", [0, 0]) if match is not None else [0, 0]
+        # The terms the game is played on: a single game with the cube is money play of one
+        # game (its cube and gammons count), not a 1-point match where they would not.
+        length, _ = match.terms() if match is not None else (0, False)
+        score = match.score if match is not None and length else [0, 0]
         return cls(
             value=game.cube_value,
             owner=owner,
