@@ -10,7 +10,6 @@ from core.ai.cube import CubeState
 from core.analysis import evaluator_for
 from core.dice import FixedDice
 from core.game import Game
-from core.match import Match
 from core.learn import (
     TUTOR_THRESHOLD,
     CubeHint,
@@ -24,6 +23,7 @@ from core.learn import (
     tutor_cube,
     tutor_play,
 )
+from core.match import Match
 from core.movegen import legal_plays
 from core.position import BAR, HEAD, Position
 from core.variants import variant_by_name
