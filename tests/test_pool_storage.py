@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the storage fixtures come from tests/test_storage.py)
 """The pool in the database (bot/storage/pool.py), on SQLite and on PostgreSQL.
 
 PostgreSQL cases run when ``TAVLA_TEST_POSTGRES_URL`` is set (see conftest.py); the two-worker
@@ -8,32 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import random
-from pathlib import Path
-
-import pytest
 
 from bot.storage.base import PoolEntry, Storage
 from bot.storage.refs import MessageRef
 from core.pool import LIFETIME, new_seeker
-from tests.test_storage import Target
+
+# The storage on both databases: test_storage's fixtures.
+from tests.test_storage import Target, db_path, storage, target  # noqa: F401  (fixtures)
 
 NOW = 1_700_000_000.0
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Target:
-    if request.param == "sqlite":
-        return Target("sqlite", path=tmp_path / "tavla.db")
-    dsn, schema = request.getfixturevalue("postgres_schema")
-    return Target("postgres", dsn=dsn, schema=schema)
-
-
-@pytest.fixture
-async def storage(target: Target):
-    store = target.make()
-    await store.open()
-    yield store
-    await store.close()
 
 
 async def users(storage: Storage, count: int) -> list[int]:

@@ -1,34 +1,23 @@
+# ruff: noqa: F811  (the storage fixtures come from tests/test_storage.py)
 """Puzzles in the database (bot/storage/puzzles.py), on SQLite and on PostgreSQL: one puzzle
 per position, one try per person and place, Glicko-2 ratings and streaks, daily puzzles,
 and the games of a player who keeps them out (or is forgotten) taken out."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from bot.storage.base import Storage
 from bot.storage.refs import MessageRef
-from tests.test_storage import Target, insert, new_game
+
+# The storage on both databases: test_storage's fixtures.
+from tests.test_storage import (  # noqa: F401  (db_path, storage and target are fixtures)
+    db_path,
+    insert,
+    new_game,
+    storage,
+    target,
+)
 
 NOW = 1_700_000_000.0
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def target(request: pytest.FixtureRequest, tmp_path: Path) -> Target:
-    if request.param == "sqlite":
-        return Target("sqlite", path=tmp_path / "tavla.db")
-    dsn, schema = request.getfixturevalue("postgres_schema")
-    return Target("postgres", dsn=dsn, schema=schema)
-
-
-@pytest.fixture
-async def storage(target: Target):
-    store = target.make()
-    await store.open()
-    yield store
-    await store.close()
 
 
 def data(n: int) -> dict:
