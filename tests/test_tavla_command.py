@@ -39,17 +39,26 @@ SETTINGS = (
 )
 
 
-def tavla(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def run(command: list[str], cwd: Path, timeout: float, env: dict[str, str]):
+    """``command`` in ``cwd`` with this environment less the bot's settings, plus ``env``."""
     clean = {k: v for k, v in os.environ.items() if k not in SETTINGS}
     return subprocess.run(
-        [TAVLA, *args],
+        command,
         env={**clean, **env},
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
+
+
+def tavla(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return run([TAVLA, *args], cwd, 120, env)
+
+
+def python_m_bot(cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return run([sys.executable, "-m", "bot"], cwd, 60, env)
 
 
 def test_check_names_each_problem_in_one_line(tmp_path):
@@ -84,16 +93,7 @@ def test_check_passes_a_good_configuration(tmp_path):
 
 
 def test_python_m_bot_refuses_a_bad_configuration_in_one_line(tmp_path):
-    clean = {k: v for k, v in os.environ.items() if k not in SETTINGS}
-    done = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        env={**clean, "LOG_FORMAT": "xml"},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = python_m_bot(tmp_path, LOG_FORMAT="xml")
     assert done.returncode == 2
     assert done.stderr.strip() == "LOG_FORMAT: 'xml' is not text or json"
 
@@ -125,20 +125,11 @@ def test_migrate_and_check_postgres(tmp_path, postgres_url):
 
 def test_python_m_bot_without_its_database_says_so_in_one_line(tmp_path):
     """Nothing listens on port 1: after DATABASE_WAIT the bot gives up in one log line."""
-    clean = {k: v for k, v in os.environ.items() if k not in SETTINGS}
-    done = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        env={
-            **clean,
-            "TELEGRAM_TOKEN": "123:ABC-def_g",
-            "DATABASE_URL": "postgresql://tavla:pw@127.0.0.1:1/tavla",
-            "DATABASE_WAIT": "0",
-        },
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    done = python_m_bot(
+        tmp_path,
+        TELEGRAM_TOKEN="123:ABC-def_g",
+        DATABASE_URL="postgresql://tavla:pw@127.0.0.1:1/tavla",
+        DATABASE_WAIT="0",
     )
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
