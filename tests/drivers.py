@@ -1,9 +1,13 @@
 """What a scripted player presses, shared by the end-to-end tests and the load bench, and a
-free port for the tests that start servers."""
+free port and ``python -m bot`` with the web board for the tests that start servers."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import socket
+import sys
+from pathlib import Path
 
 from bot.service import actions as A
 
@@ -29,3 +33,28 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+async def bot_with_web_board(
+    folder: Path, port: int, secret: str, *, stdout: int = asyncio.subprocess.PIPE
+) -> asyncio.subprocess.Process:
+    """``python -m bot`` in ``folder`` with no chat token (the console, its stdin a pipe) and
+    the web board on 127.0.0.1:``port``, signing its links with ``secret``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_TOKEN", "DISCORD_TOKEN")}
+    env.update(
+        DATABASE_URL=f"sqlite:///{folder / 'w.db'}",
+        BOARD_DIR=str(folder / "boards"),
+        WEB_BASE_URL=f"http://127.0.0.1:{port}",
+        WEB_PORT=str(port),
+        WEB_SECRET=secret,
+    )
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=stdout,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=folder,
+        env=env,
+    )

@@ -21,7 +21,7 @@ from bot.service import actions as A
 from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from bot.telegram import run_telegram
-from tests.drivers import free_port
+from tests.drivers import bot_with_web_board, free_port
 from tests.factory import make_service
 from tests.fakes.telegram import FakeBotAPI
 from tests.test_telegram import Bot, config_for, find, game_record, open_game, press, step_once
@@ -233,27 +233,9 @@ async def test_a_refused_press_is_counted_by_its_kind(fake, bot):
 async def test_the_web_board_serves_the_checks_on_its_own_port(tmp_path):
     """With the web board on, ``python -m bot`` answers the checks on the board's listener
     (here next to the console, which has no adapter to wait for)."""
-    import os
-    import sys
-
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_TOKEN", "DISCORD_TOKEN")}
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'w.db'}",
-        BOARD_DIR=str(tmp_path / "boards"),
-        WEB_BASE_URL=f"http://127.0.0.1:{port}",
-        WEB_PORT=str(port),
-        WEB_SECRET="health-test",
-    )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=tmp_path,
-        env=env,
+    proc = await bot_with_web_board(
+        tmp_path, port, "health-test", stdout=asyncio.subprocess.DEVNULL
     )
     try:
         answers = {}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 import time
 from dataclasses import replace
 
@@ -22,6 +21,7 @@ from bot.service import actions as A
 from bot.storage.sqlite import SqliteStorage
 from bot.telegram import run_telegram
 from bot.telegram.webhook import webhook_secret
+from tests.drivers import free_port
 from tests.factory import make_service
 from tests.fakes.telegram import FakeBotAPI
 from tests.test_telegram import config_for, find
@@ -36,12 +36,6 @@ GROUP_ID = -4242
 async def fake():
     async with FakeBotAPI(flood=None) as server:
         yield server
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def forged_command(user: dict, chat: dict, text: str) -> dict:

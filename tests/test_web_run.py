@@ -5,41 +5,17 @@ it with that player's seat; the process stops cleanly at /quit (issue 14)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import socket
-import sys
 from urllib.parse import unquote
 
 import aiohttp
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.drivers import bot_with_web_board, free_port
 
 
 async def test_python_m_bot_serves_the_web_board_with_the_console(tmp_path):
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("TELEGRAM_TOKEN", "DISCORD_TOKEN")}
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path / 'w.db'}",
-        BOARD_DIR=str(tmp_path / "boards"),
-        WEB_BASE_URL=f"http://127.0.0.1:{port}",
-        WEB_PORT=str(port),
-        WEB_SECRET="run-test",
-    )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=tmp_path,
-        env=env,
-    )
+    proc = await bot_with_web_board(tmp_path, port, "run-test")
     assert proc.stdin is not None
     assert proc.stdout is not None
     try:
