@@ -243,26 +243,20 @@ class Seats:
         ):
             return []
         names = record.settings.names or ("?", "?")
+        # A new message where the seat's board is (its chat and channel), in its language.
         return [
-            replace(
-                board,
-                lines=[
+            View(
+                [
                     t(
                         "⏰ Your turn in game #{id} against {name}.",
                         id=board.game_id,
                         name=names[1 - seat],
                     )
                 ],
-                image=None,
-                board=None,
-                text_board=None,
-                buttons=[],
-                game_id=None,
-                version=None,
-                message=None,
-                edit=False,
-                caption_only=False,
-                keyboard_only=False,
+                lang=board.lang,
+                chat=board.chat,
+                channel=board.channel,
+                seat_copy=True,
             )
         ]
 
