@@ -98,14 +98,6 @@ def storage_from_url(url: str | None) -> Storage:
     return SqliteStorage(sqlite_path_from_url(url))
 
 
-__all__ = [
-    "DEFAULT_SQLITE_PATH",
-    "postgres_dsn_from_url",
-    "sqlite_path_from_url",
-    "storage_from_url",
-]
-
-
 async def open_when_reachable(
     storage: Storage,
     wait: float,
@@ -130,3 +122,12 @@ async def open_when_reachable(
             log.warning("%s; trying again in %.0f s", exc, min(pause, left))
             await sleep(min(pause, left))
             pause = min(pause * 2, 2.0)  # a connect is cheap: notice the database soon
+
+
+__all__ = [
+    "DEFAULT_SQLITE_PATH",
+    "open_when_reachable",
+    "postgres_dsn_from_url",
+    "sqlite_path_from_url",
+    "storage_from_url",
+]
