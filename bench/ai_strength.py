@@ -59,7 +59,8 @@ def _play_games(
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     net_a = Network.load(args.a_weights) if args.a_weights else None
     net_b = Network.load(args.b_weights) if args.b_weights else None
-    a = player_for(args.variant, args.a, seed=args.seed, net=net_a)
+    level_a = args.a.removesuffix("-own")
+    a = player_for(args.variant, level_a, seed=args.seed, net=net_a, use_gnubg=not args.a_own)
     b = player_for(args.variant, args.b, seed=args.seed + 1, net=net_b)
     out = []
     for g in games:
@@ -84,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--b", default="pubeval", help="level of player B")
     parser.add_argument("--a-weights", type=Path, help="A plays with these weights (.npz)")
     parser.add_argument("--b-weights", type=Path, help="B plays with these weights (.npz)")
+    parser.add_argument(
+        "--a-own",
+        action="store_true",
+        help="A's Tavla master plays our own look-ahead even where GNU Backgammon is installed",
+    )
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--progress", type=int, default=0, help="print every N games")
@@ -102,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    if args.a_own:
+        args.a += "-own"  # names the player in the output; player_for sees the level alone
     variant = variant_by_name(args.variant)
     start = time.time()
     games = range(args.games)

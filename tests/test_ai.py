@@ -553,3 +553,7 @@ def test_master_level_uses_gnubg_when_installed():
     plays = legal_plays(variant, position, (6, 1))
     assert master.choose_play(variant, position, plays) in plays
     assert not isinstance(player_for("turkish", "master"), GnubgPlayer)
+    # Our own look-ahead on request: what a player without the extra meets.
+    own = player_for("tavla", "master", use_gnubg=False)
+    assert not isinstance(own, GnubgPlayer)
+    assert own.name == "master"

@@ -140,7 +140,11 @@ class RandomPlayer:
 
 
 def player_for(
-    variant_name: str, level: str, seed: int | None = None, net: Network | None = None
+    variant_name: str,
+    level: str,
+    seed: int | None = None,
+    net: Network | None = None,
+    use_gnubg: bool = True,
 ) -> Player:
     """The computer player of ``level`` for the variant called ``variant_name``.
 
@@ -150,6 +154,8 @@ def player_for(
     the network levels fall back on pubeval (Tavla, Turkish) or the heuristic (Uzun).
     ``net`` replaces the shipped network (to compare new weights with the shipped ones);
     without it a level plays its net in :data:`LEVEL_NETS`, else the game's.
+    ``use_gnubg=False`` makes Tavla's ``master`` our own look-ahead even where gnubg is
+    installed (what a player without the extra meets; to measure it against gnubg).
     """
     from .network import network_kind
     from .players import HeuristicUzunPlayer, NeuralPlayer
@@ -180,7 +186,7 @@ def player_for(
         return NeuralPlayer(exact, name="club")
     if level == "expert":
         return NeuralPlayer(exact, plies=1, name="expert", **EXPERT_FILTER[kind])
-    if variant_name.strip().lower() == "tavla":
+    if use_gnubg and variant_name.strip().lower() == "tavla":
         from .gnubg_player import GnubgPlayer, load_gnubg
 
         gnubg = load_gnubg()
