@@ -15,7 +15,10 @@ log = logging.getLogger(__name__)
 class Background:
     """Tasks under way in the background, and the outlets their views are delivered by."""
 
-    def __init__(self) -> None:
+    def __init__(self, drawn: Callable[[View], Awaitable[View]] | None = None) -> None:
+        #: Draws a view's due picture (Boards.drawn): views made while a press was answered
+        #: may come here with their picture not drawn, and not every outlet draws it.
+        self.drawn = drawn
         #: How views made outside any request (an analysis done) reach their chat, by
         #: platform: the adapters' deadline outlets (DeadlineRunner.serve registers them).
         self.outlets: dict[str, Callable[[View], Awaitable[None]]] = {}
@@ -41,6 +44,8 @@ class Background:
         if outlet is None:
             log.warning("no outlet for a view to %s", view.chat)
             return
+        if view.picture_due is not None and self.drawn is not None:
+            view = await self.drawn(view)
         await outlet(view)
 
     async def settle(self) -> None:

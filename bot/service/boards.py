@@ -2,7 +2,8 @@
 
 Pictures are drawn off the event loop (a drawing process pool, or one thread of this
 process) and kept by what they show (:class:`renderers.picture.PictureCache`), so a board
-drawn once is never drawn again.
+drawn once is never drawn again. A caller that sends the views itself may have the pictures
+left to it (:data:`DRAW_LATER`): it answers a press first and draws only the boards it sends.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 
 from bot import metrics
 from bot.drawing import DrawingPool
@@ -32,6 +34,11 @@ from .presenter import (
 from .settings import ServiceSettings
 from .store import ActionContext, GameStore
 from .views import View
+
+#: Set while the service answers a caller that draws the board pictures itself when it
+#: sends them (GameService.press with ``draw=False``): boards then come with their picture
+#: due (``View.picture_due``) instead of drawn.
+DRAW_LATER: ContextVar[bool] = ContextVar("tavla_draw_later", default=False)
 
 
 class Boards:
@@ -75,6 +82,21 @@ class Boards:
             metrics.DRAWING_SECONDS.observe(time.perf_counter() - started)
             self._pictures.put(key, image)
         return image
+
+    async def picture(self, view: BoardView, platform: str) -> tuple[bytes | None, str | None]:
+        """The board's picture for ``platform``, and None; or, while :data:`DRAW_LATER` is
+        set, None and the format it is due in."""
+        fmt = self.settings.picture_formats.get(platform, PNG)
+        if DRAW_LATER.get():
+            return None, fmt
+        return await self.render(view, fmt), None
+
+    async def drawn(self, view: View) -> View:
+        """``view`` with its due picture drawn (``View.picture_due``), in place."""
+        if view.picture_due is not None and view.board is not None:
+            view.image = await self.render(view.board, view.picture_due)
+            view.picture_due = None
+        return view
 
     async def board(
         self,
@@ -135,13 +157,14 @@ class Boards:
             lang=lang,
             home=viewer.home,
         )
-        image = None
+        image = due = None
         if self.settings.render_images and not (keyboard_only or caption_only):
-            image = await self.render(view, self.settings.picture_formats.get(chat.platform, PNG))
+            image, due = await self.picture(view, chat.platform)
         return View(
             lines,
             lang=lang,
             image=image,
+            picture_due=due,
             buttons=buttons,
             game_id=record.id,
             edit=edit,

@@ -20,7 +20,6 @@ from typing import Any
 
 from bot.i18n import Text, t
 from bot.storage.base import Chat, GameStatus, SeatChat, Storage, User
-from renderers.picture import PNG
 
 from . import actions as A
 from .background import Background
@@ -135,7 +134,7 @@ class Seats:
                 view, lines=lines, lang=lang, chat=where, message=None, edit=False, seat_copy=True
             )
         # A board: the seat's own message, drawn from the seat's side.
-        image = None
+        image = due = None
         drawn = None
         if board:
             assert view.game_id is not None
@@ -152,9 +151,8 @@ class Seats:
                 lang=lang,
                 home=prefs.home if prefs else "right",
             )
-            if view.image is not None:
-                fmt = self.settings.picture_formats.get(seat.platform, PNG)
-                image = await self.boards.render(drawn, fmt)
+            if view.image is not None or view.picture_due is not None:
+                image, due = await self.boards.picture(drawn, seat.platform)
         edit = seat.message is not None and (view.edit or view.repair or view.point)
         # A rematch would be a challenge in one chat: strangers meet again through /play,
         # or never again (the board's Block button).
@@ -174,6 +172,7 @@ class Seats:
             chat=where,
             buttons=[row for row in buttons if row],
             image=image,
+            picture_due=due,
             board=drawn,
             text_board=None,
             message=seat.message,

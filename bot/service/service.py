@@ -38,7 +38,7 @@ from . import actions as A
 from .advice import Advisor
 from .analysis import Analysis
 from .background import Background
-from .boards import Boards
+from .boards import DRAW_LATER, Boards
 from .challenges import Challenges
 from .chat_settings import ChatSettings, is_chat_setting
 from .chats import Chats
@@ -108,7 +108,7 @@ class GameService:
         self.store = store = GameStore(storage, now)
         self.people = people = People(storage, store)
         self.boards = boards = Boards(settings, store)
-        self.background = background = Background()
+        self.background = background = Background(boards.drawn)
         # The features, each given what it uses.
         self.tournaments = tournaments = Tournaments(storage, people, now, settings)
         self.analysis = analysis = Analysis(storage, store, now, settings, background)
@@ -279,16 +279,32 @@ class GameService:
         return await guarded(user, chat, work)
 
     async def press(
-        self, actor: Actor, place: Place, data: str, *, message: MessageRef | None = None
+        self,
+        actor: Actor,
+        place: Place,
+        data: str,
+        *,
+        message: MessageRef | None = None,
+        draw: bool = True,
     ) -> list[View]:
         """A button press with its action id; ``message`` is the message pressed on, in the
-        form the adapter binds boards (see :meth:`board_shown`).
+        form the adapter binds boards (see :meth:`board_shown`). ``draw=False``: the boards'
+        pictures are left to the caller, who draws them with :meth:`drawn` when it sends
+        them (``View.picture_due``), so that it can answer the press first.
 
         Presses that change nothing (refused, or on a board behind its game) are answered
         from a separate allowance, so they never slow a player down."""
         metrics.PRESSES.labels(_press_kind(self, data)).inc()
-        with metrics.PRESS_SECONDS.time():
-            return await self._answer_press(actor, place, data, message)
+        later = DRAW_LATER.set(not draw)
+        try:
+            with metrics.PRESS_SECONDS.time():
+                return await self._answer_press(actor, place, data, message)
+        finally:
+            DRAW_LATER.reset(later)
+
+    async def drawn(self, view: View) -> View:
+        """``view`` with its picture drawn, if it was left due (see :meth:`press`)."""
+        return await self.boards.drawn(view)
 
     async def _answer_press(
         self, actor: Actor, place: Place, data: str, message: MessageRef | None

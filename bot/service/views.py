@@ -69,6 +69,11 @@ class View:
     lines: list[Text | str]
     lang: str = "en"
     image: bytes | None = None
+    #: On a board view whose picture is not drawn yet: the format to draw ``board`` in. The
+    #: service leaves it to the adapter when asked to (``GameService.press(draw=False)``),
+    #: which draws it with ``GameService.drawn`` when it sends the view: a press is then
+    #: answered before its picture is drawn, and a board a newer one replaces is never drawn.
+    picture_due: str | None = None
     #: What the picture is, as the start of its file name (``analysis-42``): each kind of
     #: picture gets a file of its own where an adapter saves them (the console).
     image_stem: str = "board"

@@ -8,7 +8,7 @@ import hashlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -97,6 +97,12 @@ class Delivery:
         self._photos.move_to_end(digest)
         if len(self._photos) > PHOTO_MEMORY:
             self._photos.popitem(last=False)
+
+    async def _drawn(self, view: View) -> View:
+        """``view`` with its picture drawn, if the service left it due (see on_press)."""
+        if view.picture_due is None:
+            return view
+        return await self.service.drawn(view)
 
     def lag(self, chat_id: int | str) -> float:
         """About how many Telegram seconds a board handed over now would wait to be sent."""
@@ -253,6 +259,7 @@ class Delivery:
             if full is not None:
                 await self._send_one(full, context, chat_id, reply_to, None)
             return
+        view = await self._drawn(view)
         if view.image is not None:
             digest, photo = self._photo(view.image)
             sent = await with_retries(
@@ -323,6 +330,7 @@ class Delivery:
         # A board whose kind was not recorded (stored by older versions) is a picture.
         photo = target.photo is not False
         digest: bytes | None = None  # the new picture's digest, if one is sent
+        edit: Callable[[], Awaitable[Any]]
         if view.keyboard_only:
             async with self._one_edit_at_a_time((chat_id, message_id), view.version) as wanted:
                 if wanted:
@@ -337,20 +345,25 @@ class Delivery:
                 caption=_text(view, CAPTION_LIMIT),
                 reply_markup=markup,
             )
-        elif view.image is not None and photo:
-            digest, picture = self._photo(view.image)
-            edit = partial(
-                bot.edit_message_media,
-                InputMediaPhoto(
-                    picture,
-                    caption=_text(view, CAPTION_LIMIT),
-                    filename=view.image_name,
-                ),
-                chat_id=chat_id,
-                message_id=message_id,
-                reply_markup=markup,
-            )
-        elif view.image is None:
+        elif (view.image is not None or view.picture_due is not None) and photo:
+
+            async def edit_media() -> Any:
+                # Drawn only now that it is sent: a board that a newer one replaced while
+                # it waited (see _one_edit_at_a_time) is never drawn.
+                nonlocal digest
+                drawn = await self._drawn(view)
+                assert drawn.image is not None
+                digest, picture = self._photo(drawn.image)
+                media = InputMediaPhoto(
+                    picture, caption=_text(drawn, CAPTION_LIMIT), filename=drawn.image_name
+                )
+                return await bot.edit_message_media(
+                    media, chat_id=chat_id, message_id=message_id, reply_markup=markup
+                )
+
+            edit = edit_media
+
+        elif view.image is None and view.picture_due is None:
             edit = partial(
                 bot.edit_message_text,
                 _text(view),

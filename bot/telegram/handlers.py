@@ -91,11 +91,14 @@ class TelegramAdapter(Delivery):
             # (its admins'): Telegram says who administers the chat.
             member = await context.bot.get_chat_member(chat.id, query.from_user.id)
             actor = replace(actor, admin=member.status in ("administrator", "creator"))
+        # The pictures are drawn when the board is sent, after the press is answered (an
+        # answer is not limited by Telegram; a picture may wait for the drawing thread).
         views = await self.service.press(
             actor,
             place_of(chat),
             query.data or "",
             message=reference(chat.id, query.message.message_id),
+            draw=False,
         )
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
