@@ -1,4 +1,4 @@
-"""The analysis (issue 15): its speed, and how it compares with GNU Backgammon's.
+"""The analysis: its speed, and how it compares with GNU Backgammon's.
 
     .venv/bin/python bench/analysis.py [--games 5] [--matches 6] [--length 3] [--only 5,9]
 

@@ -1,6 +1,6 @@
 """Tests of the look-ahead built on core.boards_after (core/ai/lookahead.py) and of the
 Uzun Tavla expert that uses it: 1-ply over a few plays, then a reduced 2-ply within a
-budget of boards (issue 17)."""
+budget of boards."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The analysis (core/analysis): known positions, cube blunders, forced moves, all three
-games, the .mat reader and the ``python -m core analyse`` command (issue 15)."""
+games, the .mat reader and the ``python -m core analyse`` command."""
 
 from __future__ import annotations
 

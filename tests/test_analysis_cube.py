@@ -1,4 +1,4 @@
-"""Cube decisions scored exactly where the cube's value is known (issue 15, T-8).
+"""Cube decisions scored exactly where the cube's value is known (T-8).
 
 In a *last-roll* position the player on roll (X) bears off its last checkers with
 probability p this roll, and otherwise the opponent (Y), one checker on its 1-point, bears

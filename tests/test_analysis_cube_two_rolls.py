@@ -1,4 +1,4 @@
-"""The cube look-ahead two rolls deep, against an exhaustive search (issue 15, T-6, T-8,
+"""The cube look-ahead two rolls deep, against an exhaustive search (T-6, T-8,
 M-1, M-2).
 
 The analysis values a close cube decision as GNU Backgammon's 2-ply cubeful search does:

@@ -1,4 +1,4 @@
-"""A free redouble (issue 15, M-2, T-8): the cube's owner, 3-away, holds the 2-cube against
+"""A free redouble (M-2, T-8): the cube's owner, 3-away, holds the 2-cube against
 an opponent 2-away, whose win at this cube already wins the match.
 
 Redoubling to 4 then costs the owner nothing (the opponent's win wins the match whatever

@@ -1,4 +1,4 @@
-"""``bench/load.py`` runs its fake Telegram and players in a session of their own (issue 18).
+"""``bench/load.py`` runs its fake Telegram and players in a session of their own.
 
 Where the kernel schedules by session (autogroup), the load generator sharing a session with
 other work would be starved, or would share the bot's CPU share; the figures of ``--busy``

@@ -1,4 +1,4 @@
-"""A press on a board whose message is still being recorded (issue 18), on both databases.
+"""A press on a board whose message is still being recorded, on both databases.
 
 The adapter posts a board, then records its message (``board_shown``); Telegram may deliver
 a press on the new message while that write is still under way. The press must see the new

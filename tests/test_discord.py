@@ -453,7 +453,7 @@ def test_shards_split_over_processes():
 
 
 async def test_board_left_behind_is_repaired_after_a_restart(fake, tmp_path):
-    """No dead ends (issue 11): the bot saved a move but its board edit never reached
+    """No dead ends: the bot saved a move but its board edit never reached
     Discord; after a restart the deadline round redraws the only board, which plays on."""
     first = await Bot(fake, tmp_path / "behind.db", seed=3).start()
     ali, veli, _channel = await open_game(fake, first)
@@ -510,7 +510,7 @@ async def test_removed_from_a_server_the_games_wait_then_resume(fake, bot):
 
 
 async def test_an_old_board_links_to_the_current_one(fake, bot):
-    """No dead ends (issue 11): after /board, a press on the previous board answers
+    """No dead ends: after /board, a press on the previous board answers
     privately with a link to the current one, and changes nothing."""
     ali, veli, channel = await open_game(fake, bot)
     users = {"11": ali, "22": veli}
@@ -530,7 +530,7 @@ async def test_an_old_board_links_to_the_current_one(fake, bot):
 
 
 async def test_deleted_channel_stops_the_repairs_and_board_goes_on_elsewhere(fake, bot, caplog):
-    """No dead ends (issue 11): the board's channel is deleted. The repair round tries once
+    """No dead ends: the board's channel is deleted. The repair round tries once
     (no error loop), and /board in another channel of the server brings the game back."""
     ali, veli, _channel = await open_game(fake, bot)
     users = {"11": ali, "22": veli}

@@ -1,5 +1,5 @@
-"""Analysis in a Discord server through the real discord.py client against the fake Discord
-(issue 15): the Analyse button under a finished board, the "working…" message edited when the
+"""Analysis in a Discord server through the real discord.py client against the fake Discord:
+the Analyse button under a finished board, the "working…" message edited when the
 card is ready, and the server's automatic analysis switched on by an administrator (the
 interaction carries the member's permissions)."""
 

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the fake and bot fixtures come from tests/test_discord.py)
-"""Fewer taps (issue 13) end to end on Discord: the real discord.py client and the bot's
+"""Fewer taps end to end on Discord: the real discord.py client and the bot's
 Discord adapter against the local fake.
 
 A whole Uzun Tavla game where nobody presses Roll (there is no cube), picks that change only

@@ -1,4 +1,4 @@
-"""Fewer taps (issue 13) through the service: rolls made for the player when rolling is the
+"""Fewer taps through the service: rolls made for the player when rolling is the
 only choice, whole plays and checker runs as buttons, picks that change only the keyboard,
 ``/settings`` with "roll by itself" and "confirm by itself".
 """
@@ -323,7 +323,7 @@ async def board_waiting_for_confirm(service: GameService):
 
 
 async def test_a_confirm_that_moves_nothing_draws_no_picture(service_env):
-    """Issue 13: a picture only when checkers move, dice are rolled or the cube turns. In
+    """a picture only when checkers move, dice are rolled or the cube turns. In
     Tavla with a cube to turn, Confirm only hands the turn over: text and buttons change."""
     service, _ = service_env
     service.settings.render_images = True

@@ -182,7 +182,7 @@ def test_step_by_step_with_undo_and_confirm():
 
 
 def test_a_move_confirmed_by_itself_can_be_taken_back_until_the_opponent_acts():
-    """Issue 13 "confirm by itself": the same dice are played again; the board is as before."""
+    """Confirmed by itself: the same dice are played again; the board is as before."""
     game = new("tavla", [3, 1, (6, 5)])  # seat 0 plays 3-1; seat 1 then rolls 6-5
     start = [tuple(s) for s in game.sides]
     history = list(game.history)

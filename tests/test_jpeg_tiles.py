@@ -1,4 +1,4 @@
-"""JPEG boards put together from kept tiles (issue 18): the same picture as encoding it whole.
+"""JPEG boards put together from kept tiles: the same picture as encoding it whole.
 
 A board encoded through :class:`renderers.jpeg_tiles.JpegTiles` must be, byte for byte,
 what Pillow writes for the whole picture with the same restart interval, and must decode to

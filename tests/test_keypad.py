@@ -1,4 +1,4 @@
-"""Fewer taps (issue 13): whole plays, checker runs and forced rests stay within the rules.
+"""Fewer taps: whole plays, checker runs and forced rests stay within the rules.
 
 Every shortcut a button offers must be a legal play or part of one (the maximum-dice rule,
 the larger die, entering, bearing off: common ground, T-3..T-6; U-3..U-8 for Uzun Tavla),

@@ -1,4 +1,4 @@
-"""The text board of a board view is written only when something reads it (issue 18).
+"""The text board of a board view is written only when something reads it.
 
 Telegram never shows it; the console and the web's "this is a board" check read it. Whoever
 reads it gets the same text as before: the text of the board the service drew.

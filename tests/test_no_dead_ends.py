@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the fake and bot fixtures come from tests/test_telegram.py)
-"""No dead ends on Telegram: every game can always go on (issue 11).
+"""No dead ends on Telegram: every game can always go on.
 
 The real python-telegram-bot application against the fake Bot API: a board left behind by a
 bot that stopped between saving a move and editing the message, a press on an old board, a

@@ -1,4 +1,4 @@
-"""The caches of the board drawing (issue 18): what they give is what drawing anew gives.
+"""The caches of the board drawing: what they give is what drawing anew gives.
 
 A kept text mask (:class:`renderers.board.TextMasks`) is blended in exactly as
 ``ImageDraw.text`` would draw the text, so a board drawn through it is the same picture to

@@ -1,5 +1,5 @@
 """No dead ends, through the service: boards that lag their game, presses at human speed,
-and chats the bot can't reach (issue 11; the same through the real clients in
+and chats the bot can't reach (the same through the real clients in
 tests/test_no_dead_ends.py)."""
 
 from __future__ import annotations

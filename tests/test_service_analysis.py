@@ -1,4 +1,4 @@
-"""``/analyse`` through the service (bot/service/analysis.py, issue 15): a "working…" message
+"""``/analyse`` through the service (bot/service/analysis.py): a "working…" message
 at once, then the card in the group and the whole analysis in private, delivered later; the
 Analyse button under a finished board; progress for a long match; one analysis at a time;
 play never held up; automatic analysis of rated matches as a chat setting for admins

@@ -1,4 +1,4 @@
-"""SQLite reads outside transactions (issue 18): on the event loop, through a connection of
+"""SQLite reads outside transactions: on the event loop, through a connection of
 their own, without a round trip through aiosqlite's thread. As before, a read waits for the
 process's transaction under way and sees what it committed."""
 

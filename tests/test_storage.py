@@ -348,7 +348,7 @@ async def test_player_settings_are_kept_and_survive_a_rename(storage: Storage, p
 
 
 async def test_several_users_in_one_read(storage: Storage, players):
-    """Both players of a game are read at once (issue 18): the same users as one by one."""
+    """Both players of a game are read at once: the same users as one by one."""
     ali, veli = players
     await storage.set_user_prefs(veli.id, PlayerPrefs(theme="dark"))
     veli = await storage.get_user(veli.id)

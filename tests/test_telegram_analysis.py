@@ -1,5 +1,5 @@
-"""Analysis in a Telegram group through the real python-telegram-bot against the fake Bot API
-(issue 15): the Analyse button under a finished board, the "working…" message edited when the
+"""Analysis in a Telegram group through the real python-telegram-bot against the fake Bot API:
+the Analyse button under a finished board, the "working…" message edited when the
 card is ready, play answered meanwhile, and the chat's automatic analysis switched on by an
 administrator (Telegram says who is one: getChatMember)."""
 

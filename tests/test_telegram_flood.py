@@ -1,4 +1,4 @@
-"""Telegram's per-group flood limit, end to end (issue 13).
+"""Telegram's per-group flood limit, end to end.
 
 Telegram lets a bot send or edit about twenty messages a minute in one group (edits share the
 limit with sends; answers to button presses do not count). Here the fake enforces that limit

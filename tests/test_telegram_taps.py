@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (the fake and bot fixtures come from tests/test_telegram.py)
-"""Fewer taps (issue 13) end to end: the real python-telegram-bot application and the bot's
+"""Fewer taps end to end: the real python-telegram-bot application and the bot's
 Telegram adapter against the local fake Bot API.
 
 A whole Uzun Tavla game in a group where nobody presses Roll (there is no cube), picks that

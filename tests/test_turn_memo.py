@@ -1,4 +1,4 @@
-"""A roll's answers are kept between turns of it (issue 18): what a turn says must not depend
+"""A roll's answers are kept between turns of it: what a turn says must not depend
 on what other turns of the same roll asked before.
 
 Each check walks a turn of a random roll step by step and compares, at every stop, what a

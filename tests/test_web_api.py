@@ -1,4 +1,4 @@
-"""The web board's API through the real game service (issue 14): who may see and act, actions
+"""The web board's API through the real game service: who may see and act, actions
 as button presses with the game's version, live updates, and the page's security headers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Mini App init-data check and the signed links of the web board (issue 14)."""
+"""The Mini App init-data check and the signed links of the web board."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The web board in a real browser (issue 14): Debian's Chromium driven by Playwright.
+"""The web board in a real browser: Debian's Chromium driven by Playwright.
 
 Two player pages and a spectator page play a short bear-off game through the real server
 and game service, moving checkers by dragging and by tapping. An illegal drop snaps back with

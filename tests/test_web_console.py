@@ -1,4 +1,4 @@
-"""The console prints each game's web board links once (issue 14): a personal link for each
+"""The console prints each game's web board links once: a personal link for each
 local player and a watch link, all opening the right seat of the right game."""
 
 from __future__ import annotations

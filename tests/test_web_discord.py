@@ -1,4 +1,4 @@
-"""The web board on Discord (issue 14): the board carries "Open the board" and "Watch"; the
+"""The web board on Discord: the board carries "Open the board" and "Watch"; the
 button answers a player with a personal seat link and anyone else with the watch link, both
 ephemeral; a turn finished on the web edits the channel's board."""
 

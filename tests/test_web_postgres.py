@@ -1,4 +1,4 @@
-"""Live updates across workers (issue 14): with PostgreSQL, a change committed by one worker
+"""Live updates across workers: with PostgreSQL, a change committed by one worker
 wakes the pages open on another, through LISTEN/NOTIFY. Skipped without a test database
 (TAVLA_TEST_POSTGRES_URL; .ci/run starts one)."""
 

@@ -1,6 +1,6 @@
 """``python -m bot`` with ``WEB_BASE_URL`` set serves the web board next to the adapters
 (here the console): the console prints a game's personal link, and the page's API answers
-it with that player's seat; the process stops cleanly at /quit (issue 14)."""
+it with that player's seat; the process stops cleanly at /quit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The web board's button on Telegram boards (issue 14): a web_app button in private chats,
+"""The web board's button on Telegram boards: a web_app button in private chats,
 the direct Mini App link in groups (or the watch link when no Mini App is registered)."""
 
 from __future__ import annotations

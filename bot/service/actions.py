@@ -35,7 +35,7 @@ class Code(StrEnum):
     REMATCH = "re"
     CLAIM = "cl"
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
-    ANALYSE = "an"  # under a finished game's board: its analysis (issue 15)
+    ANALYSE = "an"  # under a finished game's board: its analysis
     # pl<c|b>: the pool's waiting message: Cancel, play the computer meanwhile; pl s<n>: a
     # fixed phrase to the opponent of the game (its id before the version); plk: block them
     POOL = "pl"

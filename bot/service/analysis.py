@@ -8,7 +8,7 @@ decisions as a document and the ``.mat`` export with the analysis as comments. A
 admins switched on automatic analysis (``/settings`` in the group) gets the card of every
 finished rated match.
 
-Analysing takes seconds of CPU (issue 15), so it never holds up play: the request is
+Analysing takes seconds of CPU, so it never holds up play: the request is
 answered at once with a "working…" message, the analysis runs in a process of its own (see
 :func:`_run`), one at a time per bot process, and the "working…" message is edited with the
 progress of a long match (coarse steps, far apart: Telegram allows about 20 edits a minute

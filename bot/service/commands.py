@@ -202,7 +202,7 @@ COMMANDS: tuple[Command, ...] = (
         t("Your own settings (in private)"),
         t("/settings — roll and confirm by themselves, board style (in private)"),
         audience=Audience.PRIVATE,
-        # In a group, its admins get the chat's settings (automatic analysis, issue 15).
+        # In a group, its admins get the chat's settings (automatic analysis).
         admin_powers=True,
     ),
     Command("rules", t("The rules"), _LANG_RULES, args=Args(W.KINDS)),

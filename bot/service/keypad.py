@@ -1,6 +1,6 @@
 """The buttons of a turn being played, and what pressing one does: few presses per turn.
 
-A turn is entered with as few presses as the position allows (issue 13):
+A turn is entered with as few presses as the position allows:
 
 * when the rest of the turn can be finished in only a few distinct ways, each way is one
   button (``bar/22 13/8``): one press plays it;

@@ -376,7 +376,7 @@ def resign_buttons(game_id: int, version: int, seat: int, kind: ResultKind) -> l
 
 
 def finished_buttons(game_id: int, version: int) -> list[list[Button]]:
-    """Under a finished game's board: a rematch and the game's analysis (issue 15)."""
+    """Under a finished game's board: a rematch and the game's analysis."""
     return [
         [
             Button(t("Rematch"), A.encode(game_id, version, A.REMATCH)),
@@ -443,7 +443,7 @@ def _game_buttons(
                 Button(t("Double to {n}", n=game.cube_value * 2), enc(game_id, version, A.DOUBLE))
             )
         rows = [row]
-        if game.may_take_back(1 - game.turn):  # a move confirmed by itself (issue 13)
+        if game.may_take_back(1 - game.turn):  # a move confirmed by itself
             rows.append([Button(t("↩ Undo my move"), enc(game_id, version, A.UNDO))])
         return rows
     turn = game.current_turn

@@ -81,7 +81,7 @@ def acting_seat(game: Game) -> int:
 def picture_state(game: Game) -> tuple[Any, ...]:
     """What a board picture shows that matters to the players: the checkers, the cube and
     the rolls made (not the dice put away when a move is confirmed). Only a change here is
-    worth drawing and uploading a new picture (issue 13)."""
+    worth drawing and uploading a new picture."""
     position = game.position(0)
     rolls = sum(1 for event in game.history if event["type"] == "roll")
     return (

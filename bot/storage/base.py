@@ -147,7 +147,7 @@ class ChatPrefs(StoredSettings):
     """A chat's own settings (``/settings`` in a group, admins only); the defaults are what
     a new chat gets."""
 
-    #: Every finished rated match in the chat is analysed and its card posted (issue 15).
+    #: Every finished rated match in the chat is analysed and its card posted.
     auto_analysis: bool = False
     #: A puzzle is posted every day and answered by the group's members.
     daily_puzzle: bool = False

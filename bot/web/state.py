@@ -212,7 +212,7 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     elif record.status is GameStatus.FINISHED and seat is not None:
         buttons = list(FINISHED_BUTTONS)
     elif playing and seat is not None and game.may_take_back(seat):
-        # A move confirmed by itself (issue 13): the mover may take it back until the
+        # A move confirmed by itself: the mover may take it back until the
         # opponent rolls, doubles or resigns.
         buttons = ["take_back"]
     pips = view.pips()

@@ -60,7 +60,7 @@ class LookFilter(TypedDict, total=False):
 #: of the best 0-ply play. Uzun Tavla's move generation costs several times Tavla's, so
 #: its expert looks at fewer plays, but then two rolls deep: a reduced 2-ply over the best
 #: ``deep`` by 1-ply within ``deep_threshold``, as many of them (best first) as keep the
-#: boards evaluated for the decision within ``budget`` (p95 under 100 ms; issue 17).
+#: boards evaluated for the decision within ``budget`` (p95 under 100 ms).
 EXPERT_FILTER: dict[str, LookFilter] = {
     "tavla": {"candidates": 8, "threshold": 0.16},
     "uzun": {

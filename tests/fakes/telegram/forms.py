@@ -1,7 +1,7 @@
 """Multipart form bodies read in one pass, as the fake's HTTP server receives uploads.
 
 aiohttp's ``Request.post()`` reads a multipart body part by part, 8 KB at a time in Python,
-and parses each header through the email package. In ``bench/load.py`` (issue 18), where
+and parses each header through the email package. In ``bench/load.py``, where
 every press uploads a board of about 100 KB, that was about a fifth of the fake's CPU, which
 a real deployment would not spend beside the bot. Here the body is read whole and split at
 its boundary (RFC 7578, RFC 2046), strictly: anything that is not a well-formed form is
