@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the storage fixtures come from tests/test_storage.py)
 """The pool through the game service: /play pairs two strangers, each plays in their own
 chat (here a Telegram player against a Discord player), both boards follow every press, and
 nothing identifying crosses over. No chat library: views are taken as the adapters get them
@@ -18,11 +19,15 @@ from bot.service.mentions import mentions_in
 from bot.service.seats import quiet_now
 from bot.service.service import Actor, GameService, Place
 from bot.service.views import MessageRef, View
-from bot.storage.base import GameStatus
+from bot.storage.base import GameStatus, Storage, StorageError
+from bot.storage.pool import PoolTransaction
 from bot.storage.sqlite import SqliteStorage
 from core.match import Match
 from core.notation import format_play
 from tests.factory import Clock, find, make_service
+
+# The storage on both databases: test_storage's fixtures.
+from tests.test_storage import Target, db_path, storage, target  # noqa: F401  (fixtures)
 
 # Handles and ids unlike the names, so that a search for them finds only a leak.
 ALI = Actor("telegram", "tg1001", "Ali", "alihandle", "tr")
@@ -84,10 +89,8 @@ class World:
         await self.service.settle()
 
 
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    storage = SqliteStorage(str(tmp_path / "pool.db"))
-    await storage.open()
+async def make_world(storage: Storage) -> World:
+    """A service on ``storage`` (open) whose outlets deliver into each player's inbox."""
     clock = Clock()
     service = make_service(
         storage,
@@ -111,8 +114,21 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
 
     service.outlets["telegram"] = outlet("telegram")
     service.outlets["discord"] = outlet("discord")
-    yield w
+    return w
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    storage = SqliteStorage(str(tmp_path / "pool.db"))
+    await storage.open()
+    yield await make_world(storage)
     await storage.close()
+
+
+@pytest.fixture
+async def both_world(storage: Storage) -> World:
+    """The world on SQLite and on PostgreSQL (when ``TAVLA_TEST_POSTGRES_URL`` is set)."""
+    return await make_world(storage)
 
 
 def text(views: list[View], lang: str = "en") -> str:
@@ -393,3 +409,45 @@ async def test_a_press_from_the_web_board_updates_both_chats(world: World) -> No
             if actor is ALI and other is ALI:
                 continue  # Ali's own copy is the answer, shown by the page's relay
             assert w.inbox[other.user_id].board.version >= want
+
+
+async def test_a_pairing_whose_game_cannot_start_leaves_both_waiting(
+    both_world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pairing and the game it starts are one transaction: when the game's creation fails
+    after the pairing (here its last step, where each seat plays), neither entry is lost and
+    no half-made game is left; the rounds pair the two once the game can start."""
+    w = both_world
+    storage = w.service.storage
+
+    async def broken(self: PoolTransaction, seats: list) -> None:
+        raise StorageError("the database went away")
+
+    await w.run(ALI, "play")
+    monkeypatch.setattr(PoolTransaction, "add_seat_chats", broken)
+    answer = await w.run(VELI, "play")
+    assert "Looking for an opponent" in text(answer)  # Veli waits on, told so
+    ali = await storage.find_user("telegram", "tg1001")
+    veli = await storage.find_user("discord", "dc2002")
+    every = tuple(GameStatus)
+
+    async def both_wait() -> None:
+        assert await storage.pool.entry(ali.id) is not None
+        assert await storage.pool.entry(veli.id) is not None
+        assert await storage.games_of_user(ali.id, every) == []
+        assert await storage.games_of_user(veli.id, every) == []
+
+    await both_wait()
+    # The rounds' pairing of two who wait fails the same way: both still wait.
+    await w.service.tick()
+    await w.delivered()
+    await both_wait()
+    monkeypatch.undo()
+    await w.service.tick()
+    await w.delivered()
+    ali_board, veli_board = w.inbox["tg1001"].board, w.inbox["dc2002"].board
+    assert ali_board is not None
+    assert veli_board is not None
+    assert ali_board.game_id == veli_board.game_id
+    assert await storage.pool.entry(ali.id) is None
+    assert len(await storage.pool.seat_chats(ali_board.game_id)) == 2

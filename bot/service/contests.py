@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.i18n import t
-from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
+from bot.storage.base import Chat, GameRecord, GameStatus, Storage, Transaction, User
 from core.dice import SeededDice
 from core.match import Match
 from core.variants import variant_by_name
@@ -75,6 +75,15 @@ class Contests:
         self, record: GameRecord, names: list[str], chat: Chat, user: User, *, new: bool
     ) -> list[View]:
         """Begin the contest of a challenge: seed the dice, open the first game, save."""
+        # The computer's first moves are made before the transaction, which keeps other
+        # writers waiting (on SQLite, every one) while it is open.
+        ctx = await self.prepare(record, names)
+        async with self.storage.transaction() as tx:
+            await self.save_opened(tx, ctx, new=new)
+        return await self.opening(ctx, chat, user, new=new)
+
+    async def prepare(self, record: GameRecord, names: list[str]) -> ActionContext:
+        """Seed the dice and open the contest's first game (nothing saved yet)."""
         dice = self.dice_factory()
         variant = variant_by_name(record.variant)
         match = Match(variant, length=record.settings.length)
@@ -85,28 +94,37 @@ class Contests:
         match.start_game(dice)
         ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
         await self.turns.advance(ctx)
-        async with self.storage.transaction() as tx:
-            if ctx.finished:
-                await self.results.decide_rated(tx, ctx)
-            if new:
-                record.match = match.to_dict()
-                record.dice = dice.to_dict()
-                record = await tx.insert_game(record)
-                ctx.record = record
-            else:
-                record = await self.store.save(tx, ctx)
-            assert record.id is not None
-            await tx.add_events(record.id, ctx.events)
-            if ctx.finished:
-                await self.results.finish(tx, ctx)
+        return ctx
+
+    async def save_opened(self, tx: Transaction, ctx: ActionContext, *, new: bool) -> None:
+        """Save a contest :meth:`prepare` opened, in ``tx`` (the caller's transaction, so that
+        what made the game, a pairing in the pool, is kept with it or undone with it)."""
+        record = ctx.record
+        if ctx.finished:
+            await self.results.decide_rated(tx, ctx)
+        if new:
+            record.match = ctx.match.to_dict()
+            record.dice = ctx.dice.to_dict()
+            record = await tx.insert_game(record)
+            ctx.record = record
+        else:
+            record = await self.store.save(tx, ctx)
+        assert record.id is not None
+        await tx.add_events(record.id, ctx.events)
+        if ctx.finished:
+            await self.results.finish(tx, ctx)
         ctx.record = record
+
+    async def opening(self, ctx: ActionContext, chat: Chat, user: User, *, new: bool) -> list[View]:
+        """The first views of a contest opened by :meth:`open`: the dice's seal and the board."""
+        record = ctx.record
         board = await self.boards.board(ctx, chat, edit=False)
         intro = View(
             [
                 t(
                     "The dice are sealed: SHA-256 of this game's secret seed is {c}. /dice shows it; "
                     "the seed is revealed when the game ends.",
-                    c=dice.commitment,
+                    c=ctx.dice.commitment,
                 )
             ],
             lang=language(user, chat, private=False),

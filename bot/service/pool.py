@@ -3,7 +3,8 @@
 ``/play [tavla|turkish|uzun] [points] [fast|daily]`` in a private chat with the bot puts the
 player in the pool with what they want; the first fitting player waiting is paired at once
 (core/pool.py says who fits whom; bot/storage/pool.py pairs in one transaction, so any
-worker can). While nobody fits, a waiting message with a Cancel button; the deadline rounds
+worker can, and the game the pairing starts is saved in that same transaction: should it fail,
+neither entry is lost). While nobody fits, a waiting message with a Cancel button; the deadline rounds
 pair what two workers left apart, take out expired entries, and after a minute offer to play
 the computer meanwhile. A pairing starts a rated game in the pool's leaderboard (``/top
 pool``), each player in their own chat (:mod:`bot.service.seats`). Strangers learn each
@@ -13,6 +14,7 @@ other's display name and rating only. ``/block`` keeps two players apart for goo
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +29,7 @@ from bot.storage.base import (
     PoolEntry,
     SeatChat,
     Storage,
+    Transaction,
     User,
 )
 from core.match import Match
@@ -41,7 +44,10 @@ from .numbers import parse_number
 from .presenter import VARIANT_NAMES
 from .seats import Seats
 from .settings import POOL_SCOPE, ServiceSettings
+from .store import ActionContext
 from .views import Button, MessageRef, Place, View
+
+log = logging.getLogger(__name__)
 
 #: What the pool's buttons carry after the code: Cancel, Play the computer meanwhile.
 CANCEL, COMPUTER = "c", "b"
@@ -88,6 +94,15 @@ def _wish(variant: str, length: int, pace: str) -> Text:
     )
 
 
+@dataclass(frozen=True)
+class _Opened:
+    """A pool game saved with its pairing, to be shown once the transaction is committed."""
+
+    ctx: ActionContext
+    entries: tuple[PoolEntry, PoolEntry]
+    users: tuple[User, User]
+
+
 @dataclass(eq=False)
 class Pool:
     """The pool (the storage, the contests that start a pairing's game, the seats that show
@@ -114,15 +129,29 @@ class Pool:
         await self._check_room(user, pace)
         now = self.clock()
         left = await self.storage.pool.left_in_a_row(user.id)
-        async with self.storage.transaction() as tx:
-            rating = (await tx.get_rating(user.id, POOL_SCOPE, variant)).rating
-            seeker = new_seeker(user.id, variant, length, pace, rating, now, left_in_a_row=left)
-            entry = PoolEntry(seeker, place.platform, place.chat_id)
-            partner = await tx.pool.pair_or_wait(entry, now)
+        partner: PoolEntry | None = None
+        opened: _Opened | None = None
+        try:
+            async with self.storage.transaction() as tx:
+                rating = (await tx.get_rating(user.id, POOL_SCOPE, variant)).rating
+                seeker = new_seeker(user.id, variant, length, pace, rating, now, left_in_a_row=left)
+                entry = PoolEntry(seeker, place.platform, place.chat_id)
+                partner = await tx.pool.pair_or_wait(entry, now)
+                if partner is not None:
+                    opened = await self._open(tx, partner, entry)
+        except Exception:
+            if partner is None:
+                raise
+            # The game could not start: the pairing is undone with it (one transaction), the
+            # partner waits on, and so does the newcomer; the rounds pair them again.
+            log.exception("a pool game could not start; both players wait on")
+            async with self.storage.transaction() as tx:
+                await tx.pool.put(entry)
+            opened = None
         metrics.POOL.labels("joined").inc()
-        if partner is None:
+        if opened is None:
             return [await self._waiting_view(user, chat, entry, now)]
-        return await self._start(partner, entry, asker=user, place=place)
+        return await self._announce(opened, asker=True)
 
     def _words(self, args: str) -> tuple[str, int, str]:
         variant, length, pace = "tavla", 1, "fast"
@@ -187,16 +216,10 @@ class Pool:
 
     # -- a pairing ----------------------------------------------------------------------
 
-    async def _start(
-        self,
-        waiting: PoolEntry,
-        newcomer: PoolEntry,
-        *,
-        asker: User | None = None,
-        place: Place | None = None,
-    ) -> list[View]:
-        """Start the game of a pairing: ``waiting`` (seat 0) against ``newcomer``. The
-        asker's views are returned; the other's are delivered (both, without an asker)."""
+    async def _open(self, tx: Transaction, waiting: PoolEntry, newcomer: PoolEntry) -> _Opened:
+        """Start the game of a pairing in ``tx``, the pairing's own transaction: ``waiting``
+        (seat 0) against ``newcomer``. Should anything fail, the pairing is undone with the
+        game (neither entry lost, no game half made)."""
         users = await self.storage.get_users([waiting.user_id, newcomer.user_id])
         first, second = users[waiting.user_id], users[newcomer.user_id]
         now = self.clock()
@@ -213,20 +236,27 @@ class Pool:
             created=now,
             updated=now,
         )
+        ctx = await self.contests.prepare(record, [first.name, second.name])
+        await self.contests.save_opened(tx, ctx, new=True)
+        game_id = ctx.record.stored_id
+        await tx.pool.add_seat_chats(
+            [
+                SeatChat(game_id, 0, first.id, waiting.platform, waiting.chat_id, waiting.message),
+                SeatChat(
+                    game_id, 1, second.id, newcomer.platform, newcomer.chat_id, newcomer.message
+                ),
+            ]
+        )
+        return _Opened(ctx, (waiting, newcomer), (first, second))
+
+    async def _announce(self, opened: _Opened, *, asker: bool = False) -> list[View]:
+        """Show a started pool game in both chats, each its own side and language: the
+        newcomer's views returned when they asked (``asker``), every other delivered."""
+        waiting, newcomer = opened.entries
+        first, second = opened.users
+        game_id = opened.ctx.record.stored_id
         chat = await self.storage.get_chat(waiting.platform, waiting.chat_id)
-        views = await self.contests.start(record, [first.name, second.name], chat, first, new=True)
-        game_id = next(v.game_id for v in views if v.game_id is not None)
-        async with self.storage.transaction() as tx:
-            await tx.pool.add_seat_chats(
-                [
-                    SeatChat(
-                        game_id, 0, first.id, waiting.platform, waiting.chat_id, waiting.message
-                    ),
-                    SeatChat(
-                        game_id, 1, second.id, newcomer.platform, newcomer.chat_id, newcomer.message
-                    ),
-                ]
-            )
+        views = await self.contests.opening(opened.ctx, chat, first, new=True)
         metrics.POOL.labels("paired").inc()
         split = await self.seats.split(views)
         assert split is not None
@@ -237,7 +267,7 @@ class Pool:
         out: list[View] = []
         for seat in (0, 1):
             mine = [await found[seat], *split[seat]]
-            if asker is not None and place is not None and seat == 1:
+            if asker and seat == 1:
                 out = mine
             else:
                 self.seats.deliver(mine)
@@ -334,10 +364,15 @@ class Pool:
         for bucket, count in counts.items():
             if count < 2:
                 continue
-            async with self.storage.transaction() as tx:
-                pairs = await tx.pool.pair_waiting(bucket, now)
-            for waiting, newcomer in pairs:
-                await self._start(waiting, newcomer)
+            try:
+                async with self.storage.transaction() as tx:
+                    pairs = await tx.pool.pair_waiting(bucket, now)
+                    opened = [await self._open(tx, a, b) for a, b in pairs]
+            except Exception:  # undone with the games: all of them wait on
+                log.exception("pool games could not start; their players wait on")
+                continue
+            for one in opened:
+                await self._announce(one)
         counts = await self.storage.pool.counts(now)
         for entry in await self.storage.pool.entries(now):
             if entry.data.get("offered") or (
