@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from bot.storage.sqlite import SqliteStorage
 from bot.telegram import run_telegram
 from core.match import Match
 from tests.drivers import press_order
-from tests.factory import find_action, make_service
+from tests.factory import Clock, find_action, make_service
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.telegram import FakeBotAPI
 from tests.test_telegram import config_for
@@ -94,14 +95,14 @@ async def world(tmp_path: Path):
             await telegram_fake.wait_for(
                 lambda: len(telegram_fake.calls_to("getUpdates")) > before, 10
             )
-            yield telegram_fake, discord_fake, client, service, storage
+            yield telegram_fake, discord_fake, client, service, storage, rounds
             stop.set()
             await asyncio.wait_for(asyncio.gather(*tasks), 20)
             await storage.close()
 
 
 async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -> None:
-    tg, dc, client, service, storage = world
+    tg, dc, client, service, storage, _rounds = world
     ali = tg.user(770011, "Ali", username="alihandle", language_code="tr")
     ali_chat = tg.private_chat(ali)
     veli = dc.user(550022, "Veli", locale="en-US")
@@ -205,3 +206,49 @@ async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -
     assert board is not None
     assert board["id"] != waiting_id
     assert "aysehandle" not in json.dumps(dc.channel_messages(dm), ensure_ascii=False)
+
+
+async def test_the_reminder_and_the_claim_each_reach_one_chat(world) -> None:
+    """A pool game's reminder is posted in the slow player's chat alone, in their language;
+    the claim, once their time is up, in the opponent's alone, in theirs."""
+    tg, dc, client, service, storage, rounds = world
+    clock = Clock(time.time())
+    service.clock = clock
+    ali = tg.user(770011, "Ali", username="alihandle", language_code="tr")
+    ali_chat = tg.private_chat(ali)
+    veli = dc.user(550022, "Veli", locale="en-US")
+    dm = dc.channel(DM, None, "dm")
+    await tg.send_text(ali, ali_chat, "/play")
+    await tg.wait_for(lambda: next((m for m in tg.messages(ali_chat) if tg_buttons(m)), None), 10)
+    await dc.slash(client, veli, dm, "play")
+    await tg.wait_for(lambda: next((m for m in tg.messages(ali_chat) if m.get("photo")), None), 10)
+    await service.settle()
+    record = (await storage.games_of_user((await storage.find_user("telegram", "770011")).id))[0]
+    slow = "tg" if Match.from_dict(record.match).game.awaiting == 0 else "dc"
+
+    def said() -> dict[str, str]:
+        return {
+            "tg": json.dumps(tg.messages(ali_chat), ensure_ascii=False),
+            "dc": json.dumps(dc.channel_messages(dm), ensure_ascii=False),
+        }
+
+    reminder = {"tg": "sıra sende", "dc": "it is your move"}
+    claim = {"tg": "oyunu alabilir", "dc": "may claim the game"}
+    clock.now += 300 * 0.75 + 1
+    await rounds.round()
+    await service.settle()
+    seen = said()
+    other = "dc" if slow == "tg" else "tg"
+    assert reminder[slow] in seen[slow]
+    assert reminder[other] not in seen[other]
+    clock.now += 300
+    await rounds.round()
+    await service.settle()
+    seen = said()
+    assert claim[other] in seen[other]
+    assert claim[slow] not in seen[slow]
+    tg_claims = [m for m in tg.messages(ali_chat) if find_action(tg_buttons(m), A.CLAIM)]
+    dc_claims = [
+        m for m in dc.channel_messages(dm) if find_action(dc_buttons(m), A.CLAIM, prefix=PREFIX)
+    ]
+    assert (len(tg_claims), len(dc_claims)) == ((0, 1) if slow == "tg" else (1, 0))

@@ -345,7 +345,7 @@ async def test_typed_moves_board_and_a_claim_from_either_chat(world: World) -> N
     w.clock.now += 3600
     views = await w.service.tick()
     claims = [v for v in views if find(v, A.CLAIM)]
-    assert {v.chat for v in claims} == {("telegram", "tg1001"), ("discord", "dcdm9002")}
+    assert {v.chat for v in claims} == {(HOME[other.user_id].platform, HOME[other.user_id].chat_id)}
     claimed = await w.press(other, find(claims[0], A.CLAIM))
     assert any(v.game_id == game_id for v in claimed), text(claimed)
     record = await w.service.storage.get_game(game_id)
@@ -451,3 +451,36 @@ async def test_a_pairing_whose_game_cannot_start_leaves_both_waiting(
     assert ali_board.game_id == veli_board.game_id
     assert await storage.pool.entry(ali.id) is None
     assert len(await storage.pool.seat_chats(ali_board.game_id)) == 2
+
+
+async def test_the_reminder_goes_to_the_slow_player_and_the_claim_to_the_other(
+    world: World,
+) -> None:
+    """Each in the reader's language and in their own chat only: the slow player is
+    reminded, the opponent is offered the claim (the slow player could not use it)."""
+    w = world
+    await w.run(ALI, "play")
+    await w.run(VELI, "play")
+    game_id = w.inbox["tg1001"].board.game_id
+    record = await w.service.storage.get_game(game_id)
+    seat_actor = {0: ALI, 1: VELI}
+    slow = seat_actor[Match.from_dict(record.match).game.awaiting]
+    other = VELI if slow is ALI else ALI
+
+    def where(actor: Actor) -> tuple[str, str]:
+        return (HOME[actor.user_id].platform, HOME[actor.user_id].chat_id)
+
+    w.clock.now += 300 * 0.75 + 1
+    views = [v for v in await w.service.tick() if v.game_id == game_id]
+    assert [(v.chat, v.lang) for v in views] == [(where(slow), slow.lang)], text(views)
+    assert "it is your move" in text(views)
+    assert not find(views[0], A.CLAIM)
+    w.clock.now += 300
+    views = [v for v in await w.service.tick() if v.game_id == game_id]
+    assert [(v.chat, v.lang) for v in views] == [(where(other), other.lang)], text(views)
+    assert "may claim the game" in text(views)
+    claim = find(views[0], A.CLAIM)
+    assert claim
+    await w.press(other, claim)
+    record = await w.service.storage.get_game(game_id)
+    assert record.status is GameStatus.FINISHED

@@ -146,6 +146,7 @@ class Deadlines:
                     chat=where,
                     message=record.message,
                     game_id=record.id,
+                    for_seat=1 - game.awaiting,  # the one who may claim (the other cannot)
                     buttons=[
                         [
                             Button(
@@ -179,6 +180,7 @@ class Deadlines:
                     chat=where,
                     message=record.message,
                     game_id=record.id,
+                    for_seat=game.awaiting,
                 )
             )
         return views

@@ -5,8 +5,9 @@ The game is one record, kept and played as any other (its chat is the first seat
 each seat plays is stored beside it (``seat_chats``). Whatever the service answers for such
 a game, made for one chat, is split here into each seat's copy: the board drawn from that
 seat's side, in that player's language and style, edited in place in their chat; the other
-messages (the dice commitment, the result, a reminder) in their language, with no mention
-(a mention would carry the platform's user id to a stranger). The copy for the player who
+messages (the dice commitment, the result) in their language, with no mention (a mention
+would carry the platform's user id to a stranger); a message about one seat (a reminder, a
+claim offered) to that seat's chat alone. The copy for the player who
 asked is the answer; the other's is delivered through the platform's outlet
 (:class:`~bot.service.background.Background`), as a view made outside a request is.
 """
@@ -113,6 +114,8 @@ class Seats:
             if these is None or view.notice or view.seat_copy:
                 continue
             for seat in these:
+                if view.for_seat is not None and view.for_seat != seat.seat:
+                    continue
                 if seat.seat not in people:
                     people[seat.seat] = (
                         await self.storage.get_user(seat.user_id),
@@ -130,8 +133,17 @@ class Seats:
         lines = [unmentioned(line) for line in view.lines]
         board = view.board is not None or view.image is not None
         if not (board or view.caption_only or view.keyboard_only or view.version is not None):
+            # Posted anew where the seat's board is: a Discord seat's channel is told by it
+            # (the game's own board message is not the seat's).
             return replace(
-                view, lines=lines, lang=lang, chat=where, message=None, edit=False, seat_copy=True
+                view,
+                lines=lines,
+                lang=lang,
+                chat=where,
+                message=None,
+                channel=view.channel or seat.message,
+                edit=False,
+                seat_copy=True,
             )
         # A board: the seat's own message, drawn from the seat's side.
         image = due = None

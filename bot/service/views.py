@@ -129,6 +129,9 @@ class View:
     #: A copy made for one seat of a game played in two chats (bot/service/seats.py),
     #: addressed to that seat's chat: never split again.
     seat_copy: bool = False
+    #: A message about one seat of the game (a reminder to the slow player, the claim
+    #: offered to the other): in a game played in two chats, only that seat's chat gets it.
+    for_seat: int | None = None
 
     @property
     def shows_board(self) -> bool:
