@@ -178,6 +178,40 @@ def test_a_pass_where_a_play_was_possible_is_refused() -> None:
         )
 
 
+def test_a_game_resigned_before_its_first_roll_counts_in_the_result_and_score() -> None:
+    """A match whose first game was resigned at once (nothing played: only its end is
+    written) still counts that game: in each player's result, and in the score that makes
+    the next game the Crawford game (rule M-2)."""
+    turkish = variant_by_name("turkish")
+    analysis = analyse_actions(
+        turkish,
+        [
+            [Action("end", 1, points=1)],
+            [
+                Action("roll", 1, (4, 2)),
+                Action("play", 1, play="8/4 6/4"),
+                Action("end", 1, points=2),
+            ],
+        ],
+        length=3,
+        evaluator=FlatEvaluator(),
+    )
+    assert [p.result for p in analysis.players] == [-3, 3]
+    tavla = variant_by_name("tavla")
+    crawford_double = [
+        Action("roll", 0, (3, 1)),
+        Action("play", 0, play="8/5 6/5"),
+        Action("double", 1),
+    ]
+    with pytest.raises(RecordError, match="double"):
+        analyse_actions(
+            tavla,
+            [[Action("end", 1, points=2)], crawford_double],
+            length=3,
+            evaluator=FlatEvaluator(),
+        )
+
+
 # -- the cube (Tavla) -------------------------------------------------------------------
 
 #: The cube is scored on the chances of each evaluator Tavla may use: the network, and GNU

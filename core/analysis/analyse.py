@@ -117,7 +117,14 @@ class _Analyser:
     ) -> int | None:
         starter = next((a.seat for a in actions if a.kind in ("roll", "double")), None)
         if starter is None:
-            return previous_winner
+            # Nothing played (resigned or timed out before the first roll): no decision,
+            # but its points count in the results and in the score of later games.
+            ended = previous_winner
+            for action in actions:
+                if action.kind == "end":
+                    self.finish(action)
+                    ended = action.seat
+            return ended
         crawford = self._crawford_next()
         if crawford:
             self.crawford_played = True
@@ -174,7 +181,7 @@ class _Analyser:
                     self.answer(game, number, move, seat, action.kind == "take")
                 elif action.kind == "end":
                     winner = seat
-                    self.finish(game, action)
+                    self.finish(action)
             except RecordError:
                 raise
             except (TavlaError, AssertionError, KeyError, ValueError) as exc:
@@ -186,7 +193,7 @@ class _Analyser:
             return False
         return any(s == self.length - 1 for s in self.score)
 
-    def finish(self, game: Game, action: Action) -> None:
+    def finish(self, action: Action) -> None:
         if action.seat is None:
             self.score[0] += 0.5
             self.score[1] += 0.5
