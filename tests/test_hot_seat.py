@@ -152,3 +152,16 @@ async def test_no_one_is_named_in_a_game_against_oneself(env):
     views = await service.hot_seat(ALI, HOME, "tavla", "@veli", sides=SIDES)
     assert views[0].notice
     assert "@veli" in text_of(views)
+
+
+async def test_a_declined_resignation_is_not_told_under_the_finished_board(env):
+    """A game ended by a later resignation: its final caption says who resigned what, and
+    no longer the stale "declined the resignation: play goes on" of an earlier offer."""
+    service, _ = env
+    await start(service)
+    offered = await offer(service, "backgammon")
+    await service.press(ALI, HOME, find(board(offered), A.RESIGN_DECLINE))
+    offered = await offer(service)
+    accepted = await service.press(ALI, HOME, find(board(offered), A.RESIGN_ACCEPT))
+    assert "Ali resigned a single game: Veli wins 1 point(s)." in text_of(accepted)
+    assert "play goes on" not in text_of(accepted)

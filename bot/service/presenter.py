@@ -181,6 +181,8 @@ def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
             break
         if kind not in _TOLD:
             continue  # a double or an offer to resign: the line under the board asks
+        if awaited is None and kind == EventType.RESIGN_DECLINE:
+            continue  # "play goes on" is stale once a later resignation ended the game
         lines.append(_play_line(game, names, index))
         if awaited is None or len(lines) == MOST_PLAYS_TOLD:
             break
