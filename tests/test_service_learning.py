@@ -5,6 +5,7 @@ the streak."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from bot.service import actions as A
 from bot.service.views import View
 from bot.storage.base import GameStatus
-from tests.factory import buttons_of, find, press
+from tests.factory import a_step, buttons_of, find, press
 from tests.test_service import ALI, GROUP, board, service_at, start_game, text_of
 
 PRIVATE = lambda actor: __import__("bot.service.views").service.views.Place(  # noqa: E731
@@ -192,3 +193,37 @@ async def test_the_tutor_can_be_switched_off(env) -> None:
     made = await service.press(ALI, GROUP, find(board(moved), A.CONFIRM))
     assert "That loses" not in text_of(made)
     assert find(board(made), A.CONFIRM) is None
+
+
+async def test_hints_and_puzzles_name_a_roll_larger_die_first(env) -> None:
+    """Names of the dice (rules.md): a mixed roll is named larger die first, as the caption
+    does ("to play 4-2"), never "2-4" in a hint or a puzzle."""
+    service, _ = env
+    await service.command(ALI, GROUP, "bot", "")
+    named: set[str] = set()
+    for _ in range(60):
+        (view,) = [v for v in await service.command(ALI, GROUP, "board", "") if v.buttons]
+        caption = text_of([view])
+        if (roll := re.search(r"to play (\d)-(\d)", caption)) and roll[0] not in named:
+            named.add(roll[0])
+            hinted = text_of(await press(service, ALI, GROUP, view, A.HINT))
+            assert f"best plays of {roll[1]}-{roll[2]}:" in hinted
+        data = (
+            find(view, A.TUTOR_OK)
+            or find(view, A.CONFIRM)
+            or find(view, A.ROLL)
+            or find(view, A.TAKE)
+            or await a_step(service, ALI, GROUP, view)
+        )
+        await service.press(ALI, GROUP, data)
+        if len(named) >= 3:
+            break
+    assert len(named) >= 3
+    here = PRIVATE(ALI)
+    seen = 0
+    for game in ("tavla", "turkish", "uzun") * 3:
+        (view,) = await service.command(ALI, here, "puzzle", game)
+        if match := re.search(r"rolled (\d)-(\d)", text_of([view])):
+            seen += 1
+            assert int(match[1]) >= int(match[2]), text_of([view])
+    assert seen

@@ -33,7 +33,7 @@ def cost_text(cost: float) -> str:
 def hint_lines(hint: Hint) -> list[Text | str]:
     """The hint as lines: the best first, then each other choice with its cost."""
     if isinstance(hint, PlayHint):
-        a, b = hint.dice
+        a, b = sorted(hint.dice, reverse=True)  # the larger first, as the caption names it
         lines: list[Text | str] = [t("💡 The best plays of {a}-{b}:", a=a, b=b)]
         for n, option in enumerate(hint.options, 1):
             if option.cost <= 0:

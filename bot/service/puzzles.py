@@ -109,7 +109,7 @@ class Puzzles:
     ) -> View:
         """The puzzle's board and its candidates as buttons."""
         puzzle = Puzzle.from_dict(stored.data)
-        a, b = puzzle.dice
+        a, b = sorted(puzzle.dice, reverse=True)  # the larger first, as the caption names it
         lines: list[Text | str] = [
             t(
                 "🧩 Puzzle {id} ({game}): you play White and rolled {a}-{b}.",
