@@ -227,3 +227,34 @@ async def test_hints_and_puzzles_name_a_roll_larger_die_first(env) -> None:
             seen += 1
             assert int(match[1]) >= int(match[2]), text_of([view])
     assert seen
+
+
+async def test_the_tutor_asks_about_a_cube_action_in_its_own_words(env) -> None:
+    """A double the tutor finds costly is asked "double anyway?" with a "Double anyway"
+    button, not "play it anyway?" as for a move; pressing it makes the double."""
+    service, _ = env
+    await service.command(ALI, GROUP, "bot", "")
+    for _ in range(40):
+        (view,) = [v for v in await service.command(ALI, GROUP, "board", "") if v.buttons]
+        if double := find(view, A.DOUBLE):
+            break
+        data = (
+            find(view, A.TUTOR_OK)
+            or find(view, A.CONFIRM)
+            or find(view, A.ROLL)
+            or await a_step(service, ALI, GROUP, view)
+        )
+        await service.press(ALI, GROUP, data)
+    else:
+        raise AssertionError("no Double came")
+    asked = board(await service.press(ALI, GROUP, double))
+    text = text_of([asked])
+    assert "Doubling loses about" in text, text
+    assert "double anyway?" in text
+    assert "play it anyway" not in text
+    (anyway,) = [b for b in buttons_of(asked) if A.decode(b.action).code == A.TUTOR_OK]
+    assert text_of([View([anyway.label])]) == "Double anyway"
+    assert "удвоить" in text_of([asked], "ru")
+    assert "katla" in text_of([asked], "tr")
+    made = await service.press(ALI, GROUP, anyway.action)
+    assert "doubles to 2" in text_of(made) or "took the double" in text_of(made)

@@ -54,6 +54,32 @@ def cube_verdict(match: dict[str, Any], action: str) -> Advice | None:
     return tutor_cube(restored.game, action, restored)
 
 
+#: The tutor's question and its "anyway" button for each press it asks about: a Take is
+#: asked "take anyway?", not "play it anyway?".
+_QUESTIONS: dict[str, tuple[Text, Text]] = {
+    A.MOVE: (
+        t("🧑‍🏫 That loses about {percent}% — play it anyway? Better: {better}."),
+        t("Play it anyway"),
+    ),
+    A.DOUBLE: (
+        t("🧑‍🏫 Doubling loses about {percent}% — double anyway? Better: {better}."),
+        t("Double anyway"),
+    ),
+    A.ROLL: (
+        t("🧑‍🏫 Not doubling loses about {percent}% — roll anyway? Better: {better}."),
+        t("Roll anyway"),
+    ),
+    A.TAKE: (
+        t("🧑‍🏫 Taking loses about {percent}% — take anyway? Better: {better}."),
+        t("Take anyway"),
+    ),
+    A.DROP: (
+        t("🧑‍🏫 Passing loses about {percent}% — pass anyway? Better: {better}."),
+        t("Pass anyway"),
+    ),
+}
+
+
 def anyway_action(action: A.Action) -> A.Action:
     """The press "Play it anyway" stands for: the same, without asking again."""
     if action.arg in ANYWAY_CODES:
@@ -141,17 +167,12 @@ class Tutor:
         record = ctx.record
         assert record.id is not None
         better: Text | str = CUBE_WORDS.get(advice.better, advice.better)
-        lines: list[Text | str] = [
-            t(
-                "🧑‍🏫 That loses about {percent}% — play it anyway? Better: {better}.",
-                percent=advice.percent,
-                better=better,
-            )
-        ]
+        question, anyway = _QUESTIONS.get(action.code, _QUESTIONS[A.MOVE])
+        lines: list[Text | str] = [t(question.msgid, percent=advice.percent, better=better)]
         arg = action.arg if action.code == A.MOVE else _ANYWAY[action.code]
         buttons = [
             [
-                Button(t("Play it anyway"), A.encode(record.id, record.version, A.TUTOR_OK, arg)),
+                Button(anyway, A.encode(record.id, record.version, A.TUTOR_OK, arg)),
                 Button(t("Think again"), A.encode(record.id, record.version, A.TUTOR_BACK)),
             ]
         ]
