@@ -1,8 +1,9 @@
 """Many games at Telegram's limits: what the bot spares so that every chat keeps up.
 
 Through the real python-telegram-bot application, its production rate limiter and the strict
-fake Bot API (Telegram's limits, time ten times faster): a press is answered before its
-picture is drawn (answers are not limited; drawing may queue behind other chats' pictures).
+fake Bot API (Telegram's limits): a press is answered before its picture is drawn (answers
+are not limited; drawing may queue behind other chats' pictures); a board edit waiting for
+its turn sends the newest board of its message.
 """
 
 from __future__ import annotations
@@ -10,12 +11,19 @@ from __future__ import annotations
 import threading
 
 import pytest
+from telegram.ext import ApplicationBuilder
 
 from bot.service import boards
+from bot.service.views import MessageRef, View
+from bot.telegram.api import _BotContext
+from bot.telegram.delivery import Delivery
+from bot.telegram.limiter import SlidingWindowLimiter
 from tests.drivers import press_order
-from tests.fakes.telegram import FakeBotAPI, FloodLimits
+from tests.fakes.telegram import FakeBotAPI, FakeRequest, FakeTelegram, FloodLimits
 from tests.test_telegram import Bot, awaiting, board_message, buttons, find, open_game
 from tests.test_telegram_flood import SCALE, scaled_rate_limiter, scaled_settings
+from tests.test_telegram_limiter import VirtualTime, settle
+from tests.test_telegram_outbox import TOKEN, _Service
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::DeprecationWarning",
@@ -71,4 +79,49 @@ async def test_a_press_is_answered_before_its_board_is_drawn(strict_fake, tmp_pa
     assert asked  # the press's board needed a new picture
     assert not changed_when_answered  # answered while its picture was not drawn yet
     assert not fake.callback_answers[query].get("text")
+    assert fake.flood.refused == 0
+
+
+async def test_a_board_edit_waiting_for_the_bots_turn_sends_the_newest_board_in_it():
+    """The bot has used its thirty messages of the second: a group's board edit waits for
+    its turn, notices to other groups queued behind it. A newer board of the same message
+    comes meanwhile: one edit is made, in the first edit's turn (before the notices queued
+    after it), showing the newest board; both versions are confirmed to the service.
+    (Both boards were sent, the newer one behind the notices.) Virtual time; python-telegram-
+    bot with the bot's rate limiter against the strict fake."""
+    clock = VirtualTime()
+    fake = FakeTelegram(flood=FloodLimits(), clock=clock)
+    limiter = SlidingWindowLimiter(clock=clock, sleep=clock.sleep)
+    app = ApplicationBuilder().token(TOKEN).request(FakeRequest(fake)).rate_limiter(limiter)
+    service = _Service()
+    async with app.build() as application:
+        context = _BotContext(application.bot)
+        group = fake.group(-500, "Kahvehane")
+        first = await application.bot.send_message(group.id, "board 0")
+        ref = MessageRef(first.message_id, chat_id=str(group.id), photo=False)
+        delivery = Delivery(service)  # type: ignore[arg-type]
+        delivery.limiter = limiter
+
+        def board(version: int) -> View:
+            return View([f"board {version}"], game_id=7, edit=True, version=version, message=ref)
+
+        def notices(numbers: range) -> None:
+            for n in numbers:
+                chat = fake.group(-1000 - n).id
+                delivery.hand_over([View([f"notice {n}"])], context, chat_id=chat)
+
+        notices(range(29))  # with the first board: the bot's 30 of this second
+        await settle()
+        delivery.hand_over([board(1)], context, chat_id=group.id)
+        notices(range(29, 40))
+        await settle()
+        delivery.hand_over([board(2)], context, chat_id=group.id)
+        for _ in range(40):
+            await clock.advance(0.1)
+        await delivery.outbox.drain(5)
+    made = [c.params["text"] for c in fake.calls if c.status == 200 and "text" in c.params]
+    assert [text for text in made if text.startswith("board")] == ["board 0", "board 2"]
+    assert made.index("board 2") < made.index("notice 29")  # in the first board's turn
+    assert fake.message(group, first.message_id)["text"] == "board 2"
+    assert 2 in service.shown
     assert fake.flood.refused == 0

@@ -7,8 +7,9 @@ which loads the game from the database, and each view it returns becomes a messa
 the board, or the answer to a button press.
 
 The adapter is split by concern: :mod:`.convert` (Telegram's values as the service's),
-:mod:`.api` (Bot API calls: retries, refusals), :mod:`.delivery` (views to messages and
-edits), :mod:`.outbox` (each chat's sends in order, apart from the updates that made them),
+:mod:`.api` (Bot API calls: retries, refusals), :mod:`.delivery` (views to messages),
+:mod:`.edits` (board edits, newest board wins), :mod:`.photos` (pictures sent again by their
+file id), :mod:`.outbox` (each chat's sends in order, apart from the updates that made them),
 :mod:`.handlers` (updates to service calls), :mod:`.webhook` (updates from Telegram only);
 this module builds and runs the application.
 """
@@ -46,7 +47,8 @@ from bot.web.telegram import enable_web_board
 
 from .api import NETWORK_ATTEMPTS, NETWORK_BACKOFF, _BotContext, with_retries
 from .convert import CAPTION_LIMIT, PLATFORM, actor_of, keyboard, place_of
-from .delivery import EDITED_MEMORY, Delivery
+from .delivery import Delivery
+from .edits import EDITED_MEMORY
 from .handlers import TelegramAdapter
 from .webhook import start_webhook
 

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import hashlib
 import logging
 import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from telegram import InlineKeyboardMarkup, InputMediaPhoto, Message, Update
+from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
@@ -25,16 +21,13 @@ from bot.web.telegram import web_board_served, with_web_board
 
 from .api import _BotContext, _unreachable, with_retries
 from .convert import CAPTION_LIMIT, PLATFORM, _entities, _text, keyboard, message_ref
+from .edits import BoardEdits, edit_target
 from .limiter import URGENT, SlidingWindowLimiter
 from .outbox import Outbox
+from .photos import Photos
 
 log = logging.getLogger(__name__)
 
-EDITED_MEMORY = 10_000  # board messages whose newest edited version is remembered
-#: Pictures whose Telegram file id is remembered (by their bytes' digest): a picture sent
-#: again (the board shown again by /board, a repaired board, the same opening board) goes by
-#: its file id instead of being uploaded again.
-PHOTO_MEMORY = 4096
 #: Telegram seconds a chat's new board would wait (its queue, Telegram's limits) from which
 #: the answer to a press says that the board lags behind.
 TELL_LAG_AFTER = 3.0
@@ -60,43 +53,24 @@ class Delivery:
 
     def __init__(self, service: GameService) -> None:
         self.service = service
-        # The newest game version each board message was edited to (a bounded memory):
-        # an edit that was delayed (retried after a network error, held by the rate
-        # limiter) never puts an older board back over a newer one.
-        self._edited: OrderedDict[tuple[str, int], int] = OrderedDict()
-        # Per board message while edits of it are under way (see _one_edit_at_a_time).
-        self._edit_locks: dict[tuple[str, int], asyncio.Lock] = {}
-        self._edit_waiters: dict[tuple[str, int], int] = {}
-        self._wanted: dict[tuple[str, int], int] = {}
         #: Each chat's sends, in order, without holding up the update that made them.
         self.outbox = Outbox()
-        #: The bot's rate limiter, when it is ours: it says how far behind a chat is.
-        self.limiter: SlidingWindowLimiter | None = None
+        #: Pictures Telegram has already, sent again by their file id.
+        self.photos = Photos()
+        #: The board messages' edits, newest board wins.
+        self.edits = BoardEdits(self.photos, self._drawn)
         # Chats whose last board waited SLOW_CHAT_AFTER or longer (see _slow_caption).
         self._slow: set[str] = set()
-        # Telegram's file id of each picture already sent, by its digest (see PHOTO_MEMORY).
-        self._photos: OrderedDict[bytes, str] = OrderedDict()
 
-    def _photo(self, image: bytes) -> tuple[bytes, bytes | str]:
-        """The picture's digest, and what to send: its file id if Telegram has it already,
-        else its bytes (the digest is worked out once a picture: it costs 0.1 ms)."""
-        digest = hashlib.sha1(image, usedforsecurity=False).digest()
-        file_id = self._photos.get(digest)
-        if file_id is None:
-            return digest, image
-        self._photos.move_to_end(digest)
-        return digest, file_id
+    @property
+    def limiter(self) -> SlidingWindowLimiter | None:
+        """The bot's rate limiter, when it is ours: it says how far behind a chat is, and
+        board edits wait for their turn there before they pick the board to send."""
+        return self.edits.limiter
 
-    def _stored(self, digest: bytes, message: object) -> None:
-        """Remember the file id Telegram gave the picture of ``digest`` in ``message`` (a
-        sent or edited message; an inline message's edit answers True and tells none)."""
-        photo = getattr(message, "photo", None)
-        if not photo:
-            return
-        self._photos[digest] = photo[-1].file_id
-        self._photos.move_to_end(digest)
-        if len(self._photos) > PHOTO_MEMORY:
-            self._photos.popitem(last=False)
+    @limiter.setter
+    def limiter(self, limiter: SlidingWindowLimiter | None) -> None:
+        self.edits.limiter = limiter
 
     async def _drawn(self, view: View) -> View:
         """``view`` with its picture drawn, if the service left it due (see on_press)."""
@@ -130,7 +104,7 @@ class Delivery:
         views = [view for view in views if not view.quiet]
         if not views:
             return
-        claims = self._claim_edits(views, pressed)
+        claims = self.edits.claim(views, pressed)
         bot = context.bot
         urgent = any(asks_to_move(view) for view in views)
         posted = time.monotonic()
@@ -147,7 +121,7 @@ class Delivery:
             finally:
                 URGENT.reset(token)
                 for key in claims:
-                    self._unclaim(key)
+                    self.edits.unclaim(key)
 
         self.outbox.post(str(chat_id), job)
 
@@ -222,8 +196,12 @@ class Delivery:
         pressed: Message | None,
     ) -> None:
         bot = context.bot
-        view = self._slow_caption(view, chat_id)
-        markup = with_web_board(keyboard(view), view, chat_id, bot)
+
+        def dress(view: View) -> tuple[View, InlineKeyboardMarkup | None]:
+            view = self._slow_caption(view, chat_id)
+            return view, with_web_board(keyboard(view), view, chat_id, bot)
+
+        handed, (view, markup) = view, dress(view)
         if view.document is not None:
             name, data = view.document
             await with_retries(
@@ -238,19 +216,13 @@ class Delivery:
             return
         if view.point and view.message is not None and await self._point(bot, view, chat_id):
             return
-        target = self._edit_target(view, pressed)
-        if (
-            view.edit
-            and not view.point
-            and target is not None
-            and await self._edit(bot, view, target, markup)
-        ):
-            if view.game_id is not None and view.version is not None and not view.keyboard_only:
-                moved = view.message is None or not target.same_message(view.message)
-                await self.service.board_shown(
-                    view.game_id, view.version, target if moved else None
-                )
-            return
+        target = edit_target(handed, pressed)
+        if view.edit and not view.point and target is not None:
+            # The board as handed over: a newer one of its message may be sent in its turn.
+            shown = await self.edits.edit(bot, handed, target, dress)
+            if shown is not None:  # else the message can't be edited: posted anew below
+                await self._confirm_edit(shown, target)
+                return
         if view.edit_only:
             return  # an old message that is gone: nothing to post in its place
         if (view.caption_only or view.keyboard_only) and view.game_id is not None:
@@ -261,7 +233,7 @@ class Delivery:
             return
         view = await self._drawn(view)
         if view.image is not None:
-            digest, photo = self._photo(view.image)
+            digest, photo = self.photos.photo(view.image)
             sent = await with_retries(
                 partial(
                     bot.send_photo,
@@ -273,7 +245,7 @@ class Delivery:
                     reply_markup=markup,
                 )
             )
-            self._stored(digest, sent)
+            self.photos.stored(digest, sent)
         else:
             reply_id = reply_to.message_id if reply_to is not None and view.notice else None
             sent = await with_retries(
@@ -295,6 +267,13 @@ class Delivery:
             else:
                 await self.service.bind_message(view.game_id, ref)
 
+    async def _confirm_edit(self, shown: View, target: MessageRef) -> None:
+        """Tell the service that the board message ``target`` shows ``shown`` now."""
+        if shown.game_id is None or shown.version is None or shown.keyboard_only:
+            return
+        moved = shown.message is None or not target.same_message(shown.message)
+        await self.service.board_shown(shown.game_id, shown.version, target if moved else None)
+
     async def _point(self, bot: Any, view: View, chat_id: int | str) -> bool:
         """Point to the current board with a reply to it; False when it is gone."""
         assert view.message is not None
@@ -312,153 +291,6 @@ class Delivery:
                 raise
             log.info("the board to point to is gone (%s): posting it anew", exc)
             return False
-        return True
-
-    @staticmethod
-    def _edit_target(view: View, pressed: Message | None) -> MessageRef | None:
-        if pressed is not None and view.game_id is not None:
-            return message_ref(pressed)
-        return view.message
-
-    async def _edit(
-        self, bot: Any, view: View, target: MessageRef, markup: InlineKeyboardMarkup | None
-    ) -> bool:
-        """Edit the board in place; False when it can't be edited (then a new one is sent)."""
-        chat_id, message_id = target.chat_id, target.message_id
-        if chat_id is None:
-            return False
-        # A board whose kind was not recorded (stored by older versions) is a picture.
-        photo = target.photo is not False
-        digest: bytes | None = None  # the new picture's digest, if one is sent
-        edit: Callable[[], Awaitable[Any]]
-        if view.keyboard_only:
-            async with self._one_edit_at_a_time((chat_id, message_id), view.version) as wanted:
-                if wanted:
-                    await self._edit_keyboard(bot, chat_id, message_id, markup)
-            return True
-        if view.caption_only and photo:
-            # The picture stays: only its caption and buttons change.
-            edit = partial(
-                bot.edit_message_caption,
-                chat_id=chat_id,
-                message_id=message_id,
-                caption=_text(view, CAPTION_LIMIT),
-                reply_markup=markup,
-            )
-        elif (view.image is not None or view.picture_due is not None) and photo:
-
-            async def edit_media() -> Any:
-                # Drawn only now that it is sent: a board that a newer one replaced while
-                # it waited (see _one_edit_at_a_time) is never drawn.
-                nonlocal digest
-                drawn = await self._drawn(view)
-                assert drawn.image is not None
-                digest, picture = self._photo(drawn.image)
-                media = InputMediaPhoto(
-                    picture, caption=_text(drawn, CAPTION_LIMIT), filename=drawn.image_name
-                )
-                return await bot.edit_message_media(
-                    media, chat_id=chat_id, message_id=message_id, reply_markup=markup
-                )
-
-            edit = edit_media
-
-        elif view.image is None and view.picture_due is None:
-            edit = partial(
-                bot.edit_message_text,
-                _text(view),
-                chat_id=chat_id,
-                message_id=message_id,
-                reply_markup=markup,
-            )
-        else:
-            return False
-        key = (chat_id, message_id)
-
-        async def unless_outdated() -> None:
-            if view.version is not None and self._edited.get(key, -1) > view.version:
-                return  # a newer board is on screen already
-            edited = await edit()
-            if digest is not None:
-                self._stored(digest, edited)
-            if view.version is not None:
-                self._edited[key] = max(view.version, self._edited.pop(key, -1))
-                if len(self._edited) > EDITED_MEMORY:
-                    self._edited.popitem(last=False)
-
-        try:
-            async with self._one_edit_at_a_time(key, view.version) as wanted:
-                if wanted:
-                    await with_retries(unless_outdated)
-        except BadRequest as exc:
-            if "not modified" in str(exc).lower():
-                return True
-            log.info("could not edit message %s: %s", message_id, exc)
-            return False
-        return True
-
-    @contextlib.asynccontextmanager
-    async def _one_edit_at_a_time(
-        self, key: tuple[str, int], version: int | None
-    ) -> AsyncIterator[bool]:
-        """Edits of one message are made one at a time, newest wins: while an edit waits for
-        Telegram's per-group limit, the boards pressed meanwhile queue here, and only the
-        newest of them is sent (yields False for one that a newer board makes useless).
-        At human speed under the limit, this drops the in-between boards, not the game."""
-        self._claim(key, version)
-        lock = self._edit_locks.setdefault(key, asyncio.Lock())
-        try:
-            async with lock:
-                yield version is None or self._wanted.get(key, -1) <= version
-        finally:
-            self._unclaim(key)
-
-    def _claim(self, key: tuple[str, int], version: int | None) -> None:
-        """An edit of message ``key`` to ``version`` is coming (under way, or queued)."""
-        if version is not None:
-            self._wanted[key] = max(version, self._wanted.get(key, -1))
-        self._edit_waiters[key] = self._edit_waiters.get(key, 0) + 1
-
-    def _unclaim(self, key: tuple[str, int]) -> None:
-        """That edit is done (or was skipped); the last one forgets the message."""
-        self._edit_waiters[key] -= 1
-        if not self._edit_waiters[key]:
-            del self._edit_waiters[key]
-            self._edit_locks.pop(key, None)
-            self._wanted.pop(key, None)
-
-    def _claim_edits(self, views: list[View], pressed: Message | None) -> list[tuple[str, int]]:
-        """Claim the board edits among ``views`` (as :meth:`_send_one` would make them)."""
-        keys = []
-        for view in views:
-            if not view.edit or view.point or view.version is None:
-                continue
-            target = self._edit_target(view, pressed)
-            if target is not None and target.chat_id is not None:
-                key = (target.chat_id, target.message_id)
-                self._claim(key, view.version)
-                keys.append(key)
-        return keys
-
-    @staticmethod
-    async def _edit_keyboard(
-        bot: Any, chat_id: str, message_id: int, markup: InlineKeyboardMarkup | None
-    ) -> bool:
-        """Change the board's buttons alone (a picked checker): no picture is uploaded. A
-        failure is not worth a new message: the board still shows the game's state."""
-        try:
-            await with_retries(
-                partial(
-                    bot.edit_message_reply_markup,
-                    chat_id=chat_id,
-                    message_id=message_id,
-                    reply_markup=markup,
-                )
-            )
-        except BadRequest as exc:
-            if _unreachable(exc):
-                raise
-            log.info("could not change the buttons of message %s: %s", message_id, exc)
         return True
 
     # -- background --------------------------------------------------------------------------

@@ -97,6 +97,20 @@ URGENT: ContextVar[bool] = ContextVar("telegram_urgent", default=False)
 DEFER_AT_MOST = 10.0
 
 
+class _Held:
+    """A slot taken ahead of its call (:meth:`SlidingWindowLimiter.reserved`): the next
+    counted call to ``chat`` in this context uses it instead of queueing again."""
+
+    __slots__ = ("chat", "slot")
+
+    def __init__(self, chat: ChatKey | None, slot: list[_Window] | None) -> None:
+        self.chat = chat
+        self.slot = slot
+
+
+_HELD: ContextVar[_Held | None] = ContextVar("telegram_held_slot", default=None)
+
+
 class _Window:
     """The counted calls of the last ``period`` seconds: their end times, ``inf`` while under way."""
 
@@ -197,8 +211,12 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         chat = chat_key(data.get("chat_id"))
         counted = endpoint in COUNTED_METHODS
         retries = self.max_retries if rate_limit_args is None else rate_limit_args
+        held = _HELD.get()
         for attempt in range(retries + 1):
-            slot = await self._take_slot(chat, URGENT.get()) if counted else []
+            if counted and held is not None and held.slot is not None and held.chat == chat:
+                slot, held.slot = held.slot, None  # taken ahead of the call, in its turn
+            else:
+                slot = await self._take_slot(chat, URGENT.get()) if counted else []
             try:
                 result = await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -220,6 +238,23 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                 self._release(slot, chat, counted_by_telegram=True)
                 return result
         raise AssertionError("unreachable")  # the last attempt returns or raises
+
+    @contextlib.asynccontextmanager
+    async def reserved(self, chat_id: Any) -> AsyncIterator[None]:
+        """Wait for the turn of a send or edit to ``chat_id`` (its chat's window, then the
+        bot's, as :meth:`process_request` would) and keep that slot for the next counted
+        call to the chat made inside: what to send is decided once its turn has come (a
+        board edit sends the newest board of its message, see bot/telegram/edits.py). A
+        slot not used is given back."""
+        chat = chat_key(chat_id)
+        held = _Held(chat, await self._take_slot(chat, URGENT.get()))
+        token = _HELD.set(held)
+        try:
+            yield
+        finally:
+            _HELD.reset(token)
+            if held.slot is not None:
+                self._release(held.slot, chat, counted_by_telegram=False)
 
     def _window(self, key: ChatKey) -> _Window:
         if key not in self._windows:
