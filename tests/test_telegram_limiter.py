@@ -370,3 +370,32 @@ async def test_the_backlog_says_how_long_a_chats_next_send_would_wait(clock):
     assert api.limiter.backlog(OTHER_GROUP) == pytest.approx(0.5, abs=0.01)  # 15 at 30 a second
     await clock.advance(1.0)
     await asyncio.gather(*waiting)
+
+
+async def test_a_slot_taken_ahead_serves_the_next_call_and_is_given_back_unused(clock):
+    """``reserved`` waits for a chat's turn and keeps it for the call made inside (which does
+    not queue again); a turn taken and not used is given back, uncounted."""
+    api = api_with(clock, overall=2)
+    api.start("sendMessage", OTHER_GROUP)
+    api.start("sendMessage", OTHER_GROUP + 1)
+    await clock.advance(0.1)  # the bot's two calls of this second are made
+
+    async def reserve_then_send() -> None:
+        async with api.limiter.reserved(GROUP):
+            await api.call("editMessageText", GROUP)
+
+    async def reserve_only() -> None:
+        async with api.limiter.reserved(PRIVATE):
+            pass
+
+    sent = asyncio.ensure_future(reserve_then_send())
+    given_back = asyncio.ensure_future(reserve_only())
+    later = api.start("sendMessage", OTHER_GROUP + 2)
+    await clock.advance(1.0)
+    await sent
+    await given_back
+    # The edit went in the first free slot; the unused turn did not count: the send queued
+    # after both went in the same second.
+    assert api.times(GROUP) == [pytest.approx(1.01)]
+    await later
+    assert api.times(OTHER_GROUP + 2)[0] < 2.0
