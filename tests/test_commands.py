@@ -59,3 +59,29 @@ async def test_help_lists_every_command(service):
             assert f"/{command.name}" in text, command.name
     for line in help_lines():  # each line once
         assert text.count(translate_lines([line], "en")) == 1
+
+
+@pytest.mark.parametrize("word", ["turkish", "türk", "Geleneksel"])
+async def test_rules_of_turkish_tavla_are_its_own(service, word):
+    """``/rules turkish`` tells Turkish tavla's rules (rules.md, variant ``turkish``): no
+    cube, no backgammon, the winner opens the next game; not the cube game's 3-point win."""
+    text = text_of(await service.command(ALI, GROUP, "rules", word))
+    assert "Turkish tavla" in text
+    assert "no doubling cube" in text
+    assert "katmerli mars" in text  # named, to say there is none
+    assert ": 3" not in text
+    assert "opens the next one" in text
+
+
+@pytest.mark.parametrize("word", ["uzun", "nardy", "нарды", "UZUN"])
+async def test_rules_of_uzun_tavla_in_every_spelling(service, word):
+    """``/rules нарды`` is long nardy's rules, as ``/rules uzun`` is."""
+    assert "Uzun Tavla" in text_of(await service.command(ALI, GROUP, "rules", word))
+
+
+async def test_the_help_names_every_game_of_the_rules(service):
+    text = text_of(await service.command(ALI, GROUP, "help", ""))
+    assert "/rules [turkish|uzun]" in text
+    tavla = text_of(await service.command(ALI, GROUP, "rules", ""))
+    assert "/rules turkish" in tavla
+    assert "/rules uzun" in tavla

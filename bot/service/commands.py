@@ -112,7 +112,7 @@ _STRANGERS = t(
 _EXPORT_DICE = t(
     "/export — the game as a file (GNU Backgammon's .mat for Tavla); /dice — check the dice"
 )
-_LANG_RULES = t("/lang tr|en|ru — language; /rules [uzun] — the rules")
+_LANG_RULES = t("/lang tr|en|ru — language; /rules [turkish|uzun] — the rules")
 _PRIVACY = t("/privacy — what the bot keeps about you; /forget — delete it (in private)")
 _UZUN = t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too")
 

@@ -31,6 +31,51 @@ from .words import first_kind, kind_of
 
 log = logging.getLogger(__name__)
 
+#: Each game's rules in brief (rules.md), as ``/rules`` tells them.
+_HIT = t(
+    "You may land on a point with one opposing checker and hit it to the bar; two or more close the point."
+)
+_BAR = t("Checkers on the bar enter first. Use both dice if you can, the larger if only one.")
+RULES: dict[str, tuple[Text, ...]] = {
+    "tavla": (
+        t("Tavla: move your 15 checkers home (points 1–6) and bear them off first."),
+        _HIT,
+        _BAR,
+        t(
+            "Win with the opponent having borne off none: mars (gammon), 2 points; with a checker still in your home or on the bar: 3."
+        ),
+        t(
+            "The cube doubles the stakes. /rules turkish for Turkish tavla (no cube), /rules uzun for long nardy."
+        ),
+    ),
+    "turkish": (
+        t(
+            "Turkish tavla: move your 15 checkers home (points 1–6) and bear them off first; there is no doubling cube."
+        ),
+        _HIT,
+        _BAR,
+        t(
+            "A win is 1 point; with the opponent having borne off none, mars: 2 points. There is no katmerli mars (backgammon)."
+        ),
+        t(
+            "In a match the winner of a game opens the next one, rolling both dice. /rules tavla for the game with the cube, /rules uzun for long nardy."
+        ),
+    ),
+    "uzun": (
+        t(
+            "Uzun Tavla: all 15 checkers start on your head (point 24); both players move the same way round."
+        ),
+        t("No hitting: a point with any opposing checker is closed."),
+        t(
+            "Only one checker may leave the head per turn; on your first turn 6-6, 4-4 or 3-3 may take two."
+        ),
+        t("You may not build a wall of six points unless an opposing checker is already past it."),
+        t(
+            "Bear off once all 15 are home. Winning before the opponent bears off any is mars: 2 points."
+        ),
+    ),
+}
+
 #: The rating chart's words (renderers.chart.CHART_LABELS), marked for translation.
 CHART_WORDS: dict[str, Text] = {
     "title": t("Rating of {name}"),
@@ -79,40 +124,10 @@ class Info:
         return [View(lines, lang=language(user, chat))]
 
     async def rules(self, *, user: User, chat: Chat, args: str = "", **_: Any) -> list[View]:
-        """``/rules [uzun]``: the rules in brief."""
-        if args.strip().casefold() in ("uzun", "nardy"):
-            lines = [
-                t(
-                    "Uzun Tavla: all 15 checkers start on your head (point 24); both players move the same way round."
-                ),
-                t("No hitting: a point with any opposing checker is closed."),
-                t(
-                    "Only one checker may leave the head per turn; on your first turn 6-6, 4-4 or 3-3 may take two."
-                ),
-                t(
-                    "You may not build a wall of six points unless an opposing checker is already past it."
-                ),
-                t(
-                    "Bear off once all 15 are home. Winning before the opponent bears off any is mars: 2 points."
-                ),
-            ]
-        else:
-            lines = [
-                t("Tavla: move your 15 checkers home (points 1–6) and bear them off first."),
-                t(
-                    "You may land on a point with one opposing checker and hit it to the bar; two or more close the point."
-                ),
-                t(
-                    "Checkers on the bar enter first. Use both dice if you can, the larger if only one."
-                ),
-                t(
-                    "Win with the opponent having borne off none: mars (gammon), 2 points; with a checker still in your home or on the bar: 3."
-                ),
-                t(
-                    "The cube doubles the stakes; Turkish tavla plays without it. /rules uzun for long nardy."
-                ),
-            ]
-        return [View(list(lines), lang=language(user, chat))]
+        """``/rules [turkish|uzun]``: the rules of a game in brief (any spelling of its name
+        the commands take: ``/rules нарды``)."""
+        kind = kind_of(args.strip()) or "tavla"
+        return [View(list(RULES[kind]), lang=language(user, chat))]
 
     async def set_lang(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
