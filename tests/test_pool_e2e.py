@@ -252,3 +252,68 @@ async def test_the_reminder_and_the_claim_each_reach_one_chat(world) -> None:
         m for m in dc.channel_messages(dm) if find_action(dc_buttons(m), A.CLAIM, prefix=PREFIX)
     ]
     assert (len(tg_claims), len(dc_claims)) == ((0, 1) if slow == "tg" else (1, 0))
+
+
+async def test_a_player_playing_the_computer_is_asked_when_an_opponent_comes(world) -> None:
+    """Ali waits on Telegram and takes the offer to play the computer meanwhile; when Veli
+    comes on Discord, Ali is asked in a new message (in Turkish) and starts the pool game
+    with "Start now": both boards appear, and no game started before he answered."""
+    tg, dc, client, service, storage, rounds = world
+    clock = Clock(time.time())
+    service.clock = clock
+    ali = tg.user(770011, "Ali", username="alihandle", language_code="tr")
+    ali_chat = tg.private_chat(ali)
+    veli = dc.user(550022, "Veli", locale="en-US")
+    dm = dc.channel(DM, None, "dm")
+
+    def pool_press(arg: str) -> tuple[dict[str, Any], str] | None:
+        for m in reversed(tg.messages(ali_chat)):
+            for data in tg_buttons(m):
+                action = A.decode(data)
+                if action and action.code == A.POOL and action.arg == arg:
+                    return m, data
+        return None
+
+    await tg.send_text(ali, ali_chat, "/play")
+    await tg.wait_for(lambda: pool_press("c"), 10)
+    clock.now += 61
+    await rounds.round()
+    message, data = await tg.wait_for(lambda: pool_press("b"), 10)
+    query = await tg.press(ali, ali_chat, message["message_id"], data)
+    await tg.wait_for(lambda: query in tg.callback_answers, 10)
+    await tg.wait_for(lambda: next((m for m in tg.messages(ali_chat) if m.get("photo")), None), 10)
+    ali_id = (await storage.find_user("telegram", "770011")).id
+    (computer_game,) = await storage.games_of_user(ali_id)
+
+    await dc.slash(client, veli, dm, "play")
+    await service.settle()
+    asked = dc.channel_messages(dm)[-1]["content"]
+    assert "Ali is playing the computer and is asked" in asked
+    message, data = await tg.wait_for(lambda: pool_press("n"), 10)
+    assert "Bilgisayarla oynuyorsun" in message["text"]
+    assert "Veli" in message["text"]
+    assert [g.id for g in await storage.games_of_user(ali_id)] == [computer_game.id]
+    query = await tg.press(ali, ali_chat, message["message_id"], data)
+    await tg.wait_for(lambda: query in tg.callback_answers, 10)
+    await service.settle()
+    games = await storage.games_of_user(ali_id)
+    (pool_game,) = [g for g in games if g.settings.scope == "pool"]
+    await tg.wait_for(
+        lambda: next(
+            (
+                m
+                for m in tg.messages(ali_chat)
+                if m.get("photo") and any(f"{pool_game.id}:" in d for d in tg_buttons(m))
+            ),
+            None,
+        ),
+        10,
+    )
+    dc_boards = [
+        m
+        for m in dc.channel_messages(dm)
+        if m["attachments"]
+        and any(d.removeprefix(PREFIX).startswith(f"{pool_game.id}:") for d in dc_buttons(m))
+    ]
+    assert dc_boards
+    assert (await storage.get_game(computer_game.id)).status is GameStatus.ACTIVE

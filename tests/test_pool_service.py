@@ -484,3 +484,120 @@ async def test_the_reminder_goes_to_the_slow_player_and_the_claim_to_the_other(
     await w.press(other, claim)
     record = await w.service.storage.get_game(game_id)
     assert record.status is GameStatus.FINISHED
+
+
+def pool_button(views: list[View], arg: str) -> str | None:
+    """The newest pool button with ``arg`` among ``views`` (a Cancel, an answer…)."""
+    for view in reversed(views):
+        for row in view.buttons:
+            for button in row:
+                action = A.decode(button.action)
+                if action is not None and action.code == A.POOL and action.arg == arg:
+                    return button.action
+    return None
+
+
+async def playing_the_computer_meanwhile(w: World, actor: Actor) -> int:
+    """``actor`` waits in the pool a minute and takes the offer to play the computer; that
+    game's id."""
+    await w.run(actor, "play")
+    w.clock.now += 61
+    for view in await w.service.tick():
+        await w.take(actor, [view])
+    game = await w.press(actor, pool_button(w.inbox[actor.user_id].views, "b"))
+    return next(v.game_id for v in game if v.game_id)
+
+
+async def pool_games_of(w: World, actor: Actor) -> list:
+    user = await w.service.storage.find_user(actor.platform, actor.user_id)
+    return [
+        g
+        for g in await w.service.storage.games_of_user(user.id, (GameStatus.ACTIVE,))
+        if g.settings.scope == "pool"
+    ]
+
+
+async def test_a_player_playing_the_computer_is_asked_and_starts_now(world: World) -> None:
+    w = world
+    computer_game = await playing_the_computer_meanwhile(w, ALI)
+    answer = await w.run(VELI, "play")
+    # Veli learns who was found and that they are asked; no game alongside, unasked.
+    assert "Ali is playing the computer and is asked" in text(answer)
+    assert await pool_games_of(w, ALI) == []
+    question = w.inbox["tg1001"].views[-1]
+    assert question.lang == "tr"
+    assert "Veli" in text([question])
+    assert "You are playing the computer" in text([question])
+    assert not question.edit  # a new message: Ali is notified
+    now = pool_button([question], "n")
+    assert now
+    assert pool_button([question], "a")
+    assert pool_button([question], "d")
+    await w.press(ALI, now)
+    (game,) = await pool_games_of(w, ALI)
+    assert w.inbox["tg1001"].board.game_id == game.stored_id
+    assert w.inbox["dc2002"].board.game_id == game.stored_id
+    assert "Opponent found: Ali" in text(w.inbox["dc2002"].views)
+    # The game against the computer waits for Ali.
+    record = await w.service.storage.get_game(computer_game)
+    assert record.status is GameStatus.ACTIVE
+
+
+async def test_after_this_game_starts_the_pool_game_when_the_computers_ends(world: World) -> None:
+    w = world
+    await playing_the_computer_meanwhile(w, ALI)
+    await w.run(VELI, "play")
+    after = pool_button(w.inbox["tg1001"].views, "a")
+    answered = await w.press(ALI, after)
+    assert "starts when your game against the computer ends" in text(answered)
+    assert "finishing a game against the computer" in text(w.inbox["dc2002"].views[-1:])
+    assert await pool_games_of(w, ALI) == []
+    # Ali calls the computer's game off: the pool game starts at once.
+    await w.run(ALI, "abort")
+    (game,) = await pool_games_of(w, ALI)
+    assert w.inbox["dc2002"].board.game_id == game.stored_id
+    assert w.inbox["tg1001"].board.game_id == game.stored_id
+
+
+async def test_declining_or_no_answer_leaves_the_other_waiting(world: World) -> None:
+    w = world
+    await playing_the_computer_meanwhile(w, ALI)
+    await w.run(VELI, "play")
+    declined = await w.press(ALI, pool_button(w.inbox["tg1001"].views, "d"))
+    assert "left the pool" in text(declined)
+    assert "could not play now" in text(w.inbox["dc2002"].views[-1:])
+    ali = await w.service.storage.find_user("telegram", "tg1001")
+    assert await w.service.storage.pool.entry(ali.id) is None
+    # Veli waits on, pairable at once: Ayşe comes and plays him.
+    ayse = await w.run(AYSE, "play")
+    assert "Opponent found: Veli" in text(ayse)
+    # Once more, without an answer: after two minutes the asked player is out.
+    await w.run(ALI, "play", "uzun")
+    w.clock.now += 61
+    await w.service.tick()
+    await w.delivered()
+    await w.press(ALI, pool_button(w.inbox["tg1001"].views, "b"))
+    # Veli's game with Ayşe is over for this purpose: he resigns it.
+    for _ in range(3):
+        if not await pool_games_of(w, VELI):
+            break
+        await w.run(VELI, "resign")
+        record = (await pool_games_of(w, VELI) or [None])[0]
+        if record is not None:
+            yes = find(w.inbox["dc2002"].board, A.RESIGN)
+            if yes:
+                await w.press(VELI, yes)
+            accept = find(w.inbox["tg3003"].board, A.RESIGN_ACCEPT)
+            if accept:
+                await w.press(AYSE, accept)
+    assert not await pool_games_of(w, VELI)
+    await w.run(VELI, "play", "uzun")
+    assert "asked whether to start now" in text(w.inbox["dc2002"].views[-1:])
+    w.clock.now += 121
+    await w.service.tick()
+    await w.delivered()
+    assert "No answer in time" in text(w.inbox["tg1001"].views[-1:])
+    assert await w.service.storage.pool.entry(ali.id) is None
+    veli = await w.service.storage.find_user("discord", "dc2002")
+    assert await w.service.storage.pool.entry(veli.id) is not None
+    assert "could not play now" in text(w.inbox["dc2002"].views[-1:])

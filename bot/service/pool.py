@@ -2,14 +2,15 @@
 
 ``/play [tavla|turkish|uzun] [points] [fast|daily]`` in a private chat with the bot puts the
 player in the pool with what they want; the first fitting player waiting is paired at once
-(core/pool.py says who fits whom; bot/storage/pool.py pairs in one transaction, so any
-worker can, and the game the pairing starts is saved in that same transaction: should it fail,
-neither entry is lost). While nobody fits, a waiting message with a Cancel button; the deadline rounds
-pair what two workers left apart, take out expired entries, and after a minute offer to play
-the computer meanwhile. A pairing starts a rated game in the pool's leaderboard (``/top
-pool``), each player in their own chat (:mod:`bot.service.seats`). Strangers learn each
-other's display name and rating only. ``/block`` keeps two players apart for good and
-``/report`` keeps a report with the game for the operator.
+(core/pool.py says who fits whom; bot/storage/pool.py pairs in one transaction, so any worker
+can). The game a pairing starts is saved in that same transaction (:mod:`bot.service.pool_games`):
+should it fail, neither entry is lost. While nobody fits, a waiting message with a Cancel
+button, its counts edited as players come and go; the deadline rounds pair what two workers
+left apart, take out expired entries, and after a minute offer to play the computer
+meanwhile. A player found while playing the computer is asked first
+(:mod:`bot.service.pool_asks`). A pairing starts a rated game in the pool's leaderboard
+(``/top pool``), each player in their own chat (:mod:`bot.service.seats`). Strangers learn
+each other's display name and rating only (:mod:`bot.service.strangers`).
 """
 
 from __future__ import annotations
@@ -21,96 +22,48 @@ from typing import Any
 
 from bot import metrics
 from bot.i18n import Text, t
-from bot.storage.base import (
-    Chat,
-    ContestSettings,
-    GameRecord,
-    GameStatus,
-    PoolEntry,
-    SeatChat,
-    Storage,
-    Transaction,
-    User,
-)
+from bot.storage.base import Chat, GameRecord, GameStatus, PoolEntry, Storage, User
 from core.match import Match
 from core.pool import new_seeker
 
 from . import actions as A
 from . import words as W
-from .contests import Contests
 from .errors import UserFacingError
 from .lang import language, notice
 from .numbers import parse_number
-from .presenter import VARIANT_NAMES
-from .seats import Seats
+from .pool_asks import Asks
+from .pool_games import Opened, PoolGames
+from .pool_views import (
+    AFTER,
+    CANCEL,
+    COMPUTER,
+    DECLINE,
+    NOW,
+    addressed,
+    left_view,
+    offer_view,
+    pace_of,
+    seen,
+    waiting_view,
+    wish,
+)
 from .settings import POOL_SCOPE, ServiceSettings
-from .store import ActionContext
-from .views import Button, MessageRef, Place, View
+from .views import MessageRef, Place, View
 
 log = logging.getLogger(__name__)
 
-#: What the pool's buttons carry after the code: Cancel, Play the computer meanwhile.
-CANCEL, COMPUTER = "c", "b"
-#: What strangers may say to each other: fixed phrases, each shown in the reader's language.
-PHRASES: tuple[Text, ...] = (
-    t("Good luck!"),
-    t("Have fun!"),
-    t("Nice move!"),
-    t("Well played!"),
-    t("Thanks for the game!"),
-    t("Sorry, I have to think a little."),
-)
 #: Seconds of waiting before the computer is offered meanwhile.
 OFFER_COMPUTER_AFTER = 60.0
 
 
-def _seen(entry: PoolEntry, counts: dict[tuple[str, int, str], int]) -> list[int]:
-    """How many wait for what the entry wants, and in all (as its message says)."""
-    return [counts.get(entry.bucket, 1), sum(counts.values())]
-
-
-def _waiting(entry: PoolEntry, counts: dict[tuple[str, int, str], int], lang: str) -> View:
-    """The waiting message: what the player wants, how many wait, and Cancel."""
-    same, everyone = _seen(entry, counts)
-    return View(
-        [
-            t("🔎 Looking for an opponent: {wish}.", wish=_wish(*entry.bucket)),
-            t("Waiting for this: {n}. In the pool: {m}.", n=same, m=everyone),
-        ],
-        lang=lang,
-        buttons=[[Button(t("Cancel"), A.encode(0, 0, A.POOL, CANCEL))]],
-    )
-
-
-def pace_of(record: GameRecord) -> str:
-    return "fast" if record.settings.fast else "daily"
-
-
-def _wish(variant: str, length: int, pace: str) -> Text:
-    contest = t("one game") if length == 1 else t("a match to {n}", n=length)
-    speed = t("fast") if pace == "fast" else t("daily")
-    return t(
-        "{title}, {contest}, {pace}", title=VARIANT_NAMES[variant], contest=contest, pace=speed
-    )
-
-
-@dataclass(frozen=True)
-class _Opened:
-    """A pool game saved with its pairing, to be shown once the transaction is committed."""
-
-    ctx: ActionContext
-    entries: tuple[PoolEntry, PoolEntry]
-    users: tuple[User, User]
-
-
 @dataclass(eq=False)
 class Pool:
-    """The pool (the storage, the contests that start a pairing's game, the seats that show
-    it in two chats, the settings and the clock)."""
+    """The pool (the storage, the pool's games, the questions to players busy with the
+    computer, the settings and the clock)."""
 
     storage: Storage
-    contests: Contests
-    seats: Seats
+    pool_games: PoolGames
+    asks: Asks
     settings: ServiceSettings
     clock: Callable[[], float]
 
@@ -130,7 +83,8 @@ class Pool:
         now = self.clock()
         left = await self.storage.pool.left_in_a_row(user.id)
         partner: PoolEntry | None = None
-        opened: _Opened | None = None
+        opened: Opened | None = None
+        hold: tuple[PoolEntry, PoolEntry] | None = None
         try:
             async with self.storage.transaction() as tx:
                 rating = (await tx.get_rating(user.id, POOL_SCOPE, variant)).rating
@@ -138,7 +92,11 @@ class Pool:
                 entry = PoolEntry(seeker, place.platform, place.chat_id)
                 partner = await tx.pool.pair_or_wait(entry, now)
                 if partner is not None:
-                    opened = await self._open(tx, partner, entry)
+                    # The one who waited may be playing the computer meanwhile: asked first.
+                    if await self.asks.busy(partner.user_id):
+                        hold = await self.asks.hold(tx, partner, entry, {partner.user_id}, now)
+                    else:
+                        opened = await self.pool_games.open(tx, partner, entry)
         except Exception:
             if partner is None:
                 raise
@@ -147,11 +105,13 @@ class Pool:
             log.exception("a pool game could not start; both players wait on")
             async with self.storage.transaction() as tx:
                 await tx.pool.put(entry)
-            opened = None
+            opened = hold = None
         metrics.POOL.labels("joined").inc()
+        if hold is not None:
+            return await self.asks.show_hold(hold, asker=user.id)
         if opened is None:
             return [await self._waiting_view(user, chat, entry, now)]
-        return await self._announce(opened, asker=True)
+        return await self.pool_games.announce(opened, asker=user.id)
 
     def _words(self, args: str) -> tuple[str, int, str]:
         variant, length, pace = "tavla", 1, "fast"
@@ -205,102 +165,25 @@ class Pool:
     async def _waiting_view(self, user: User, chat: Chat, entry: PoolEntry, now: float) -> View:
         counts = await self.storage.pool.counts(now)
         joined = entry.seeker.joined
-        seen = _seen(entry, counts)
+        shown = seen(entry, counts)
 
         async def posted(ref: MessageRef) -> None:
-            await self.storage.pool.update(user.id, joined, ref, {"seen": seen})
+            await self.storage.pool.update(user.id, joined, ref, {"seen": shown})
 
-        view = _waiting(entry, counts, language(user, chat))
+        view = waiting_view(entry, counts, language(user, chat))
         view.posted = posted
         return view
-
-    # -- a pairing ----------------------------------------------------------------------
-
-    async def _open(self, tx: Transaction, waiting: PoolEntry, newcomer: PoolEntry) -> _Opened:
-        """Start the game of a pairing in ``tx``, the pairing's own transaction: ``waiting``
-        (seat 0) against ``newcomer``. Should anything fail, the pairing is undone with the
-        game (neither entry lost, no game half made)."""
-        users = await self.storage.get_users([waiting.user_id, newcomer.user_id])
-        first, second = users[waiting.user_id], users[newcomer.user_id]
-        now = self.clock()
-        variant, length, pace = waiting.bucket
-        record = GameRecord(
-            platform=waiting.platform,
-            chat_id=waiting.chat_id,
-            variant=variant,
-            status=GameStatus.CHALLENGE,
-            seats=[first.id, second.id],
-            challenger=first.id,
-            settings=ContestSettings(length=length, fast=pace == "fast", scope=POOL_SCOPE),
-            rated=True,
-            created=now,
-            updated=now,
-        )
-        ctx = await self.contests.prepare(record, [first.name, second.name])
-        await self.contests.save_opened(tx, ctx, new=True)
-        game_id = ctx.record.stored_id
-        await tx.pool.add_seat_chats(
-            [
-                SeatChat(game_id, 0, first.id, waiting.platform, waiting.chat_id, waiting.message),
-                SeatChat(
-                    game_id, 1, second.id, newcomer.platform, newcomer.chat_id, newcomer.message
-                ),
-            ]
-        )
-        return _Opened(ctx, (waiting, newcomer), (first, second))
-
-    async def _announce(self, opened: _Opened, *, asker: bool = False) -> list[View]:
-        """Show a started pool game in both chats, each its own side and language: the
-        newcomer's views returned when they asked (``asker``), every other delivered."""
-        waiting, newcomer = opened.entries
-        first, second = opened.users
-        game_id = opened.ctx.record.stored_id
-        chat = await self.storage.get_chat(waiting.platform, waiting.chat_id)
-        views = await self.contests.opening(opened.ctx, chat, first, new=True)
-        metrics.POOL.labels("paired").inc()
-        split = await self.seats.split(views)
-        assert split is not None
-        found = {
-            0: self._found(waiting, second, newcomer.seeker.rating, game_id),
-            1: self._found(newcomer, first, waiting.seeker.rating, game_id),
-        }
-        out: list[View] = []
-        for seat in (0, 1):
-            mine = [await found[seat], *split[seat]]
-            if asker and seat == 1:
-                out = mine
-            else:
-                self.seats.deliver(mine)
-        return out
-
-    async def _found(self, entry: PoolEntry, other: User, rating: float, game_id: int) -> View:
-        """The waiting message, saying who the opponent is: their display name and rating."""
-        me = await self.storage.get_user(entry.user_id)
-        chat = await self.storage.get_chat(entry.platform, entry.chat_id)
-        return View(
-            [
-                t(
-                    "🎲 Opponent found: {name} (rating {r}). {wish}. Good luck!",
-                    name=other.name,
-                    r=round(rating),
-                    wish=_wish(*entry.bucket),
-                )
-            ],
-            lang=language(me, chat),
-            chat=(entry.platform, entry.chat_id),
-            message=entry.message,
-            channel=entry.message,
-            edit=entry.message is not None,
-        )
 
     # -- buttons --------------------------------------------------------------------------
 
     async def press(self, user: User, chat: Chat, action: A.Action) -> list[View]:
-        """The waiting message's Cancel button, or a phrase to the opponent."""
-        if action.arg.startswith("s"):
-            return await self._say(user, chat, action.game_id, int(action.arg[1:]))
-        if action.arg == "k":
-            return await self._block(user, chat, action.game_id)
+        """The waiting message's Cancel button, or an answer to the question asked of a
+        player busy with the computer."""
+        if action.arg in (NOW, AFTER, DECLINE):
+            views = await self.asks.answer(user, action.arg)
+            if views is None:
+                return [notice(user, chat, t("That question is no longer open."))]
+            return views or [notice(user, chat, t("Waiting for your opponent's answer."))]
         if action.arg != CANCEL:
             raise UserFacingError(t("That button is not one of mine."))
         async with self.storage.transaction() as tx:
@@ -308,41 +191,21 @@ class Pool:
         if entry is None:
             return [notice(user, chat, t("You are not waiting in the pool."))]
         metrics.POOL.labels("cancelled").inc()
-        return [
-            View(
-                [t("You left the pool. /play to look again.")],
-                lang=language(user, chat),
-                message=entry.message,
-                edit=entry.message is not None,
-                replace_pressed=True,
+        if "held" in entry.data:  # the one held for them waits on
+            await self.asks.tick(
+                [e for e in [await self.storage.pool.entry(int(entry.data["held"]))] if e]
             )
-        ]
-
-    def offer_view(self, entry: PoolEntry, user: User | None, chat: Chat) -> View:
-        """A minute without an opponent: play the computer meanwhile (the search goes on)."""
-        return View(
-            [
-                t("🔎 Looking for an opponent: {wish}.", wish=_wish(*entry.bucket)),
-                t("Nobody yet. Play the computer meanwhile? The search goes on."),
-            ],
-            lang=language(user, chat),
-            chat=(entry.platform, entry.chat_id),
-            message=entry.message,
-            channel=entry.message,
-            edit=entry.message is not None,
-            buttons=[
-                [
-                    Button(t("Play the computer"), A.encode(0, 0, A.POOL, COMPUTER)),
-                    Button(t("Cancel"), A.encode(0, 0, A.POOL, CANCEL)),
-                ]
-            ],
-        )
+        view = left_view(entry, language(user, chat))
+        view.chat = None  # the answer to the press, where it was pressed
+        view.replace_pressed = True
+        return [view]
 
     # -- the deadline rounds ------------------------------------------------------------
 
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
-        """Expired entries told, pairings two workers left apart made, the computer offered
-        to those waiting a minute. Views of pairings are delivered by the seats."""
+        """Expired entries told, pairings two workers left apart made, held pairings
+        settled, the computer offered to those waiting a minute, counts edited. Views of
+        pairings are delivered by the seats."""
         now = self.clock()
         views: list[View] = []
         for entry in await self.storage.pool.expire(now):
@@ -351,50 +214,39 @@ class Pool:
             user = await self.storage.get_user(entry.user_id)
             chat = await self.storage.get_chat(entry.platform, entry.chat_id)
             views.append(
-                View(
-                    [t("Nobody came to play in time. /play to look again.")],
-                    lang=language(user, chat),
-                    chat=(entry.platform, entry.chat_id),
-                    message=entry.message,
-                    channel=entry.message,
-                    edit=entry.message is not None,
+                addressed(
+                    View(
+                        [t("Nobody came to play in time. /play to look again.")],
+                        lang=language(user, chat),
+                    ),
+                    entry,
                 )
             )
         counts = await self.storage.pool.counts(now)
         for bucket, count in counts.items():
-            if count < 2:
-                continue
-            try:
-                async with self.storage.transaction() as tx:
-                    pairs = await tx.pool.pair_waiting(bucket, now)
-                    opened = [await self._open(tx, a, b) for a, b in pairs]
-            except Exception:  # undone with the games: all of them wait on
-                log.exception("pool games could not start; their players wait on")
-                continue
-            for one in opened:
-                await self._announce(one)
+            if count >= 2:
+                await self._pair_waiting(bucket, now)
+        entries = await self.storage.pool.entries(now)
+        views.extend(await self.asks.tick(entries))
         counts = await self.storage.pool.counts(now)
         for entry in await self.storage.pool.entries(now):
-            if entry.data.get("offered") or (
-                platforms is not None and entry.platform not in platforms
+            if (
+                "held" in entry.data
+                or entry.data.get("offered")
+                or (platforms is not None and entry.platform not in platforms)
             ):
                 continue
             if now - entry.seeker.joined < OFFER_COMPUTER_AFTER:
                 # The waiting message says how many wait, edited when that changes.
-                seen = _seen(entry, counts)
-                if entry.message is None or entry.data.get("seen") == seen:
+                shown = seen(entry, counts)
+                if entry.message is None or entry.data.get("seen") == shown:
                     continue
                 if await self.storage.pool.update(
-                    entry.user_id, entry.seeker.joined, entry.message, {**entry.data, "seen": seen}
+                    entry.user_id, entry.seeker.joined, entry.message, {**entry.data, "seen": shown}
                 ):
                     user = await self.storage.get_user(entry.user_id)
                     chat = await self.storage.get_chat(entry.platform, entry.chat_id)
-                    view = _waiting(entry, counts, language(user, chat))
-                    view.chat, view.message, view.channel = (
-                        (entry.platform, entry.chat_id),
-                        entry.message,
-                        entry.message,
-                    )
+                    view = addressed(waiting_view(entry, counts, language(user, chat)), entry)
                     view.edit = view.edit_only = True
                     views.append(view)
                 continue
@@ -404,8 +256,29 @@ class Pool:
                 continue
             user = await self.storage.get_user(entry.user_id)
             chat = await self.storage.get_chat(entry.platform, entry.chat_id)
-            views.append(self.offer_view(entry, user, chat))
+            views.append(offer_view(entry, language(user, chat)))
         return views
+
+    async def _pair_waiting(self, bucket: tuple[str, int, str], now: float) -> None:
+        """Pair the entries of a bucket that all wait; each game started (or, for a player
+        busy with the computer, asked about) and shown."""
+        opened: list[Opened] = []
+        holds: list[tuple[PoolEntry, PoolEntry]] = []
+        try:
+            async with self.storage.transaction() as tx:
+                for a, b in await tx.pool.pair_waiting(bucket, now):
+                    busy = {e.user_id for e in (a, b) if await self.asks.busy(e.user_id)}
+                    if busy:
+                        holds.append(await self.asks.hold(tx, a, b, busy, now))
+                    else:
+                        opened.append(await self.pool_games.open(tx, a, b))
+        except Exception:  # undone with the games: all of them wait on
+            log.exception("pool games could not start; their players wait on")
+            return
+        for one in opened:
+            await self.pool_games.announce(one)
+        for hold in holds:
+            await self.asks.show_hold(hold)
 
     # -- /games -------------------------------------------------------------------------
 
@@ -429,121 +302,13 @@ class Pool:
                 t(
                     "#{id} {wish} against {name}: {whose}",
                     id=record.stored_id,
-                    wish=_wish(record.variant, record.settings.length, pace_of(record)),
+                    wish=wish(record.variant, record.settings.length, pace_of(record)),
                     name=names[1 - seat],
                     whose=t("your turn") if turn else t("their turn"),
                 )
             )
         lines.append(t("/board in the chat where you play shows a game's board."))
         return [View(lines, lang=language(user, chat))]
-
-    # -- strangers --------------------------------------------------------------------
-
-    async def say(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
-        """``/say``: the fixed phrases a player may send to their pool opponent."""
-        found = await self._last_opponent(user)
-        if found is None:
-            raise UserFacingError(t("You have played nobody from the pool yet."))
-        record, _other = found
-        game_id = record.stored_id
-        buttons = [
-            [Button(phrase, A.encode(game_id, 0, A.POOL, f"s{n}"))]
-            for n, phrase in enumerate(PHRASES)
-        ]
-        return [
-            View(
-                [t("Say to your opponent (they read it in their language):")],
-                lang=language(user, chat),
-                buttons=buttons,
-            )
-        ]
-
-    async def _say(self, user: User, chat: Chat, game_id: int, n: int) -> list[View]:
-        record = await self.storage.get_game(game_id)
-        if record is None or user.id not in record.seats or not 0 <= n < len(PHRASES):
-            raise UserFacingError(t("That button is not one of mine."))
-        seats = await self.seats.of(game_id)
-        mine = next((s for s in seats if s.user_id == user.id), None)
-        other = next((s for s in seats if s.user_id != user.id), None)
-        if mine is None or other is None:
-            raise UserFacingError(t("That button is not one of mine."))
-        names = record.settings.names or (user.name, "?")
-        reader = await self.storage.get_user(other.user_id)
-        where = await self.storage.get_chat(other.platform, other.chat_id)
-        self.seats.deliver(
-            [
-                View(
-                    [t("{name} says: {phrase}", name=names[mine.seat], phrase=PHRASES[n])],
-                    lang=language(reader, where),
-                    chat=(other.platform, other.chat_id),
-                    channel=other.message,
-                    seat_copy=True,
-                )
-            ]
-        )
-        return [notice(user, chat, t("Sent: {phrase}", phrase=PHRASES[n]))]
-
-    async def _last_opponent(self, user: User) -> tuple[GameRecord, int] | None:
-        games = [
-            g
-            for g in await self.storage.games_of_user(
-                user.id, (GameStatus.ACTIVE, GameStatus.FINISHED, GameStatus.ABORTED)
-            )
-            if g.settings.scope == POOL_SCOPE
-        ]
-        if not games:
-            return None
-        last = max(games, key=lambda g: g.stored_id)
-        other = last.seats[1] if last.seats[0] == user.id else last.seats[0]
-        assert other is not None
-        return last, other
-
-    async def block(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
-        """``/block``: never be paired with the last pool opponent again."""
-        found = await self._last_opponent(user)
-        if found is None:
-            raise UserFacingError(t("You have played nobody from the pool yet."))
-        record, _other = found
-        return await self._block(user, chat, record.stored_id)
-
-    async def _block(self, user: User, chat: Chat, game_id: int) -> list[View]:
-        """Block the opponent of ``user`` in a pool game."""
-        record = await self.storage.get_game(game_id)
-        if record is None or user.id not in record.seats or record.settings.scope != POOL_SCOPE:
-            raise UserFacingError(t("That button is not one of mine."))
-        other = record.seats[1] if record.seats[0] == user.id else record.seats[0]
-        assert other is not None
-        await self.storage.pool.block(user.id, other, self.clock())
-        names = record.settings.names or ("?", "?")
-        name = names[record.seats.index(other)]
-        return [
-            View(
-                [t("{name} is blocked: you will never be paired again.", name=name)],
-                lang=language(user, chat),
-            )
-        ]
-
-    async def report(self, *, user: User, chat: Chat, args: str, **_: Any) -> list[View]:
-        """``/report [what happened]``: a report about the last pool opponent, kept with the
-        game for the operator."""
-        found = await self._last_opponent(user)
-        if found is None:
-            raise UserFacingError(t("You have played nobody from the pool yet."))
-        record, other = found
-        await self.storage.pool.report(
-            user.id, other, record.stored_id, args.strip()[:500], self.clock()
-        )
-        metrics.POOL_REPORTS.inc()
-        return [
-            View(
-                [
-                    t(
-                        "Thank you: your report is kept with the game for the operator. /block keeps you apart for good."
-                    )
-                ],
-                lang=language(user, chat),
-            )
-        ]
 
 
 __all__ = ["COMPUTER", "POOL_SCOPE", "Pool", "pace_of"]

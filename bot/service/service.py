@@ -55,6 +55,8 @@ from .mining import Mining
 from .people import People, guarded
 from .play import Play
 from .pool import COMPUTER, Pool
+from .pool_asks import Asks
+from .pool_games import PoolGames
 from .prefs import Prefs
 from .privacy import Privacy, is_privacy_button
 from .puzzles import Puzzles
@@ -62,6 +64,7 @@ from .results import Results
 from .seats import Seats
 from .settings import ServiceSettings
 from .store import GameStore, acting_seat
+from .strangers import Strangers
 from .tournaments import Tournaments
 from .turns import Turns
 from .tutor import Tutor
@@ -137,7 +140,10 @@ class GameService:
         self.privacy = Privacy(storage, now)
         # Games in two chats (the pool's) and the pool itself.
         self.seats = seats = Seats(storage, store, boards, settings, background, now)
-        self.pool = Pool(storage, contests, seats, settings, now)
+        pool_games = PoolGames(storage, contests, seats, now)
+        self.strangers = strangers = Strangers(storage, seats, now)
+        asks = Asks(storage, pool_games, seats, now)
+        self.pool = Pool(storage, pool_games, asks, settings, now)
         self.hints = Hints(storage, store, boards, self.advisor)
         self.puzzles = Puzzles(storage, boards, settings, now)
         self.daily = DailyPuzzles(storage, self.puzzles, now)
@@ -151,9 +157,9 @@ class GameService:
             "bot": self.challenges.bot_game,
             "play": self.pool.play,
             "games": self.pool.games,
-            "block": self.pool.block,
-            "report": self.pool.report,
-            "say": self.pool.say,
+            "block": strangers.block,
+            "report": strangers.report,
+            "say": strangers.say,
             "move": self.play.move_command,
             "resign": self.play.resign,
             "abort": self.play.abort,
@@ -249,6 +255,14 @@ class GameService:
                 actor=actor,
             ),
         )
+        return await self._answered(user, place, views)
+
+    async def _answered(self, user: User, place: Place, views: list[View]) -> list[View]:
+        """The answer to ``user`` in ``place``: each seat's copy of a game in two chats; and
+        a pool game held until this player's game against the computer ended started, once
+        it has (in the background)."""
+        if user.id in self.pool.asks.after_pending:
+            self.spawn(self.pool.asks.after_game(user.id))
         return await self.seats.answer(user, place, views)
 
     async def hot_seat(
@@ -335,7 +349,7 @@ class GameService:
             self.idle_limiter.allow(user.id)
         else:
             self.limiter.allow(user.id)
-        return await self.seats.answer(user, place, views)
+        return await self._answered(user, place, views)
 
     async def _route(
         self, user: User, chat: Chat, place: Place, action: A.Action, message: MessageRef | None
@@ -346,6 +360,8 @@ class GameService:
         if action.code == A.POOL:
             if action.arg == COMPUTER:  # while waiting in the pool: the computer meanwhile
                 return await self.challenges.bot_game(user=user, chat=chat, place=place, args="")
+            if action.arg == "k" or action.arg.startswith("s"):  # a phrase, a block
+                return await self.strangers.press(user, chat, action)
             return await self.pool.press(user, chat, action)
         if action.code == A.PUZZLE:
             if not place.private:  # a group's puzzle of the day
@@ -380,7 +396,7 @@ class GameService:
         views = await guarded(
             user, chat, self.play.move(user, chat, text, reply_to_game, quiet=not place.private)
         )
-        return await self.seats.answer(user, place, views)
+        return await self._answered(user, place, views)
 
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
         """The deadline rounds (:meth:`bot.service.deadlines.Deadlines.tick`): expired

@@ -439,6 +439,14 @@ class PoolOperations(Protocol):
         """Take the player out of the pool; their entry, or None if they were not in it."""
         ...
 
+    async def lock(self, bucket: Bucket) -> None:
+        """Hold the bucket's lock until the transaction ends (as pairing in it does)."""
+        ...
+
+    async def entry(self, user_id: int) -> PoolEntry | None:
+        """The player's entry, if they wait (read in the transaction)."""
+        ...
+
     async def put(self, entry: PoolEntry) -> None:
         """Store the entry, replacing the player's earlier one."""
         ...

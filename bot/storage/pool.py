@@ -93,10 +93,23 @@ class PoolTransaction:
         self._db = db
         self._lock = lock
 
+    async def lock(self, bucket: Bucket) -> None:
+        """Hold the bucket's lock until the transaction ends: whatever changes entries of
+        the bucket under it (a pairing, a held pairing answered) is done by one worker."""
+        variant, length, pace = bucket
+        await self._lock(f"tavla.pool:{variant}:{length}:{pace}")
+
+    async def entry(self, user_id: int) -> PoolEntry | None:
+        """The player's entry, if they wait (read in the transaction)."""
+        row = await self._db().fetchrow(
+            f"SELECT {_COLUMNS} FROM pool_entries WHERE user_id = ?", user_id
+        )
+        return None if row is None else entry_from_row(row)
+
     async def _bucket(self, bucket: Bucket, now: float) -> list[PoolEntry]:
         """The bucket's entries not yet expired, after taking the bucket's lock."""
         variant, length, pace = bucket
-        await self._lock(f"tavla.pool:{variant}:{length}:{pace}")
+        await self.lock(bucket)
         rows = await self._db().fetch(
             f"SELECT {_COLUMNS} FROM pool_entries WHERE variant = ? AND length = ? "
             "AND pace = ? AND expires > ? ORDER BY joined, user_id",
