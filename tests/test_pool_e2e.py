@@ -208,16 +208,24 @@ async def test_a_telegram_player_and_a_discord_player_play_a_whole_game(world) -
     assert "aysehandle" not in json.dumps(dc.channel_messages(dm), ensure_ascii=False)
 
 
-async def test_the_reminder_and_the_claim_each_reach_one_chat(world) -> None:
-    """A pool game's reminder is posted in the slow player's chat alone, in their language;
-    the claim, once their time is up, in the opponent's alone, in theirs."""
-    tg, dc, client, service, storage, rounds = world
+def strangers(world):
+    """Ali on Telegram (Turkish) and Veli in a Discord DM (English), on a clock that
+    stands still until the test moves it."""
+    tg, dc, _client, service, _storage, _rounds = world
     clock = Clock(time.time())
     service.clock = clock
     ali = tg.user(770011, "Ali", username="alihandle", language_code="tr")
     ali_chat = tg.private_chat(ali)
     veli = dc.user(550022, "Veli", locale="en-US")
     dm = dc.channel(DM, None, "dm")
+    return clock, ali, ali_chat, veli, dm
+
+
+async def test_the_reminder_and_the_claim_each_reach_one_chat(world) -> None:
+    """A pool game's reminder is posted in the slow player's chat alone, in their language;
+    the claim, once their time is up, in the opponent's alone, in theirs."""
+    tg, dc, client, service, storage, rounds = world
+    clock, ali, ali_chat, veli, dm = strangers(world)
     await tg.send_text(ali, ali_chat, "/play")
     await tg.wait_for(lambda: next((m for m in tg.messages(ali_chat) if tg_buttons(m)), None), 10)
     await dc.slash(client, veli, dm, "play")
@@ -259,12 +267,7 @@ async def test_a_player_playing_the_computer_is_asked_when_an_opponent_comes(wor
     comes on Discord, Ali is asked in a new message (in Turkish) and starts the pool game
     with "Start now": both boards appear, and no game started before he answered."""
     tg, dc, client, service, storage, rounds = world
-    clock = Clock(time.time())
-    service.clock = clock
-    ali = tg.user(770011, "Ali", username="alihandle", language_code="tr")
-    ali_chat = tg.private_chat(ali)
-    veli = dc.user(550022, "Veli", locale="en-US")
-    dm = dc.channel(DM, None, "dm")
+    clock, ali, ali_chat, veli, dm = strangers(world)
 
     def pool_press(arg: str) -> tuple[dict[str, Any], str] | None:
         for m in reversed(tg.messages(ali_chat)):
