@@ -253,29 +253,36 @@ async def post_action(base: str, signer, service, game_id: int, seat: int, body:
     return answer
 
 
+async def game_with_plays(service, signer, base: str, plays: int = 6):
+    """A match to 5 against the computer in which the person played their first legal moves
+    until ``plays`` plays are told: ``(game id, record, state)``."""
+    views = await service.command(ALI, GROUP, "bot", "tavla 5")
+    game_id = next(v.game_id for v in views if v.game_id is not None)
+    record = await service.storage.get_game(game_id)
+    await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
+    for _ in range(60):  # the person plays their first legal moves; the computer answers
+        state = game_state(await service.storage.get_game(game_id), 0, "en")
+        if len(state["plays"]) >= plays or state["over"]:
+            break
+        body: dict = {"version": state["version"]}
+        if state["moves"]:
+            body |= {"action": "move", "steps": next(iter(state["moves"].values()))[0]["steps"]}
+        else:
+            body["action"] = next(
+                b for b in ("confirm", "roll", "take", "accept_resign") if b in state["buttons"]
+            )
+        await post_action(base, signer, service, game_id, 0, body)
+    state = game_state(await service.storage.get_game(game_id), 0, "en")
+    assert len(state["plays"]) >= plays
+    return game_id, record, state
+
+
 async def test_a_phone_s_room_under_the_board_holds_the_contest_and_the_last_plays(tmp_path):
     """On a 390×844 phone the room between the board and the buttons is used: the contest
     (players, score, game, match length) and the last plays of both sides, the newest at the
     bottom, then what the game waits for; the board keeps the top and the buttons the bottom."""
     async with serving(tmp_path) as (_board, service, signer, base, _game_id):
-        views = await service.command(ALI, GROUP, "bot", "tavla 5")
-        game_id = next(v.game_id for v in views if v.game_id is not None)
-        record = await service.storage.get_game(game_id)
-        await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
-        for _ in range(60):  # the person plays their first legal moves; the computer answers
-            state = game_state(await service.storage.get_game(game_id), 0, "en")
-            if len(state["plays"]) >= 6 or state["over"]:
-                break
-            body: dict = {"version": state["version"]}
-            if state["moves"]:
-                body |= {"action": "move", "steps": next(iter(state["moves"].values()))[0]["steps"]}
-            else:
-                body["action"] = next(
-                    b for b in ("confirm", "roll", "take", "accept_resign") if b in state["buttons"]
-                )
-            await post_action(base, signer, service, game_id, 0, body)
-        state = game_state(await service.storage.get_game(game_id), 0, "en")
-        assert len(state["plays"]) >= 6
+        game_id, record, state = await game_with_plays(service, signer, base)
         assert "match to 5" in state["contest"]
         url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
         async with phone_page(url) as page:
@@ -300,6 +307,48 @@ async def test_a_phone_s_room_under_the_board_holds_the_contest_and_the_last_pla
             # Every line listed is on screen: none hidden under the buttons.
             last = await page.locator("#last .play").last.bounding_box()
             assert last["y"] + last["height"] <= hand["y"]
+
+
+async def cut_lines(page) -> list[str]:
+    """The plays shown under the board that are cut by the edge of their room."""
+    return await page.evaluate(
+        """() => {
+          const room = document.getElementById("last").getBoundingClientRect();
+          return [...document.querySelectorAll("#last .play")]
+            .filter((p) => p.offsetParent !== null)
+            .filter((p) => {
+              const r = p.getBoundingClientRect();
+              return r.top < room.top - 0.5 || r.bottom > room.bottom + 0.5;
+            })
+            .map((p) => p.textContent);
+        }"""
+    )
+
+
+async def test_the_resign_choice_leaves_no_half_line_and_no_second_resign(tmp_path):
+    """While the resignation levels take the buttons' place on a phone, the last plays that
+    no longer fit are left out whole (never a line cut in half under the score); the Resign
+    button is not shown again under "Play on"; the levels read as labels ("A gammon (mars)
+    …", capitalised). "Play on" brings the buttons, Resign and every play back."""
+    async with serving(tmp_path) as (_board, service, signer, base, _game_id):
+        game_id, record, state = await game_with_plays(service, signer, base, plays=8)
+        url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
+        async with phone_page(url) as page:
+            await wait_version(page, state["version"])
+            assert await cut_lines(page) == []
+            shown = await page.locator("#last .play:visible").count()
+            await page.locator("#resign").click()
+            await page.locator("[data-resign]").first.wait_for()
+            await shot(page, "resign-choice-plays.png")
+            assert await cut_lines(page) == []
+            assert await page.locator("#last .play:visible").count() >= 1  # the newest kept
+            assert await page.locator("#resign").is_hidden()
+            labels = await page.locator("[data-resign]").all_inner_texts()
+            assert all(label[:1].isupper() for label in labels), labels
+            await page.locator('[data-action="keep_playing"]').click()
+            assert await page.locator("#resign").is_visible()
+            assert await page.locator("#last .play:visible").count() == shown
+            assert await cut_lines(page) == []
 
 
 async def test_a_refused_action_says_why_and_a_lost_stream_does_not_hide_it(tmp_path):

@@ -128,14 +128,25 @@ def run_to(record: GameRecord, seat: int, source: int, dest: int) -> list[tuple[
     return [(a, b) for a, b in ways[0]["steps"]] if ways else pair
 
 
+def capitalised(text: str, lang: str) -> str:
+    """``text`` with a capital first letter, as a button's label starts ("A gammon (mars)",
+    Turkish "İ" for "i")."""
+    first = text[:1]
+    upper = "İ" if lang == "tr" and first == "i" else first.upper()
+    return upper + text[1:]
+
+
 def resign_levels(game: Game, opponent: str, lang: str) -> list[dict[str, str]]:
     """The page's choice of resignations: each level the game allows (core's
     :meth:`~core.game.Game.resign_levels`), its button and the question that confirms it."""
     return [
         {
             "kind": kind.value,
-            "label": translate(
-                t("{kind}: {points} point(s)", kind=KIND_NAMES[kind], points=points), lang
+            "label": capitalised(
+                translate(
+                    t("{kind}: {points} point(s)", kind=KIND_NAMES[kind], points=points), lang
+                ),
+                lang,
             ),
             "question": translate(
                 t(

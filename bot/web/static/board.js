@@ -125,7 +125,9 @@
     // top and the controls at the bottom.
     const info = html("section", { id: "info" }, app);
     html("p", { id: "contest" }, info);
-    html("div", { id: "last" }, info);
+    const last = html("div", { id: "last" }, info);
+    // Its room changes with the buttons under it (the resignation levels take more).
+    if (window.ResizeObserver) new ResizeObserver(fitLast).observe(last);
     html("p", { id: "caption" }, info);
     // What the player acts with comes last, toward the bottom, where a thumb reaches it.
     const hand = html("div", { id: "hand" }, app);
@@ -217,14 +219,31 @@
     last.textContent = "";
     const news = new Set(s.news || []);
     for (const line of s.plays || []) html("p", { class: news.has(line) ? "play news" : "play" }, last, line);
+    fitLast();
     // Over: the result is the message above the buttons; no need to say it twice.
     document.getElementById("caption").textContent = s.over ? "" : s.action_line || "";
     if (!page.busy && page.errorAt !== s.version) prompt();
   }
 
+  // The last plays that fit their room, the newest kept: an older one that does not fit
+  // whole is left out rather than shown cut in half under the score line.
+  function fitLast() {
+    const last = document.getElementById("last");
+    if (!last) return;
+    const lines = [...last.children];
+    for (const line of lines) line.hidden = false;
+    const top = last.getBoundingClientRect().top;
+    for (const line of lines.slice(0, -1)) {
+      if (line.getBoundingClientRect().top >= top - 0.5) break;
+      line.hidden = true;
+    }
+  }
+
   // The game's buttons for the player (the server's list: only what the rules allow now).
   function renderButtons() {
     const s = page.state;
+    // Resign under the game's buttons; not under the resignation levels, which replace them.
+    document.getElementById("resign").hidden = !s.can_resign;
     const controls = document.getElementById("controls");
     controls.textContent = "";
     delete controls.dataset.choosing;
@@ -398,6 +417,7 @@
     const controls = document.getElementById("controls");
     controls.textContent = "";
     controls.dataset.choosing = "1";
+    document.getElementById("resign").hidden = true;
     page.choosing = true;
     page.selected = null;
     draw();
