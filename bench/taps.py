@@ -18,9 +18,12 @@ Bot API calls per turn (answers to presses included). The last line holds every 
 turkish_… uzun_…``.
 
 ``--roll-by-itself`` plays with both players' ``/settings`` → *Roll by itself* on (no Roll
-press even when doubling is possible).
+press even when doubling is possible). ``--busy`` plays every press as in a chat that cannot
+keep up with Telegram's limits (the bot rolls for the players, a finished move needs no
+Confirm; bot/service/autoplay.py).
 
-Run: ``python bench/taps.py [--games 3] [--seed 1] [--variants tavla,uzun] [--roll-by-itself]``.
+Run: ``python bench/taps.py [--games 3] [--seed 1] [--variants tavla,uzun] [--roll-by-itself]
+[--busy]``.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from bot.service.presenter import game_buttons  # noqa: E402
 from bot.service.service import GameService, ServiceSettings  # noqa: E402
 from bot.storage.base import GameStatus, PlayerPrefs  # noqa: E402
 from bot.storage.sqlite import SqliteStorage  # noqa: E402
-from bot.telegram import run_telegram  # noqa: E402
+from bot.telegram import TelegramAdapter, run_telegram  # noqa: E402
 from core.dice import SeededDice  # noqa: E402
 from core.game import Game, Phase  # noqa: E402
 from core.match import Match  # noqa: E402
@@ -290,7 +293,12 @@ def main() -> None:
     parser.add_argument(
         "--roll-by-itself", action="store_true", help="both players roll by themselves"
     )
+    parser.add_argument(
+        "--busy", action="store_true", help="every chat is busy (behind Telegram's limits)"
+    )
     args = parser.parse_args()
+    if args.busy:
+        TelegramAdapter.busy = lambda self, chat_id: True  # type: ignore[method-assign]
     prefs = PlayerPrefs(auto_roll=args.roll_by_itself)
     started = time.perf_counter()
     fields: list[str] = []

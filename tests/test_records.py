@@ -31,6 +31,7 @@ def test_every_action_code_round_trips_through_a_button_id():
         A.RESIGN: "02",
         A.POOL: "s1",
         A.PUZZLE: "2",
+        A.OWN_ROLLS: "1",
     }
     for code in A.Code:
         data = A.encode(42, 7, code, args.get(code, ""))

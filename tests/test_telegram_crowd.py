@@ -13,14 +13,34 @@ import threading
 import pytest
 from telegram.ext import ApplicationBuilder
 
+from bot.i18n import LANGUAGES, translate
+from bot.service import actions as A
 from bot.service import boards
+from bot.service.play import OWN_ROLLS
 from bot.service.views import MessageRef, View
 from bot.telegram.api import _BotContext
-from bot.telegram.delivery import Delivery
+from bot.telegram.busy import SLOW_CHAT_AFTER
+from bot.telegram.delivery import SLOW_CHAT, Delivery
 from bot.telegram.limiter import SlidingWindowLimiter
+from core.game import Phase
+from core.match import Match
 from tests.drivers import press_order
-from tests.fakes.telegram import FakeBotAPI, FakeRequest, FakeTelegram, FloodLimits
-from tests.test_telegram import Bot, awaiting, board_message, buttons, find, open_game
+from tests.fakes.telegram import (
+    FLOOD_METHODS,
+    FakeBotAPI,
+    FakeRequest,
+    FakeTelegram,
+    FloodLimits,
+)
+from tests.test_telegram import (
+    Bot,
+    awaiting,
+    board_message,
+    buttons,
+    find,
+    game_record,
+    open_game,
+)
 from tests.test_telegram_flood import SCALE, scaled_rate_limiter, scaled_settings
 from tests.test_telegram_limiter import VirtualTime, settle
 from tests.test_telegram_outbox import TOKEN, _Service
@@ -124,4 +144,66 @@ async def test_a_board_edit_waiting_for_the_bots_turn_sends_the_newest_board_in_
     assert made.index("board 2") < made.index("notice 29")  # in the first board's turn
     assert fake.message(group, first.message_id)["text"] == "board 2"
     assert 2 in service.shown
+    assert fake.flood.refused == 0
+
+
+async def test_in_a_chat_behind_its_limit_a_turn_costs_one_board_showing_the_next_dice(tmp_path):
+    """The group's twenty messages of the minute are used up: the chat is busy. The player
+    to move plays their turn; the board that follows shows the other player's dice and asks
+    them to move (no Roll press, no Confirm: one edit a press), says the chat is busy, and
+    offers each player to roll themselves to keep the cube. The other's press of that button
+    is only answered: no message. Telegram never refuses a call."""
+    scale = 20.0  # a minute lasts three seconds
+    async with FakeBotAPI(flood=FloodLimits(scale=scale)) as fake:
+        limiter = scaled_rate_limiter(fake, scale)
+        bot = Bot(
+            fake, tmp_path / "busy.db", seed=11, settings=scaled_settings(), rate_limiter=limiter
+        )
+        await bot.start()
+        try:
+            ali, veli, group = await open_game(fake, bot, "3")
+            users = {"11": ali, "22": veli}
+            mover = await awaiting(bot, users)
+
+            async def sent_elsewhere() -> bool:
+                return True
+
+            while limiter.backlog(group.id) < SLOW_CHAT_AFTER:  # the minute's messages
+                await limiter.process_request(
+                    sent_elsewhere, (), {}, "sendMessage", {"chat_id": group.id}, None
+                )
+            counted = len([c for c in fake.calls if c.method in FLOOD_METHODS])
+            presses = 0
+            while await awaiting(bot, users) is mover:
+                board = board_message(fake, group)
+                data = next(find(board, c) for c in press_order() if find(board, c))
+                before = buttons(board)
+                query = await fake.press(mover, group, board["message_id"], data)
+                presses += 1
+                await fake.wait_for(lambda q=query: q in fake.callback_answers, 10)
+                await fake.wait_for(lambda b=before: buttons(board_message(fake, group)) != b, 10)
+            board = board_message(fake, group)
+            made = len([c for c in fake.calls if c.method in FLOOD_METHODS]) - counted
+            other = veli if mover is ali else ali  # to move next
+            keep = [d for d in buttons(board) if A.decode(d).code == A.OWN_ROLLS]
+            record = await game_record(bot)
+            game, shown = Match.from_dict(record.match).game, record.version
+            seat = game.awaiting  # the other's
+            mine = next(d for d in keep if A.decode(d).arg == str(seat))
+            query = await fake.press(other, group, board["message_id"], mine)
+            await fake.wait_for(lambda: query in fake.callback_answers, 10)
+            after = len([c for c in fake.calls if c.method in FLOOD_METHODS]) - counted
+            record = await game_record(bot)
+        finally:
+            await bot.stop()
+    assert made == presses  # one board a press, none for a roll or a confirmation
+    assert game.phase is Phase.MOVE  # the other's dice rolled, shown on the board
+    assert A.decode(buttons(board)[0]).version == shown  # the board is current
+    assert find(board, A.ROLL) is None
+    assert any(translate(SLOW_CHAT, lang) in board["caption"] for lang in LANGUAGES)
+    assert len(keep) == 2  # the cube is centred: either player may ask for it
+    told = {translate(OWN_ROLLS, lang) for lang in LANGUAGES}
+    assert fake.callback_answers[query]["text"] in told
+    assert after == made  # only answered
+    assert len(record.settings.own_rolls) == 1
     assert fake.flood.refused == 0

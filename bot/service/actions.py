@@ -44,6 +44,7 @@ class Code(StrEnum):
     PUZZLE = "z"  # z<candidate> under a puzzle (game id: the puzzle's), zn: the next one
     TUTOR_OK = "k"  # k<what>: the tutor asked, "Play it anyway" (steps, or d r t p, or none)
     TUTOR_BACK = "kb"  # the tutor asked, "Think again": the board as it was
+    OWN_ROLLS = "ro"  # ro<seat>: in a busy chat, that seat rolls itself (to double first)
 
 
 # The codes by their short names, as the service and the adapters write them (``A.ROLL``).
@@ -71,6 +72,7 @@ HINT = Code.HINT
 PUZZLE = Code.PUZZLE
 TUTOR_OK = Code.TUTOR_OK
 TUTOR_BACK = Code.TUTOR_BACK
+OWN_ROLLS = Code.OWN_ROLLS
 
 
 class Action(NamedTuple):
@@ -123,6 +125,8 @@ def decode(data: str) -> Action | None:
                 if not (len(arg) == 1 and (arg.isdigit() or arg == "n")):
                     return None
                 return Action(game_id, version, code, arg)
+            if code is OWN_ROLLS:
+                return Action(game_id, version, code, arg) if arg in ("0", "1") else None
             if code is RESIGN:
                 if len(arg) != 2 or arg[0] not in "01" or arg[1] not in "123":
                     return None

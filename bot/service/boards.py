@@ -20,6 +20,7 @@ from renderers.picture import PNG, PictureCache, picture_key, render_picture
 from renderers.view import BoardView
 
 from .advice import hints_allowed
+from .autoplay import BUSY
 from .keypad import DEFAULT_LIMITS
 from .lang import language
 from .presenter import (
@@ -27,6 +28,7 @@ from .presenter import (
     caption,
     finished_buttons,
     game_buttons,
+    own_roll_buttons,
     resign_buttons,
     resign_question,
     shown_seat,
@@ -135,6 +137,14 @@ class Boards:
                 hint=hints_allowed(record) and record.status is GameStatus.ACTIVE,
             )
         )
+        if BUSY.get() and record.status is GameStatus.ACTIVE and not game.over:
+            # The bot rolls for everyone in a busy chat: who wants the cube asks for it.
+            kept = record.settings.own_rolls or ()
+            humans = [s for s in (0, 1) if s != record.settings.computer and s not in kept]
+            buttons = [
+                *buttons,
+                *own_roll_buttons(record.id, record.version, game, ctx.names, humans),
+            ]
         if record.status is GameStatus.FINISHED:
             buttons = finished_buttons(record.id, record.version)
         elif ctx.question is not None:

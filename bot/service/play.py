@@ -30,6 +30,7 @@ from .words import RESIGN_LEVELS
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
 BOARD_JUST_CHANGED = t("The board has just changed: look again.")
 BOARD_OLD = t("That is an old board: your game goes on in the current one.")
+OWN_ROLLS = t("From now on you roll yourself in this game, so you may double first.")
 
 
 @dataclass(eq=False)
@@ -58,6 +59,8 @@ class Play:
         message: MessageRef | None = None,
     ) -> list[View]:
         """A button of a game's board (``record``, found in this chat by the façade)."""
+        if action.code == A.OWN_ROLLS:  # a wish for the whole game, from any board of it
+            return await self._own_rolls(user, chat, record, int(action.arg))
         # Saves the board does not show (a reminder, say) leave its buttons valid.
         current = _state_version(record) <= action.version
         elsewhere = (  # pressed on an older board message than the game's board
@@ -102,6 +105,25 @@ class Play:
         shown = picture_state(ctx.game) if record.shown_version >= record.version else None
         play(ctx, seat_of(record, user, ctx.game), action.arg)
         return await self.contests.commit(ctx, chat, user, shown=shown)
+
+    async def _own_rolls(self, user: User, chat: Chat, record: GameRecord, seat: int) -> list[View]:
+        """In a busy chat: ``seat`` rolls themselves from now on in this game, so that they
+        may double first. Only answered (a board edit would cost the busy chat a message):
+        the button goes at the board's next change."""
+        if record.status is not GameStatus.ACTIVE:
+            raise UserFacingError(t("This game is already over."))
+        if record.seats[seat] != user.id:
+            raise UserFacingError(t("That button is for the other player."))
+        kept = record.settings.own_rolls or ()
+        if seat not in kept:
+            async with self.storage.transaction() as tx:
+                fresh = await tx.get_game(record.stored_id)
+                if fresh is None:
+                    raise UserFacingError(t("I can't find that game."))
+                own = tuple(sorted({*(fresh.settings.own_rolls or ()), seat}))
+                fresh.settings = replace(fresh.settings, own_rolls=own)
+                await self.store.save_bookkeeping(tx, fresh)
+        return [notice(user, chat, OWN_ROLLS)]
 
     async def _repair_press(
         self, user: User, chat: Chat, record: GameRecord, pressed: MessageRef | None

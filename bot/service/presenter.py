@@ -5,6 +5,8 @@ Nothing here decides a rule: legal steps and cube rights come from core.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from bot.i18n import Text, t
 from core.dice import dice_name_tr
 from core.events import EventType
@@ -384,6 +386,23 @@ def finished_buttons(game_id: int, version: int) -> list[list[Button]]:
             Button(t("Rematch"), A.encode(game_id, version, A.REMATCH)),
             Button(t("🔍 Analyse"), A.encode(game_id, version, A.ANALYSE)),
         ]
+    ]
+
+
+def own_roll_buttons(
+    game_id: int, version: int, game: Game, names: Sequence[str], humans: Collection[int]
+) -> list[list[Button]]:
+    """In a busy chat, where the bot rolls for everyone: a button for each player who could
+    double before their next roll, to roll themselves in this game (and so keep the cube)."""
+    return [
+        [
+            Button(
+                t("🎲 {name}: let me double", name=names[seat]),
+                A.encode(game_id, version, A.OWN_ROLLS, seat),
+            )
+        ]
+        for seat in sorted(humans)
+        if game.cube_open_to(seat) and not (game.phase is Phase.ROLL and game.turn == seat)
     ]
 
 

@@ -37,6 +37,7 @@ from core.match import Match
 from . import actions as A
 from .advice import Advisor
 from .analysis import Analysis
+from .autoplay import BUSY
 from .background import Background
 from .boards import DRAW_LATER, Boards
 from .challenges import Challenges
@@ -300,21 +301,25 @@ class GameService:
         *,
         message: MessageRef | None = None,
         draw: bool = True,
+        busy: bool = False,
     ) -> list[View]:
         """A button press with its action id; ``message`` is the message pressed on, in the
         form the adapter binds boards (see :meth:`board_shown`). ``draw=False``: the boards'
         pictures are left to the caller, who draws them with :meth:`drawn` when it sends
-        them (``View.picture_due``), so that it can answer the press first.
+        them (``View.picture_due``), so that it can answer the press first. ``busy``: the
+        chat cannot keep up with its platform's limits; the turn costs it fewer messages
+        (see bot/service/autoplay.py).
 
         Presses that change nothing (refused, or on a board behind its game) are answered
         from a separate allowance, so they never slow a player down."""
         metrics.PRESSES.labels(_press_kind(self, data)).inc()
-        later = DRAW_LATER.set(not draw)
+        later, crowded = DRAW_LATER.set(not draw), BUSY.set(busy)
         try:
             with metrics.PRESS_SECONDS.time():
                 return await self._answer_press(actor, place, data, message)
         finally:
             DRAW_LATER.reset(later)
+            BUSY.reset(crowded)
 
     async def drawn(self, view: View) -> View:
         """``view`` with its picture drawn, if it was left due (see :meth:`press`)."""

@@ -13,7 +13,7 @@ from core.ai.cube import CubeState
 from core.ai.resign import accepts_resignation
 from core.game import Phase
 
-from .autoplay import play_automatic
+from .autoplay import BUSY, play_automatic
 from .presenter import result_line
 from .settings import ServiceSettings
 from .store import ActionContext, GameStore, alone
@@ -49,12 +49,13 @@ class Turns:
         computer = record.settings.computer
         humans = [seat for seat in (0, 1) if seat != computer]
         prefs = ctx.prefs or (PlayerPrefs(), PlayerPrefs())
+        busy, own_rolls = BUSY.get(), record.settings.own_rolls or ()
         while True:
             game = ctx.game
             self.computer_turns(ctx)
             # Rolls with no choice, and the players' "by itself" settings; each may hand
             # the turn to the computer again.
-            while play_automatic(game, ctx.dice, prefs, humans):
+            while play_automatic(game, ctx.dice, prefs, humans, busy=busy, own_rolls=own_rolls):
                 self.computer_turns(ctx)
             current = len(match.results)
             first = count if current == number else 0

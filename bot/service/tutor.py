@@ -21,7 +21,7 @@ from core.position import Position
 from . import actions as A
 from . import keypad
 from .advice import Advisor, hints_allowed
-from .autoplay import confirms_by_itself
+from .autoplay import BUSY, confirms_by_itself
 from .store import ActionContext, GameStore
 from .views import Button
 
@@ -156,7 +156,8 @@ class Tutor:
         keypad.make_steps(trial.game, seat, keypad.decode_steps(action.arg))
         tried = trial.game.current_turn
         humans = {s for s in (0, 1) if s != ctx.record.settings.computer}
-        if tried is None or not confirms_by_itself(trial.game, seat, prefs, humans):
+        busy = BUSY.get()
+        if tried is None or not confirms_by_itself(trial.game, seat, prefs, humans, busy=busy):
             return None  # not finished, or asked at Confirm
         return tried.position
 

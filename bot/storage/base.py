@@ -215,6 +215,9 @@ class ContestSettings:
     #: Since when the player to act may be claimed against (their time ran out).
     claimable_since: float | None = None
     abort_by: int | None = None  # the seat that asked to call the game off
+    #: Seats that roll themselves even while the chat is busy (bot.service.autoplay.BUSY),
+    #: so that they may double first.
+    own_rolls: tuple[int, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     _ALWAYS = ("length", "fast", "scope")
@@ -226,6 +229,8 @@ class ContestSettings:
         values: dict[str, Any] = {k: v for k, v in data.items() if k in known}
         if values.get("names") is not None:
             values["names"] = tuple(values["names"])
+        if values.get("own_rolls") is not None:
+            values["own_rolls"] = tuple(values["own_rolls"])
         if values.get("logged") is not None:
             number, count = values["logged"]
             values["logged"] = (number, count)

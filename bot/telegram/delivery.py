@@ -20,6 +20,7 @@ from bot.service.views import BOARD_HERE, MessageRef, View
 from bot.web.telegram import web_board_served, with_web_board
 
 from .api import _BotContext, _unreachable, with_retries
+from .busy import BUSY_FOR, SLOW_CHAT_AFTER, BusyChats
 from .convert import CAPTION_LIMIT, PLATFORM, _entities, _text, keyboard, message_ref
 from .edits import BoardEdits, edit_target
 from .limiter import URGENT, SlidingWindowLimiter
@@ -31,9 +32,6 @@ log = logging.getLogger(__name__)
 #: Telegram seconds a chat's new board would wait (its queue, Telegram's limits) from which
 #: the answer to a press says that the board lags behind.
 TELL_LAG_AFTER = 3.0
-#: Telegram seconds a board waited before it was sent from which the chat cannot keep up:
-#: its caption says so (and points to the web board where it is served).
-SLOW_CHAT_AFTER = 10.0
 BOARD_LAGS = t(
     "Done. The board in this chat is running behind Telegram's limits; it will catch up."
 )
@@ -59,8 +57,8 @@ class Delivery:
         self.photos = Photos()
         #: The board messages' edits, newest board wins.
         self.edits = BoardEdits(self.photos, self._drawn)
-        # Chats whose last board waited SLOW_CHAT_AFTER or longer (see _slow_caption).
-        self._slow: set[str] = set()
+        #: Chats that cannot keep up with Telegram's limits (see busy.py).
+        self.busy_chats = BusyChats()
 
     @property
     def limiter(self) -> SlidingWindowLimiter | None:
@@ -125,18 +123,23 @@ class Delivery:
 
         self.outbox.post(str(chat_id), job)
 
+    def busy(self, chat_id: int | str) -> bool:
+        """Whether the chat cannot keep up with Telegram's limits: its boards say so (see
+        _slow_caption), and its turns are played with fewer messages (the service's
+        ``busy``)."""
+        return chat_id in self.busy_chats or self.lag(chat_id) >= SLOW_CHAT_AFTER
+
     def _note_wait(self, chat_id: int | str, waited: float) -> None:
-        """Remember whether the chat's sends now wait so long that it cannot keep up."""
+        """Remember a chat whose sends now wait so long that it cannot keep up: busy until
+        a while after its backlog clears."""
         scale = self.limiter.scale if self.limiter is not None else 1.0
-        slow = max(waited * scale, self.lag(chat_id)) >= SLOW_CHAT_AFTER
-        if slow:
-            self._slow.add(str(chat_id))
-        else:
-            self._slow.discard(str(chat_id))
+        lag = self.lag(chat_id)
+        if max(waited * scale, lag) >= SLOW_CHAT_AFTER:
+            self.busy_chats.mark(str(chat_id), (lag + BUSY_FOR) / scale)
 
     def _slow_caption(self, view: View, chat_id: int | str) -> View:
         """A board for a chat that cannot keep up says so, and offers the web board."""
-        if str(chat_id) not in self._slow or not asks_to_move(view) or view.keyboard_only:
+        if chat_id not in self.busy_chats or not asks_to_move(view) or view.keyboard_only:
             return view
         line = SLOW_CHAT_WEB if web_board_served() else SLOW_CHAT
         return replace(view, lines=[*view.lines, "", line])

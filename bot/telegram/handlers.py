@@ -99,6 +99,7 @@ class TelegramAdapter(Delivery):
             query.data or "",
             message=reference(chat.id, query.message.message_id),
             draw=False,
+            busy=self.busy(chat.id),
         )
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
