@@ -249,10 +249,10 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
             # Every page ends on the result, in its reader's language (Ali reads Turkish).
             lang = await page.evaluate("document.documentElement.lang")
             expected = game_state(final, seat, lang)["result"]
-            assert await page.locator("#message").inner_text() == expected
+            assert await page.locator("#caption").inner_text() == expected
             # The players are offered a rematch and the analysis, as in the chat.
             assert await page.locator("#controls button").count() == (0 if seat is None else 2)
-        assert "wins" in await spectator.locator("#message").inner_text()
+        assert "wins" in await spectator.locator("#caption").inner_text()
         await browser.close()
     assert errors == []
 

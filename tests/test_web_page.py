@@ -209,7 +209,7 @@ async def test_the_end_shows_the_result_with_rematch_and_analyse(tmp_path):
                 lang = await page.evaluate("document.documentElement.lang")
                 result = game_state(final, 0, lang)["result"]
                 assert result
-                assert await page.locator("#message").inner_text() == result
+                assert await page.locator("#caption").inner_text() == result
                 actions = await page.locator("#controls button").evaluate_all(
                     "nodes => nodes.map(n => n.dataset.action)"
                 )
@@ -219,6 +219,9 @@ async def test_the_end_shows_the_result_with_rematch_and_analyse(tmp_path):
                 await page.locator('[data-action="analyse"]').click()
                 texts = page_texts(lang)
                 await page.locator(f'#message:text-is("{texts["analysis_sent"]}")').wait_for()
+                # The result stays on screen beside the notice.
+                assert await page.locator("#caption").inner_text() == result
+                await shot(page, "finished-analyse-sent.png")
                 await until(lambda: len(relayed) > before, "nothing went to the chat")
                 assert "nalys" in str(relayed[before].lines)  # "Analysing game #1…"
                 await page.locator('[data-action="rematch"]').click()

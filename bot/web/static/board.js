@@ -90,7 +90,7 @@
     else h.impactOccurred("light");
   }
 
-  function say(text, error, result) {
+  function say(text, error) {
     const line = document.getElementById("message");
     if (!line) return;
     // A refusal stays until the game changes or the player does something else: a state
@@ -98,7 +98,6 @@
     page.errorAt = error && page.state ? page.state.version : null;
     line.textContent = text || "";
     line.classList.toggle("error", Boolean(error));
-    line.classList.toggle("result", Boolean(result));
   }
 
   // -- the page's frame ------------------------------------------------------------------------
@@ -220,8 +219,11 @@
     const news = new Set(s.news || []);
     for (const line of s.plays || []) html("p", { class: news.has(line) ? "play news" : "play" }, last, line);
     fitLast();
-    // Over: the result is the message above the buttons; no need to say it twice.
-    document.getElementById("caption").textContent = s.over ? "" : s.action_line || "";
+    // Over: how it ended takes the place of what the game waits for, and stays there while
+    // the message above the buttons says what a press did ("The analysis is on its way").
+    const caption = document.getElementById("caption");
+    caption.textContent = s.over ? s.result || word("over") : s.action_line || "";
+    caption.classList.toggle("result", Boolean(s.over));
     if (!page.busy && page.errorAt !== s.version) prompt();
   }
 
@@ -263,7 +265,7 @@
   // What the page asks of its reader now.
   function prompt() {
     const s = page.state;
-    if (s.over) say(s.result || word("over"), false, Boolean(s.result));
+    if (s.over) say(""); // the result is the caption's
     else if (s.seat === null) say(word("spectator"));
     else if (s.my_turn && Object.keys(s.legal || {}).length) say(word("pick_checker"));
     else say(s.my_turn ? word("your_turn") : word("waiting"));
