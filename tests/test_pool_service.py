@@ -6,6 +6,7 @@ nothing identifying crosses over. No chat library: views are taken as the adapte
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -33,10 +34,14 @@ from tests.test_storage import Target, db_path, storage, target  # noqa: F401  (
 ALI = Actor("telegram", "tg1001", "Ali", "alihandle", "tr")
 VELI = Actor("discord", "dc2002", "Veli", "velihandle", "en")
 AYSE = Actor("telegram", "tg3003", "Ayşe", "aysehandle", "ru")
+CEM = Actor("telegram", "tg4004", "Cem", "cemhandle", "tr")
+DENIZ = Actor("discord", "dc5005", "Deniz", "denizhandle", "en")
 HOME = {
     "tg1001": Place("telegram", "tg1001", private=True),
     "dc2002": Place("discord", "dcdm9002", private=True),  # a DM channel
     "tg3003": Place("telegram", "tg3003", private=True),
+    "tg4004": Place("telegram", "tg4004", private=True),
+    "dc5005": Place("discord", "dcdm9005", private=True),
 }
 
 
@@ -46,6 +51,8 @@ class Inbox:
 
     views: list[View] = field(default_factory=list)
     board: View | None = None
+    #: When each view came (the test's clock).
+    at: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -54,6 +61,11 @@ class World:
     clock: Clock
     inbox: dict[str, Inbox]
     ids: itertools.count = field(default_factory=lambda: itertools.count(100))
+    #: Open: the count edits' pause passes at once; closed, it lasts until opened.
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.gate.set()
 
     async def take(self, actor: Actor, views: list[View]) -> None:
         """Views shown to ``actor``: as an adapter does, boards posted or edited are
@@ -62,6 +74,7 @@ class World:
         place = HOME[actor.user_id]
         for view in views:
             box.views.append(view)
+            box.at.append(self.clock.now)
             ref = view.message
             if ref is None or not view.edit:
                 ref = MessageRef(next(self.ids), chat_id=place.chat_id, channel_id=place.chat_id)
@@ -75,6 +88,12 @@ class World:
         views = await self.service.command(actor, HOME[actor.user_id], command, args)
         await self.take(actor, views)
         await self.delivered()
+        return views
+
+    async def run_quietly(self, actor: Actor, command: str, args: str = "") -> list[View]:
+        """A command answered, without waiting for what it set going in the background."""
+        views = await self.service.command(actor, HOME[actor.user_id], command, args)
+        await self.take(actor, views)
         return views
 
     async def press(self, actor: Actor, data: str) -> list[View]:
@@ -99,9 +118,16 @@ async def make_world(storage: Storage) -> World:
         render_images=False,
         repair_after=float("inf"),
     )
-    actors = {a.user_id: a for a in (ALI, VELI, AYSE)}
+    actors = {a.user_id: a for a in (ALI, VELI, AYSE, CEM, DENIZ)}
     inbox = {key: Inbox() for key in actors}
     w = World(service, clock, inbox)
+
+    async def sleep(seconds: float) -> None:
+        """The count edits' pause, on the test's clock (held while ``w.gate`` is closed)."""
+        await w.gate.wait()
+        clock.now += seconds
+
+    service.pool.counts.sleep = sleep
     by_chat = {(p.platform, p.chat_id): actors[key] for key, p in HOME.items()}
 
     def outlet(platform: str):
@@ -601,3 +627,39 @@ async def test_declining_or_no_answer_leaves_the_other_waiting(world: World) -> 
     veli = await w.service.storage.find_user("discord", "dc2002")
     assert await w.service.storage.pool.entry(veli.id) is not None
     assert "could not play now" in text(w.inbox["dc2002"].views[-1:])
+
+
+async def test_the_waiting_count_follows_each_arrival_and_departure(world: World) -> None:
+    """The waiting message's counts are edited as players come and go, not only by the
+    rounds; a crowd arriving at once is coalesced into at most one edit a second."""
+    w = world
+    waiting = await w.run(ALI, "play", "uzun 3")
+    assert "In the pool: 1" in text(waiting)
+    box = w.inbox["tg1001"]
+    message = None
+
+    def edits() -> list[tuple[float, str]]:
+        return [
+            (at, text([v]))
+            for at, v in zip(box.at, box.views, strict=True)
+            if v.edit and v.message == message
+        ]
+
+    await w.run(VELI, "play", "turkish")  # an arrival: Ali's message says so at once
+    first = [v for v in box.views if v.edit and "In the pool: 2" in text([v])]
+    assert first, text(box.views)
+    message = first[0].message
+    # A crowd within the second that follows: coalesced into one edit when it is over.
+    w.gate.clear()
+    for actor, wish in ((AYSE, "tavla 5"), (CEM, "tavla 7"), (DENIZ, "uzun 5")):
+        await w.run_quietly(actor, "play", wish)
+    w.gate.set()
+    await w.delivered()
+    crowd = edits()[1:]
+    assert len(crowd) == 1, crowd
+    assert "In the pool: 5" in crowd[-1][1]
+    times = [at for at, _ in edits()]
+    assert all(b - a >= 1.0 for a, b in itertools.pairwise(times)), times
+    # A departure: Veli cancels, and Ali's count goes down without waiting for a round.
+    await w.press(VELI, pool_button(w.inbox["dc2002"].views, "c"))
+    assert "In the pool: 4" in edits()[-1][1]

@@ -32,6 +32,7 @@ from .errors import UserFacingError
 from .lang import language, notice
 from .numbers import parse_number
 from .pool_asks import Asks
+from .pool_counts import OFFER_COMPUTER_AFTER, CountEdits
 from .pool_games import Opened, PoolGames
 from .pool_views import (
     AFTER,
@@ -52,18 +53,16 @@ from .views import MessageRef, Place, View
 
 log = logging.getLogger(__name__)
 
-#: Seconds of waiting before the computer is offered meanwhile.
-OFFER_COMPUTER_AFTER = 60.0
-
 
 @dataclass(eq=False)
 class Pool:
     """The pool (the storage, the pool's games, the questions to players busy with the
-    computer, the settings and the clock)."""
+    computer, the waiting messages' counts, the settings and the clock)."""
 
     storage: Storage
     pool_games: PoolGames
     asks: Asks
+    counts: CountEdits
     settings: ServiceSettings
     clock: Callable[[], float]
 
@@ -107,6 +106,8 @@ class Pool:
                 await tx.pool.put(entry)
             opened = hold = None
         metrics.POOL.labels("joined").inc()
+        if hold is None:  # one more waits, or the one waiting left with the newcomer
+            self.counts.changed()
         if hold is not None:
             return await self.asks.show_hold(hold, asker=user.id)
         if opened is None:
@@ -191,6 +192,7 @@ class Pool:
         if entry is None:
             return [notice(user, chat, t("You are not waiting in the pool."))]
         metrics.POOL.labels("cancelled").inc()
+        self.counts.changed()
         if "held" in entry.data:  # the one held for them waits on
             await self.asks.tick(
                 [e for e in [await self.storage.pool.entry(int(entry.data["held"]))] if e]
@@ -228,27 +230,15 @@ class Pool:
                 await self._pair_waiting(bucket, now)
         entries = await self.storage.pool.entries(now)
         views.extend(await self.asks.tick(entries))
-        counts = await self.storage.pool.counts(now)
+        edits, _more = await self.counts.edits(now, platforms)
+        views.extend(edits)
         for entry in await self.storage.pool.entries(now):
             if (
                 "held" in entry.data
                 or entry.data.get("offered")
+                or now - entry.seeker.joined < OFFER_COMPUTER_AFTER
                 or (platforms is not None and entry.platform not in platforms)
             ):
-                continue
-            if now - entry.seeker.joined < OFFER_COMPUTER_AFTER:
-                # The waiting message says how many wait, edited when that changes.
-                shown = seen(entry, counts)
-                if entry.message is None or entry.data.get("seen") == shown:
-                    continue
-                if await self.storage.pool.update(
-                    entry.user_id, entry.seeker.joined, entry.message, {**entry.data, "seen": shown}
-                ):
-                    user = await self.storage.get_user(entry.user_id)
-                    chat = await self.storage.get_chat(entry.platform, entry.chat_id)
-                    view = addressed(waiting_view(entry, counts, language(user, chat)), entry)
-                    view.edit = view.edit_only = True
-                    views.append(view)
                 continue
             if not await self.storage.pool.update(
                 entry.user_id, entry.seeker.joined, entry.message, {**entry.data, "offered": True}

@@ -24,15 +24,18 @@ from bot.i18n import Text, t
 from bot.storage.base import GameStatus, PoolEntry, Storage, Transaction, User
 
 from .lang import language
+from .pool_counts import CountEdits
 from .pool_games import Opened, PoolGames
 from .pool_views import (
     AFTER,
     DECLINE,
     NOW,
+    addressed,
     after_view,
     asked_view,
     left_view,
     question_view,
+    seen,
     waiting_view,
 )
 from .seats import Seats
@@ -82,11 +85,12 @@ class _Shown:
 @dataclass(eq=False)
 class Asks:
     """Held pairings of players busy with the computer (the storage, the pool's games, the
-    seats that deliver, the clock)."""
+    seats that deliver, the waiting messages' counts, the clock)."""
 
     storage: Storage
     games: PoolGames
     seats: Seats
+    counts: CountEdits
     clock: Callable[[], float]
     #: Players on this worker who answered "after this game" (their own presses are
     #: watched for the end of that game; other workers' rounds catch the rest).
@@ -200,6 +204,8 @@ class Asks:
             self.after_pending.add(user_id)
         else:
             self.after_pending.discard(user_id)
+        if opened is not None or any(s.kind == "left" for s in shown):
+            self.counts.changed()  # two players or one left the pool
         if opened is not None:
             return await self.games.announce(opened, asker=asker)
         users = await self.storage.get_users(
@@ -261,10 +267,14 @@ class Asks:
             elif item.kind == "left":
                 view = left_view(entry, lang, item.note)
             else:
-                view = waiting_view(entry, counts, lang, item.note)
-                view.chat = (entry.platform, entry.chat_id)
-                view.message = view.channel = entry.message
-                view.edit = entry.message is not None
+                view = addressed(waiting_view(entry, counts, lang, item.note), entry)
+                # What it says is recorded, so that the counts' edits keep the note.
+                await self.storage.pool.update(
+                    entry.user_id,
+                    entry.seeker.joined,
+                    entry.message,
+                    {**entry.data, "seen": seen(entry, counts)},
+                )
             if not view.edit:
                 view.posted = self._keeper(entry)
             if entry.user_id == asker:

@@ -57,6 +57,7 @@ from .people import People, guarded
 from .play import Play
 from .pool import COMPUTER, Pool
 from .pool_asks import Asks
+from .pool_counts import CountEdits
 from .pool_games import PoolGames
 from .prefs import Prefs
 from .privacy import Privacy, is_privacy_button
@@ -143,8 +144,9 @@ class GameService:
         self.seats = seats = Seats(storage, store, boards, settings, background, now)
         pool_games = PoolGames(storage, contests, seats, now)
         self.strangers = strangers = Strangers(storage, seats, now)
-        asks = Asks(storage, pool_games, seats, now)
-        self.pool = Pool(storage, pool_games, asks, settings, now)
+        counts = CountEdits(storage, background, now)
+        asks = Asks(storage, pool_games, seats, counts, now)
+        self.pool = Pool(storage, pool_games, asks, counts, settings, now)
         self.hints = Hints(storage, store, boards, self.advisor)
         self.puzzles = Puzzles(storage, boards, settings, now)
         self.daily = DailyPuzzles(storage, self.puzzles, now)
