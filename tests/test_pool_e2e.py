@@ -320,3 +320,51 @@ async def test_a_player_playing_the_computer_is_asked_when_an_opponent_comes(wor
     ]
     assert dc_boards
     assert (await storage.get_game(computer_game.id)).status is GameStatus.ACTIVE
+
+
+async def test_the_waiting_count_is_edited_as_players_come_and_go(world) -> None:
+    """Ali's waiting message on Telegram is edited when a player comes (at once) and goes,
+    and a crowd arriving within a second is one edit, not one each."""
+    tg, dc, client, service, _storage, _rounds = world
+    clock, ali, ali_chat, veli, dm = strangers(world)
+    gate = asyncio.Event()
+    gate.set()
+
+    async def sleep(seconds: float) -> None:  # the pause between edits, on the test's clock
+        await gate.wait()
+        clock.now += seconds
+
+    service.pool.counts.sleep = sleep
+    await tg.send_text(ali, ali_chat, "/play uzun 3")
+    waiting = await tg.wait_for(
+        lambda: next((m for m in tg.messages(ali_chat) if "Havuzda: 1" in m.get("text", "")), None),
+        10,
+    )
+
+    def edits() -> list[str]:
+        return [
+            call.params["text"]
+            for call in tg.calls_to("editMessageText", ok=True)
+            if int(call.params.get("message_id", 0)) == waiting["message_id"]
+            and int(call.params.get("chat_id", 0)) == ali_chat.id
+        ]
+
+    await dc.slash(client, veli, dm, "play", variant="turkish")
+    await tg.wait_for(lambda: (edits() and "Havuzda: 2" in edits()[-1]) or None, 10)
+    # Two Telegram newcomers within the second: one edit when it is over.
+    gate.clear()
+    for user_id, name, wish in ((880033, "Ayşe", "/play tavla 5"), (880044, "Cem", "/play 7")):
+        newcomer = tg.user(user_id, name, language_code="tr")
+        chat = tg.private_chat(newcomer)
+        await tg.send_text(newcomer, chat, wish)
+        await tg.wait_for(lambda chat=chat: tg.messages(chat) or None, 10)
+    gate.set()
+    await tg.wait_for(lambda: "Havuzda: 4" in edits()[-1] or None, 10)
+    await service.settle()
+    assert len(edits()) == 2, edits()
+    # Veli cancels in his DM: Ali's count goes down.
+    mine = next(m for m in reversed(dc.channel_messages(dm)) if dc_buttons(m))
+    cancel = next(d for d in dc_buttons(mine) if d.endswith(":plc"))
+    exchange = await dc.press(client, veli, mine, cancel)
+    assert exchange.acks == 1
+    await tg.wait_for(lambda: "Havuzda: 3" in edits()[-1] or None, 10)
