@@ -80,3 +80,35 @@ async def test_known_words_still_work(service):
     ):
         views = await service.command(ALI_TR, HOME, name, args)
         assert "anlaşılmadı" not in text_of(views, "tr"), (name, args)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "first", "second"),
+    [
+        ("bot", "uzun turkish", "uzun", "turkish"),
+        ("bot", "3 5", "3", "5"),
+        ("bot", "expert master", "expert", "master"),
+        ("play", "fast daily", "fast", "daily"),
+        ("top", "uzun tavla", "uzun", "tavla"),
+        ("tavla", "3 5", "3", "5"),
+        ("uzun", "5 7", "5", "7"),
+    ],
+)
+async def test_two_words_asking_for_different_things_are_refused(
+    service, name, args, first, second
+):
+    """``/bot uzun turkish`` or ``/bot 3 5`` cannot both be meant: the player is asked to
+    choose one, with the usage, in their language, and nothing starts (the last word won)."""
+    views = await service.command(ALI_TR, HOME, name, args)
+    assert views[0].notice, text_of(views)
+    assert views[0].lang == "tr"
+    text = text_of(views, "en")
+    assert f"Choose one: “{first}” or “{second}”." in text, text
+    assert "Birini seç" in text_of(views, "tr")
+    assert await games(service) == []
+
+
+async def test_two_spellings_of_one_thing_are_not_a_clash(service):
+    views = await service.command(ALI_TR, HOME, "bot", "uzun nardy 3 Expert")
+    record = await service.storage.get_game(board(views).game_id)
+    assert (record.variant, record.settings.length, record.settings.level) == ("uzun", 3, "expert")

@@ -21,7 +21,7 @@ from . import actions as A
 from . import group_lang
 from . import words as W
 from .boards import Boards
-from .commands import unknown_argument
+from .commands import clashing_arguments, unknown_argument
 from .contests import Contests
 from .errors import UserFacingError
 from .lang import language, notice
@@ -101,6 +101,9 @@ class Challenges:
         # A mention (Telegram's text mention of a user without a username) names the
         # opponent by itself; the words of its name in the text are not arguments.
         mentioned = {part.casefold() for m in mentions or [] for part in m.name.split()}
+        typed = " ".join(w for w in args.split() if w.casefold() not in mentioned)
+        if (pair := W.clash(typed)) is not None:
+            raise UserFacingError(clashing_arguments(name, *pair))
         for word in args.split():
             low = word.casefold()
             if low.isascii() and low.isdigit():

@@ -253,6 +253,19 @@ def unknown_argument(command: Command | str, word: str) -> Text:
     return t("I didn't understand “{word}”. {usage}", word=word, usage=spec.usage_line)
 
 
+def clashing_arguments(command: Command | str, first: str, second: str) -> Text:
+    """The answer to two words that choose one thing differently (``/bot uzun turkish``):
+    choose one, and the usage."""
+    spec = find_command(command) if isinstance(command, str) else command
+    assert spec is not None, command
+    return t(
+        "Choose one: “{first}” or “{second}”. {usage}",
+        first=first,
+        second=second,
+        usage=spec.usage_line,
+    )
+
+
 def help_lines() -> list[Text]:
     """The lines of ``/help`` after its heading: each command's line once, in order."""
     lines: list[Text] = []

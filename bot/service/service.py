@@ -35,6 +35,7 @@ from core.dice import SeededDice
 from core.match import Match
 
 from . import actions as A
+from . import words as W
 from .advice import Advisor
 from .analysis import Analysis
 from .autoplay import BUSY
@@ -43,7 +44,7 @@ from .boards import DRAW_LATER, Boards
 from .challenges import Challenges
 from .chat_settings import ChatSettings, is_chat_setting
 from .chats import Chats
-from .commands import find_command, unknown_argument
+from .commands import clashing_arguments, find_command, unknown_argument
 from .contests import Contests
 from .daily import DailyPuzzles
 from .deadlines import Deadlines
@@ -244,6 +245,8 @@ class GameService:
         word = spec.args.unknown(args) if spec is not None else None
         if spec is not None and word is not None:
             return [notice(user, chat, unknown_argument(spec, word))]
+        if spec is not None and not spec.args.free and (pair := W.clash(args)) is not None:
+            return [notice(user, chat, clashing_arguments(spec, *pair))]
         views = await guarded(
             user,
             chat,

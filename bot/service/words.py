@@ -54,3 +54,39 @@ def first_kind(text: str) -> str | None:
         if kind is not None:
             return kind
     return None
+
+
+def meaning(word: str) -> tuple[str, str] | None:
+    """What ``word`` chooses, as (what, which): ``("kind", "uzun")`` for ``nardy``,
+    ``("level", "expert")``, ``("length", "5")``, ``("pace", "daily")``, ``("resign",
+    "gammon")``; None for a word that chooses none of these (a name, a move)."""
+    low = word.casefold()
+    if (kind := kind_of(low)) is not None:
+        return "kind", kind
+    if low in LEVELS:
+        return "level", low
+    if low.isascii() and low.isdigit():
+        return "length", str(int(low))
+    if low in FAST:
+        return "pace", "fast"
+    if low in DAILY:
+        return "pace", "daily"
+    if low in RESIGN_LEVELS:
+        return "resign", RESIGN_LEVELS[low].value
+    return None
+
+
+def clash(text: str) -> tuple[str, str] | None:
+    """The first two words of ``text`` that choose the same thing differently (``uzun
+    turkish``, ``3 5``, ``expert master``), or None: a command must not quietly take the
+    last one. Two spellings of one choice (``uzun nardy``) are no clash."""
+    chosen: dict[str, tuple[str, str]] = {}
+    for word in text.split():
+        found = meaning(word)
+        if found is None:
+            continue
+        what, which = found
+        if what in chosen and chosen[what][1] != which:
+            return chosen[what][0], word
+        chosen.setdefault(what, (word, which))
+    return None
