@@ -368,3 +368,45 @@ async def test_the_waiting_count_is_edited_as_players_come_and_go(world) -> None
     exchange = await dc.press(client, veli, mine, cancel)
     assert exchange.acks == 1
     await tg.wait_for(lambda: "Havuzda: 3" in edits()[-1] or None, 10)
+
+
+async def test_games_has_a_button_a_game_that_posts_its_board(world) -> None:
+    """``/games`` on Telegram lists Ali's two daily games, each with a button; pressed, the
+    game's board is posted anew in his chat (his opponent's chat gets nothing)."""
+    tg, dc, client, service, storage, _rounds = world
+    _clock, ali, ali_chat, veli, dm = strangers(world)
+    ayse = tg.user(880033, "Ayşe", username="aysehandle", language_code="ru")
+    ayse_chat = tg.private_chat(ayse)
+
+    def photos(chat) -> list[dict[str, Any]]:
+        return [m for m in tg.messages(chat) if m.get("photo")]
+
+    await tg.send_text(ali, ali_chat, "/play daily")
+    await tg.wait_for(lambda: tg.messages(ali_chat) or None, 10)
+    await dc.slash(client, veli, dm, "play", pace="daily")
+    await tg.wait_for(lambda: photos(ali_chat) or None, 10)
+    await tg.send_text(ayse, ayse_chat, "/play uzun daily")
+    await tg.wait_for(lambda: tg.messages(ayse_chat) or None, 10)
+    await tg.send_text(ali, ali_chat, "/play uzun daily")
+    await tg.wait_for(lambda: len(photos(ali_chat)) == 2 or None, 10)
+    await service.settle()
+    ali_id = (await storage.find_user("telegram", "770011")).id
+    first = min(g.id for g in await storage.games_of_user(ali_id))
+    dc_before = len(dc.channel_messages(dm))
+
+    await tg.send_text(ali, ali_chat, "/games")
+    listing = await tg.wait_for(
+        lambda: next((m for m in tg.messages(ali_chat) if f"#{first}" in m.get("text", "")), None),
+        10,
+    )
+    opens = [d for d in tg_buttons(listing) if d.endswith(":plo")]
+    assert len(opens) == 2, tg_buttons(listing)
+    data = next(d for d in opens if d.startswith(f"{first}:"))
+    query = await tg.press(ali, ali_chat, listing["message_id"], data)
+    await tg.wait_for(lambda: query in tg.callback_answers, 10)
+    board = await tg.wait_for(lambda: len(photos(ali_chat)) == 3 or None, 10)
+    assert board
+    newest = photos(ali_chat)[-1]
+    assert any(d.startswith(f"{first}:") for d in tg_buttons(newest)), tg_buttons(newest)
+    await service.settle()
+    assert len(dc.channel_messages(dm)) == dc_before

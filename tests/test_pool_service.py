@@ -663,3 +663,40 @@ async def test_the_waiting_count_follows_each_arrival_and_departure(world: World
     # A departure: Veli cancels, and Ali's count goes down without waiting for a round.
     await w.press(VELI, pool_button(w.inbox["dc2002"].views, "c"))
     assert "In the pool: 4" in edits()[-1][1]
+
+
+async def test_games_lists_each_game_with_a_button_that_shows_its_board(world: World) -> None:
+    """``/games``: a button a game; pressed, that game's board from the player's own side,
+    in their language, posted anew in the chat where they play it (the opponent's board is
+    left alone). ``/board`` likewise posts the asker's board alone."""
+    w = world
+    await w.run(ALI, "play", "daily")
+    await w.run(VELI, "play", "daily")
+    first = w.inbox["dc2002"].board.game_id
+    side = w.inbox["dc2002"].board.board.viewer
+    await w.run(AYSE, "play", "uzun daily")
+    await w.run(VELI, "play", "uzun daily")
+    second = w.inbox["dc2002"].board.game_id
+    assert first != second
+    games = await w.run(VELI, "games")
+    opens = {
+        A.decode(b.action).game_id: b.action
+        for row in games[-1].buttons
+        for b in row
+        if A.decode(b.action).arg == "o"
+    }
+    assert set(opens) == {first, second}, text(games)
+    assert "/board" not in text(games)
+    before = {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, AYSE)}
+    shown = await w.press(VELI, opens[first])
+    boards = [v for v in shown if v.version is not None]
+    assert [b.game_id for b in boards] == [first]
+    assert boards[0].board.viewer == side
+    assert boards[0].lang == "en"
+    assert not boards[0].edit  # posted anew, at the bottom of the chat
+    assert {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, AYSE)} == before
+    await w.run(VELI, "board")
+    assert {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, AYSE)} == before
+    # Someone else's game is not opened.
+    refused = await w.press(ALI, opens[second])
+    assert "can't find that game" in text(refused)

@@ -37,7 +37,8 @@ class Code(StrEnum):
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
     ANALYSE = "an"  # under a finished game's board: its analysis
     # pl<c|b>: the pool's waiting message: Cancel, play the computer meanwhile; pl<n|a|d>:
-    # a player busy with the computer answers (start now, after this game, decline); pl s<n>:
+    # a player busy with the computer answers (start now, after this game, decline); plo: a
+    # game of /games opened (its id before the version); pl s<n>:
     # a fixed phrase to the opponent of the game (its id before the version); plk: block them
     POOL = "pl"
     HINT = "h"  # 💡 under a board where hints are allowed
@@ -133,7 +134,7 @@ def decode(data: str) -> Action | None:
                 return Action(game_id, version, code, arg)
             if code is POOL:
                 said = len(arg) == 2 and arg[0] == "s" and arg[1].isdigit()
-                known = arg in ("c", "b", "k", "n", "a", "d") or said
+                known = arg in ("c", "b", "k", "n", "a", "d", "o") or said
                 return Action(game_id, version, code, arg) if known else None
             if code not in (SELECT, MOVE, SETTING) and arg:
                 continue

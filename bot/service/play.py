@@ -238,7 +238,10 @@ class Play:
         if record is None:
             raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
         ctx = self.store.context(record)
-        return [await self.boards.board(ctx, chat, edit=False)]
+        board = await self.boards.board(ctx, chat, edit=False)
+        # In a game in two chats, the asker's board alone is posted anew.
+        board.for_seat = record.seats.index(user.id) if user.id in record.seats else None
+        return [board]
 
     async def resign(
         self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any

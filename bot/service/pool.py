@@ -28,6 +28,7 @@ from core.pool import new_seeker
 
 from . import actions as A
 from . import words as W
+from .boards import Boards
 from .errors import UserFacingError
 from .lang import language, notice
 from .numbers import parse_number
@@ -40,6 +41,7 @@ from .pool_views import (
     COMPUTER,
     DECLINE,
     NOW,
+    OPEN,
     addressed,
     left_view,
     offer_view,
@@ -49,7 +51,8 @@ from .pool_views import (
     wish,
 )
 from .settings import POOL_SCOPE, ServiceSettings
-from .views import MessageRef, Place, View
+from .store import GameStore
+from .views import Button, MessageRef, Place, View
 
 log = logging.getLogger(__name__)
 
@@ -57,12 +60,15 @@ log = logging.getLogger(__name__)
 @dataclass(eq=False)
 class Pool:
     """The pool (the storage, the pool's games, the questions to players busy with the
-    computer, the waiting messages' counts, the settings and the clock)."""
+    computer, the waiting messages' counts, the store and boards that show a game's board
+    from ``/games``, the settings and the clock)."""
 
     storage: Storage
     pool_games: PoolGames
     asks: Asks
     counts: CountEdits
+    store: GameStore
+    boards: Boards
     settings: ServiceSettings
     clock: Callable[[], float]
 
@@ -297,8 +303,35 @@ class Pool:
                     whose=t("your turn") if turn else t("their turn"),
                 )
             )
-        lines.append(t("/board in the chat where you play shows a game's board."))
-        return [View(lines, lang=language(user, chat))]
+        lines.append(t("A game's button shows its board."))
+        opens = [
+            Button(t("#{id}", id=record.stored_id), A.encode(record.stored_id, 0, A.POOL, OPEN))
+            for record in games
+        ]
+        rows = [opens[i : i + 4] for i in range(0, len(opens), 4)]
+        return [View(lines, lang=language(user, chat), buttons=rows)]
+
+    async def open_board(self, user: User, chat: Chat, place: Place, game_id: int) -> list[View]:
+        """A game's button under ``/games``: its board from the player's side, posted anew in
+        the chat where they play it (and a word here when that is another chat)."""
+        record = await self.storage.get_game(game_id)
+        if (
+            record is None
+            or record.status is not GameStatus.ACTIVE
+            or record.settings.scope != POOL_SCOPE
+            or user.id not in record.seats
+        ):
+            raise UserFacingError(t("I can't find that game."))
+        seat = record.seats.index(user.id)
+        board = await self.boards.board(self.store.context(record), chat, edit=False)
+        board.for_seat = seat  # the opponent's board stays as it is
+        views = [board]
+        if not any(
+            s.seat == seat and (s.platform, s.chat_id) == (place.platform, place.chat_id)
+            for s in await self.pool_games.seats.of(game_id)
+        ):
+            views.append(notice(user, chat, t("The board is in the chat where you play it.")))
+        return views
 
 
 __all__ = ["COMPUTER", "POOL_SCOPE", "Pool", "pace_of"]

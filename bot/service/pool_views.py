@@ -12,9 +12,11 @@ from .presenter import VARIANT_NAMES
 from .views import Button, View
 
 #: What the pool's buttons carry after the code: Cancel, Play the computer meanwhile; the
-#: answers of a player busy with the computer: start Now, After this game, Decline.
+#: answers of a player busy with the computer: start Now, After this game, Decline; a game
+#: of ``/games`` Opened (its id in the action's game id).
 CANCEL, COMPUTER = "c", "b"
 NOW, AFTER, DECLINE = "n", "a", "d"
+OPEN = "o"
 
 Counts = dict[Bucket, int]
 
@@ -178,6 +180,7 @@ __all__ = [
     "COMPUTER",
     "DECLINE",
     "NOW",
+    "OPEN",
     "addressed",
     "after_view",
     "asked_view",

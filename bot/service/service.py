@@ -60,6 +60,7 @@ from .pool import COMPUTER, Pool
 from .pool_asks import Asks
 from .pool_counts import CountEdits
 from .pool_games import PoolGames
+from .pool_views import OPEN
 from .prefs import Prefs
 from .privacy import Privacy, is_privacy_button
 from .puzzles import Puzzles
@@ -147,7 +148,7 @@ class GameService:
         self.strangers = strangers = Strangers(storage, seats, now)
         counts = CountEdits(storage, background, now)
         asks = Asks(storage, pool_games, seats, counts, now)
-        self.pool = Pool(storage, pool_games, asks, counts, settings, now)
+        self.pool = Pool(storage, pool_games, asks, counts, store, boards, settings, now)
         self.hints = Hints(storage, store, boards, self.advisor)
         self.puzzles = Puzzles(storage, boards, settings, now)
         self.daily = DailyPuzzles(storage, self.puzzles, now)
@@ -372,6 +373,8 @@ class GameService:
                 return await self.challenges.bot_game(user=user, chat=chat, place=place, args="")
             if action.arg == "k" or action.arg.startswith("s"):  # a phrase, a block
                 return await self.strangers.press(user, chat, action)
+            if action.arg == OPEN:  # a game under /games
+                return await self.pool.open_board(user, chat, place, action.game_id)
             return await self.pool.press(user, chat, action)
         if action.code == A.PUZZLE:
             if not place.private:  # a group's puzzle of the day
