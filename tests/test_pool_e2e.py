@@ -410,3 +410,60 @@ async def test_games_has_a_button_a_game_that_posts_its_board(world) -> None:
     assert any(d.startswith(f"{first}:") for d in tg_buttons(newest)), tg_buttons(newest)
     await service.settle()
     assert len(dc.channel_messages(dm)) == dc_before
+
+
+async def test_a_chat_left_behind_by_a_crash_has_its_board_redrawn(world) -> None:
+    """Ali presses on Telegram; the bot stops before Veli's Discord board is edited. The
+    rounds redraw Veli's board (his side, his language) and leave Ali's alone."""
+    tg, dc, client, service, storage, rounds = world
+    clock, ali, ali_chat, veli, dm = strangers(world)
+    await tg.send_text(ali, ali_chat, "/play")
+    await tg.wait_for(lambda: tg.messages(ali_chat) or None, 10)
+    await dc.slash(client, veli, dm, "play")
+
+    def tg_board() -> dict[str, Any] | None:
+        return next((m for m in reversed(tg.messages(ali_chat)) if m.get("photo")), None)
+
+    def dc_board() -> dict[str, Any] | None:
+        return next((m for m in reversed(dc.channel_messages(dm)) if m["attachments"]), None)
+
+    await tg.wait_for(tg_board, 10)
+    await service.settle()
+    ali_id = (await storage.find_user("telegram", "770011")).id
+    (record,) = await storage.games_of_user(ali_id)
+    assert Match.from_dict(record.match).game.awaiting == 0  # Ali's turn (seed 11)
+    stale = version_of(dc_buttons(dc_board()))
+    delivered = service.outlets["discord"]
+
+    async def lost(view) -> None:  # the bot stopped before Veli's edit went out
+        return None
+
+    service.outlets["discord"] = lost
+    confirmed: list[int] = []
+    board_shown = service.board_shown
+
+    async def confirm(game_id, version, message=None, **where) -> None:
+        await board_shown(game_id, version, message, **where)
+        confirmed.append(version)
+
+    service.board_shown = confirm
+    board = tg_board()
+    data = next(d for code in press_order() if (d := find_action(tg_buttons(board), code)))
+    query = await tg.press(ali, ali_chat, board["message_id"], data)
+    await tg.wait_for(lambda: query in tg.callback_answers, 10)
+    await service.settle()
+    service.outlets["discord"] = delivered
+    record = await storage.get_game(record.stored_id)
+    want = record.settings.state_version or record.version
+    assert version_of(dc_buttons(dc_board())) == stale < want
+    # Ali's board is edited and confirmed (the Telegram adapter sends edits in turn).
+    await tg.wait_for(lambda: confirmed and max(confirmed) >= want, 10)
+    tg_calls = len(tg.calls)
+
+    clock.now += service.settings.repair_after + 1
+    await rounds.round()
+    await service.settle()
+    board = dc_board()
+    assert version_of(dc_buttons(board)) >= want
+    assert "Ali to play" in board["content"] or "Veli" in board["content"]
+    assert [c.method for c in tg.calls[tg_calls:] if c.method.startswith(("edit", "send"))] == []

@@ -61,6 +61,8 @@ class World:
     clock: Clock
     inbox: dict[str, Inbox]
     ids: itertools.count = field(default_factory=lambda: itertools.count(100))
+    #: Chats whose messages are lost on the way (the bot stopped before sending them).
+    lost: set[tuple[str, str]] = field(default_factory=set)
     #: Open: the count edits' pause passes at once; closed, it lasts until opened.
     gate: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -134,6 +136,8 @@ async def make_world(storage: Storage) -> World:
         async def deliver(view: View) -> None:
             assert view.chat is not None
             assert view.chat[0] == platform
+            if view.chat in w.lost:
+                return  # the bot stopped before this chat's message went out
             await w.take(by_chat[view.chat], [view])
 
         return deliver
@@ -700,3 +704,40 @@ async def test_games_lists_each_game_with_a_button_that_shows_its_board(world: W
     # Someone else's game is not opened.
     refused = await w.press(ALI, opens[second])
     assert "can't find that game" in text(refused)
+
+
+async def test_a_seat_left_behind_by_a_crash_has_its_board_redrawn_alone(world: World) -> None:
+    """A press updates both chats; the bot stops before the other chat's board is edited.
+    The rounds redraw that chat's board, from its seat's side and in its language, and
+    leave the chat that saw the press alone."""
+    w = world
+    w.service.settings.repair_after = 90.0
+    await w.run(ALI, "play")
+    await w.run(VELI, "play")
+    game_id = w.inbox["tg1001"].board.game_id
+    record = await w.service.storage.get_game(game_id)
+    mover = {0: ALI, 1: VELI}[Match.from_dict(record.match).game.awaiting]
+    other = VELI if mover is ALI else ALI
+    place = HOME[other.user_id]
+    side = w.inbox[other.user_id].board.board.viewer
+    stale = w.inbox[other.user_id].board.version
+    w.lost.add((place.platform, place.chat_id))
+    board = w.inbox[mover.user_id].board
+    await w.press(mover, next(find(board, c) for c in PREFERENCE if find(board, c)))
+    w.lost.clear()
+    record = await w.service.storage.get_game(game_id)
+    assert w.inbox[other.user_id].board.version == stale < record.version
+    seen = {a.user_id: len(w.inbox[a.user_id].views) for a in (ALI, VELI)}
+    w.clock.now += 91
+    views = [v for v in await w.service.tick() if v.game_id == game_id]
+    assert [(v.chat, v.lang) for v in views] == [((place.platform, place.chat_id), other.lang)]
+    (repair,) = views
+    assert repair.board.viewer == side
+    assert repair.edit
+    chairs = await w.service.storage.pool.seat_chats(game_id)
+    assert repair.message == next(c.message for c in chairs if c.chat_id == place.chat_id)
+    await w.take(other, views)
+    assert len(w.inbox[mover.user_id].views) == seen[mover.user_id]
+    assert w.inbox[other.user_id].board.version >= (record.settings.state_version or 0)
+    w.clock.now += 91
+    assert [v for v in await w.service.tick() if v.game_id == game_id] == []

@@ -388,13 +388,13 @@ class DiscordAdapter:
             if view.message is None or view.message.message_id != pressed.id:
                 await self._bind(view, pressed, exchange.place.chat_id, force=True)
             elif view.version is not None:
-                await self.service.board_shown(view.game_id, view.version)
+                await self.service.board_shown(view.game_id, view.version, shown_in=view.message)
             return True
         if view.keyboard_only:
             return True  # only ever made for the board that was pressed
         if await self._edit_bound(view, **changes):
             if view.version is not None:
-                await self.service.board_shown(view.game_id, view.version)
+                await self.service.board_shown(view.game_id, view.version, shown_in=view.message)
             return True
         if view.caption_only:
             # The board to change is gone: post it anew, picture and all.
@@ -527,7 +527,7 @@ class DiscordAdapter:
             View(view.lines, message=target), content=content, attachments=files, view=ui
         ):
             if view.game_id is not None and view.version is not None:
-                await self.service.board_shown(view.game_id, view.version)
+                await self.service.board_shown(view.game_id, view.version, shown_in=target)
             return
         if view.edit_only:
             return  # an old message that is gone: nothing to post in its place

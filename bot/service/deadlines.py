@@ -75,7 +75,9 @@ class Deadlines:
             if platforms is not None and record.platform not in platforms:
                 continue
             chat = await self.storage.get_chat(record.platform, record.chat_id)
-            views.extend(await self.boards.boards_of(chat, [record]))
+            for view in await self.boards.boards_of(chat, [record]):
+                view.repair = True  # a game in two chats: only the seats left behind
+                views.append(view)
         return views
 
     async def _tick_game(self, record: GameRecord, now: float) -> list[View]:

@@ -81,18 +81,27 @@ class Seats:
             for s in await self.of(game_id)
         )
 
-    async def board_shown(self, game_id: int, version: int, message: MessageRef | None) -> bool:
-        """Record a board shown of a game in two chats (the seat told by the message's
-        chat); False for a game in one chat, which the caller records as usual."""
+    async def board_shown(
+        self,
+        game_id: int,
+        version: int,
+        message: MessageRef | None,
+        shown_in: MessageRef | None = None,
+    ) -> bool:
+        """Record a board shown of a game in two chats: the seat told by the message it was
+        posted in (``message``) or edited in (``shown_in``); every seat when neither says.
+        False for a game in one chat, which the caller records as usual."""
         seats = await self.of(game_id)
         if not seats:
             return False
-        if message is not None:
-            seat = _seat_of_message(seats, message)
-            if seat is not None:
-                await self.storage.pool.seat_board_shown(game_id, seat.seat, version, message)
-        # The game's own mark keeps the deadline rounds from redrawing it for nothing.
-        await self.storage.mark_board_shown(game_id, version)
+        where = message or shown_in
+        seat = _seat_of_message(seats, where) if where is not None else None
+        low = await self.storage.pool.seat_board_shown(
+            game_id, seat.seat if seat is not None else None, version, message
+        )
+        # The game counts as shown when every seat's board is: the deadline rounds redraw
+        # the boards of a seat left behind (a crash between the two chats' edits).
+        await self.storage.mark_board_shown(game_id, low)
         return True
 
     async def split(self, views: list[View]) -> dict[int, list[View]] | None:
@@ -229,9 +238,20 @@ class Seats:
             return views
         pool_ids = {s.game_id for copies in split.values() for s in copies if s.game_id}
         kept = [v for v in views if v.seat_copy or v.game_id not in pool_ids]
-        for copies in split.values():
-            kept.extend(copies)
+        for seat, copies in split.items():
+            for copy in copies:
+                if copy.repair and await self._shows(copy, seat):
+                    continue  # this seat's board is up to date: only the other is redrawn
+                kept.append(copy)
         return kept
+
+    async def _shows(self, copy: View, seat: int) -> bool:
+        """Whether the seat's board shows the version of ``copy`` already."""
+        chairs = await self.of(copy.game_id or 0)
+        return any(
+            c.seat == seat and copy.version is not None and c.shown_version >= copy.version
+            for c in chairs
+        )
 
     async def _turn_notice(self, seat: int, copies: list[View]) -> list[View]:
         """A message telling the seat it is their turn in a daily game (a board edit

@@ -468,11 +468,18 @@ class GameService:
         await self.storage.set_game_message(game_id, message)
 
     async def board_shown(
-        self, game_id: int, version: int, message: MessageRef | None = None
+        self,
+        game_id: int,
+        version: int,
+        message: MessageRef | None = None,
+        *,
+        shown_in: MessageRef | None = None,
     ) -> None:
         """The adapter showed the board of ``version`` (a view's ``version``), in ``message``
-        when it was posted anew. Boards never confirmed are redrawn by :meth:`tick`."""
-        if await self.seats.board_shown(game_id, version, message):
+        when it was posted anew; ``shown_in``: the message it edited, when the adapter knows
+        it (a game played in two chats tells each chat's board by it). Boards never
+        confirmed are redrawn by :meth:`tick`."""
+        if await self.seats.board_shown(game_id, version, message, shown_in):
             return  # a game in two chats: each seat's board is its own
         await self.storage.mark_board_shown(game_id, version, message)
 

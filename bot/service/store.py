@@ -169,11 +169,16 @@ class GameStore:
         moved): the board's buttons stay valid (``state_version``), and a board that was up
         to date stays so rather than counting as lagging."""
         shown = record.shown_version >= record.version
+        before = record.version
         if record.settings.state_version is None:
             record.settings = replace(record.settings, state_version=record.version)
         saved = await tx.save_game(record, record.version)
-        if shown:
-            assert saved.id is not None
+        assert saved.id is not None
+        # A game in two chats: each seat's board that was up to date stays so.
+        seats = await self.storage.pool.bookkeeping_shown(saved.id, before, saved.version)
+        if seats is not None:
+            await self.storage.mark_board_shown(saved.id, seats)
+        elif shown:
             await self.storage.mark_board_shown(saved.id, saved.version)
         return saved
 

@@ -504,9 +504,19 @@ class PoolRecords(Protocol):
         ...
 
     async def seat_board_shown(
-        self, game_id: int, seat: int, version: int, message: MessageRef | None = None
-    ) -> None:
-        """The seat's board now shows ``version`` (never lowered), in ``message`` if given."""
+        self,
+        game_id: int,
+        seat: int | None,
+        version: int,
+        message: MessageRef | None = None,
+    ) -> int:
+        """The seat's board (every seat's: None) now shows ``version`` (never lowered), in
+        ``message`` if given; the version every seat shows at least."""
+        ...
+
+    async def bookkeeping_shown(self, game_id: int, before: int, after: int) -> int | None:
+        """A change no board shows moved the game from ``before`` to ``after``: the seats
+        up to date stay so; the version every seat shows at least (None: one chat)."""
         ...
 
 

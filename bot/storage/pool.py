@@ -364,20 +364,57 @@ class PoolStorage:
         return changed == 1
 
     async def seat_board_shown(
-        self, game_id: int, seat: int, version: int, message: MessageRef | None = None
-    ) -> None:
-        """The seat's board now shows ``version`` (never lowered), in ``message`` if given."""
+        self,
+        game_id: int,
+        seat: int | None,
+        version: int,
+        message: MessageRef | None = None,
+    ) -> int:
+        """The seat's board now shows ``version`` (never lowered), in ``message`` if given;
+        every seat's when ``seat`` is None (where it was shown is not known). The version
+        every seat shows at least (what the game counts as shown)."""
+        async with self._writing() as db:
+            if seat is None:
+                await db.execute(
+                    "UPDATE seat_chats SET shown_version = ? WHERE game_id = ? "
+                    "AND shown_version < ?",
+                    version,
+                    game_id,
+                    version,
+                )
+            else:
+                await db.execute(
+                    "UPDATE seat_chats SET message = COALESCE(?, message), shown_version = "
+                    "CASE WHEN shown_version < ? THEN ? ELSE shown_version END "
+                    "WHERE game_id = ? AND seat = ?",
+                    stored_message(message),
+                    version,
+                    version,
+                    game_id,
+                    seat,
+                )
+            return int(
+                await db.fetchval(
+                    "SELECT MIN(shown_version) FROM seat_chats WHERE game_id = ?", game_id
+                )
+                or 0
+            )
+
+    async def bookkeeping_shown(self, game_id: int, before: int, after: int) -> int | None:
+        """A change no board shows took the game from version ``before`` to ``after``: the
+        seats whose board was up to date stay so. The version every seat shows at least;
+        None for a game in one chat."""
         async with self._writing() as db:
             await db.execute(
-                "UPDATE seat_chats SET message = COALESCE(?, message), shown_version = "
-                "CASE WHEN shown_version < ? THEN ? ELSE shown_version END "
-                "WHERE game_id = ? AND seat = ?",
-                stored_message(message),
-                version,
-                version,
+                "UPDATE seat_chats SET shown_version = ? WHERE game_id = ? AND shown_version >= ?",
+                after,
                 game_id,
-                seat,
+                before,
             )
+            low = await db.fetchval(
+                "SELECT MIN(shown_version) FROM seat_chats WHERE game_id = ?", game_id
+            )
+        return None if low is None else int(low)
 
 
 async def _game_over(db: Db, user_id: int, left: bool, now: float) -> int:

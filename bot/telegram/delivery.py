@@ -275,7 +275,9 @@ class Delivery:
         if shown.game_id is None or shown.version is None or shown.keyboard_only:
             return
         moved = shown.message is None or not target.same_message(shown.message)
-        await self.service.board_shown(shown.game_id, shown.version, target if moved else None)
+        await self.service.board_shown(
+            shown.game_id, shown.version, target if moved else None, shown_in=target
+        )
 
     async def _point(self, bot: Any, view: View, chat_id: int | str) -> bool:
         """Point to the current board with a reply to it; False when it is gone."""
