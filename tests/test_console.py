@@ -298,3 +298,45 @@ async def test_a_number_after_messages_without_buttons_says_whose_buttons_it_pre
         assert "The numbers are the buttons" not in out.getvalue()[printed + len(said) :]
     finally:
         await storage.close()
+
+
+async def test_the_consoles_own_words_follow_lang(tmp_path):
+    """After /lang tr (or ru) the console's own prompts are in that language too, not only
+    the service's answers: a wrong number, whose buttons a number
+    presses, where a picture went, and the greeting of the next start."""
+    for lang, wrong, whose, again, saved, hello in (
+        (
+            "tr",
+            "1 ile {n} arasında seç.",
+            "Numaralar yukarıdaki {id} numaralı oyunun tahtasının düğmeleri:",
+            "Basmak için numarayı yeniden yaz.",
+            "(resim: ",
+            "Tavla — konsol.",
+        ),
+        (
+            "ru",
+            "Выберите от 1 до {n}.",
+            "Номера — это кнопки доски партии {id} выше:",
+            "Наберите номер ещё раз, чтобы нажать кнопку.",
+            "(картинка: ",
+            "Tavla — консоль.",
+        ),
+    ):
+        storage, _, console, out = await make(tmp_path / lang, images=True)
+        try:
+            await console.handle(f"/lang {lang}")
+            await console.handle("/bot")
+            game = console.game_id
+            await console.handle("99")
+            assert out.getvalue().rstrip().endswith(wrong.format(n=len(console.buttons)))
+            await console.handle("/dice")
+            await console.handle("1")
+            assert whose.format(id=game) in out.getvalue()
+            assert again in out.getvalue()
+            assert saved in out.getvalue()
+            for english in ("Choose 1", "The numbers are", "Type the number", "(picture:"):
+                assert english not in out.getvalue()
+            await console.run(lambda: "/quit\n")
+            assert hello in out.getvalue()
+        finally:
+            await storage.close()

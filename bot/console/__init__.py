@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
-from bot.i18n import translate, translate_lines
+from bot.i18n import Text, t, translate, translate_lines
 from bot.service.commands import find_command
 from bot.service.numbers import parse_number
 from bot.service.runner import DeadlineRunner
@@ -58,7 +58,8 @@ class ConsoleAdapter:
         #: Whether the numbered buttons are on the newest message printed; when not, a
         #: number first says which message's buttons the numbers press.
         self._fresh = True
-        self._owner = "the message above"
+        #: The game whose board holds the numbered buttons (None: another message).
+        self._owner: int | None = None
         self._buttons_lang = lang
         self.game_id: int | None = None
         self._posted: set[asyncio.Future[None]] = set()
@@ -81,6 +82,14 @@ class ConsoleAdapter:
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
+    def tell(self, text: Text, lang: str) -> None:
+        """Print one of the console's own messages in the player's language."""
+        self.say(translate(text, lang))
+
+    async def language(self, actor: Actor | None = None) -> str:
+        """The language the player at the keyboard chose with ``/lang``."""
+        return await self.service.language_of(actor or PLAYERS[0], PLACE)
+
     async def actor(self) -> Actor:
         """The local player the current game waits for, else the first one. Hot-seat games
         have the first player in both seats; those started by earlier versions had the
@@ -101,14 +110,22 @@ class ConsoleAdapter:
         if line.isdigit() and self.buttons:
             number = parse_number(line, 1, len(self.buttons))
             if number is None:
-                self.say(f"Choose 1 to {len(self.buttons)}.")
+                self.tell(t("Choose 1 to {n}.", n=len(self.buttons)), await self.language(actor))
                 return
             if not self._fresh:
                 # Messages without buttons came since: say whose buttons the numbers press
                 # rather than press one the player may have forgotten (an old Rematch).
-                self.say(f"The numbers are the buttons of {self._owner}:")
+                lang = await self.language(actor)
+                if self._owner is not None:
+                    owner = t(
+                        "The numbers are the buttons of the board of game {id} above:",
+                        id=self._owner,
+                    )
+                else:
+                    owner = t("The numbers are the buttons of the message above:")
+                self.tell(owner, lang)
                 self._list_buttons()
-                self.say("Type the number again to press it.")
+                self.tell(t("Type the number again to press it."), lang)
                 self._fresh = True
                 return
             views = await self.service.press(actor, PLACE, self.buttons[number - 1].action)
@@ -127,14 +144,18 @@ class ConsoleAdapter:
         else:
             views = await self.service.text(actor, PLACE, line, reply_to_game=self.game_id)
             if not views:
-                self.say("Nothing to do with that. Type /help.")
+                self.tell(t("Nothing to do with that. Type /help."), await self.language(actor))
         await self.show(views)
         if line.startswith("/") and not any(view.buttons for view in views):
             self._fresh = False  # a command answered without buttons: they are further up
         if self.web_links and self.game_id is not None and self.game_id != self._linked:
             self._linked = self.game_id
+            lang = await self.language(actor)
             for name, url in await self.web_links(self.game_id):
-                self.say(f"Web board{' for ' + name if name else ' to watch'}: {url}")
+                if name:
+                    self.tell(t("Web board for {name}: {url}", name=name, url=url), lang)
+                else:
+                    self.tell(t("Web board to watch: {url}", url=url), lang)
 
     async def _other_agrees(self, actor: Actor) -> list[View]:
         """A hot-seat game started by an earlier version has the two local players in its
@@ -169,20 +190,18 @@ class ConsoleAdapter:
                 self.say(view.text_board)
             self.say(translate_lines(view.lines, lang))
             if view.image and view.game_id is not None:
-                self._write(f"game-{view.game_id}.png", view.image, "picture")
+                self._write(f"game-{view.game_id}.png", view.image, lang)
             elif view.image:  # an analysis card, a rating chart, standings: each its own file
-                self._write(view.image_name, view.image, "picture")
+                self._write(view.image_name, view.image, lang)
             if view.document:
-                self._write(*view.document, "file")
+                self._write(*view.document, lang, picture=False)
             if view.game_id is not None and not view.notice:
                 self.game_id = view.game_id
             if view.buttons:
                 self.buttons = [b for row in view.buttons for b in row]
                 self._buttons_lang = lang
                 self._owner = (
-                    f"the board of game {view.game_id} above"
-                    if view.game_id is not None and view.shows_board
-                    else "the message above"
+                    view.game_id if view.game_id is not None and view.shows_board else None
                 )
                 self._list_buttons()
             if view.posted is not None:
@@ -204,7 +223,7 @@ class ConsoleAdapter:
     async def _show_one(self, view: View) -> None:
         await self.show([view])
 
-    def _write(self, name: str, data: bytes, what: str) -> None:
+    def _write(self, name: str, data: bytes, lang: str, *, picture: bool = True) -> None:
         """Save a picture or file; a full or read-only disk must not stop the game."""
         path = self.board_dir / name
         try:
@@ -212,14 +231,28 @@ class ConsoleAdapter:
             path.write_bytes(data)
         except OSError as exc:
             log.warning("could not write %s: %s", path, exc)
-            self.say(f"(could not save the {what} to {path}: {exc.strerror or exc})")
+            error = exc.strerror or str(exc)
+            if picture:
+                failed = t(
+                    "(could not save the picture to {path}: {error})", path=path, error=error
+                )
+            else:
+                failed = t("(could not save the file to {path}: {error})", path=path, error=error)
+            self.tell(failed, lang)
             return
-        self.say(f"({what}: {path})")
+        self.tell(
+            t("(picture: {path})", path=path) if picture else t("(file: {path})", path=path), lang
+        )
 
     async def run(self, read_line: Callable[[], str] | None = None) -> None:
         """The loop: read a line, answer, until end of input or /quit."""
-        self.say("Tavla — console. /bot plays the computer, /tavla or /uzun plays both sides.")
-        self.say("Type a number to press a button, a move such as 13/8 6/5, /help, or /quit.")
+        lang = await self.language()
+        self.tell(
+            t("Tavla — console. /bot plays the computer, /tavla or /uzun plays both sides."), lang
+        )
+        self.tell(
+            t("Type a number to press a button, a move such as 13/8 6/5, /help, or /quit."), lang
+        )
         reader = read_line or (lambda: sys.stdin.readline())
         while True:
             line = await asyncio.to_thread(reader)
@@ -230,4 +263,14 @@ class ConsoleAdapter:
                 await self.deadlines.round()
             except Exception:  # the console must never die on one bad line
                 log.exception("console: line %r failed", line)
-                self.say("Something went wrong with that; the game is safe. Try again.")
+                self.tell(
+                    t("Sorry, something went wrong. Your game is safe; please try again."),
+                    await self._safe_language(),
+                )
+
+    async def _safe_language(self) -> str:
+        """The player's language, or the console's when even that cannot be read."""
+        try:
+            return await self.language()
+        except Exception:
+            return self.lang

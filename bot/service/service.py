@@ -51,7 +51,7 @@ from .deadlines import Deadlines
 from .errors import UserFacingError
 from .hints import Hints
 from .info import Info
-from .lang import notice
+from .lang import language, notice
 from .limits import RateLimiter, clean_name
 from .mining import Mining
 from .people import People, guarded
@@ -514,6 +514,13 @@ class GameService:
     async def user_record(self, user_id: int) -> User | None:
         """A stored user by the service's id (the web board's personal links carry it)."""
         return await self.storage.get_user(user_id)
+
+    async def language_of(self, actor: Actor, place: Place) -> str:
+        """The language ``actor`` reads in ``place`` (what ``/lang`` set, else their
+        platform's): for an adapter's own words, such as the console's prompts."""
+        user = await self.people.user(actor)
+        chat = await self.people.chat(place, user)
+        return language(user, chat, private=place.private)
 
     async def seated(self, record: GameRecord) -> list[tuple[int, User]]:
         """Each seat of ``record`` with the person on it, seat by seat (empty seats left
