@@ -123,3 +123,13 @@ def test_a_finished_board_keeps_the_person_s_side_against_the_computer() -> None
     game.accept_resign(1)
     assert presenter.shown_seat(game, computer=1) == 0
     assert presenter.shown_seat(game) == 1
+
+
+def test_the_computers_double_is_shown_from_the_persons_side() -> None:
+    """T-8: against the computer, the board the person answers a double on is drawn from
+    their own side (it is the computer's turn, but the person decides)."""
+    game = Game.new(variant_by_name("tavla"), FixedDice([]), opening="winner_rolls", starter=1)
+    game.double(1)
+    assert (game.awaiting, game.phase) == (0, Phase.DOUBLED)
+    assert presenter.shown_seat(game, computer=1) == 0
+    assert presenter.shown_seat(game) == 1  # two people: the doubler's turn, as before

@@ -10,6 +10,7 @@ import pytest
 
 from bot.service import actions as A
 from bot.service.settings import ServiceSettings
+from bot.storage.base import GameStatus
 from tests.test_telegram import Bot, buttons, fake, find, press
 
 __all__ = ["fake"]  # the fixture, imported for the tests below
@@ -195,3 +196,55 @@ async def test_a_groups_puzzle_of_the_day_in_telegram(fake, bot) -> None:
         assert said is not None
         assert "Found by Ali (1 of 1)" in said["text"]
         assert "1. Ali — 1" in said["text"]
+
+
+async def test_a_whole_guided_first_game_in_telegram(fake, bot) -> None:
+    """/learn in a private chat through python-telegram-bot: the welcome before the board, a
+    note before the board at the first move, the board's buttons pressed to the end (the
+    tutor answered "Play it anyway"), every note in the player's Turkish, and the last
+    message says what to try next."""
+    ali = fake.user(11, "Ali", username="ali", language_code="tr")
+    chat = fake.private_chat(ali)
+    await fake.send_text(ali, None, "/learn")
+    board = await fake.wait_for(lambda: newest(fake, chat, lambda m: m.get("photo")), 10)
+    texts = [m.get("text", "") for m in fake.messages(chat)]
+    assert texts[0].startswith("📘 Adım adım ilk Tavla oyunun")
+    assert "Evin 1–6. hanelerdir (sağ altta)" in texts[0]
+    assert any("Zar at" in t or "Zarın:" in t for t in texts[1:])  # the first roll or move
+    games = await bot.storage.games_in_chat("telegram", str(chat.id))
+    game_id = max(g.id for g in games)
+    for _ in range(600):
+        record = await bot.storage.get_game(game_id)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        board = await current_board_of(fake, chat, record)
+        code = next(
+            c for c in (A.TUTOR_OK, A.TAKE, A.CONFIRM, A.MOVE, A.SELECT, A.ROLL) if find(board, c)
+        )
+        answer = await press(fake, ali, chat, board, find(board, code))
+        assert not answer.get("text"), answer
+    record = await bot.storage.get_game(game_id)
+    assert record.status is GameStatus.FINISHED
+    assert not record.rated
+    last = await fake.wait_for(lambda: newest(fake, chat, lambda m: "🎓" in m.get("text", "")), 10)
+    assert "/puzzle" in last["text"]
+    assert "/play" in last["text"]
+    said = "\n".join(m.get("text", "") for m in fake.messages(chat))
+    assert "Your" not in said
+    assert "You " not in said
+    assert said.count("🎓") == 1
+
+
+async def current_board_of(fake, chat, record) -> dict:
+    """The game's board message once it shows the stored game (its edit may come after the
+    press's answer)."""
+    version = record.settings.state_version or record.version
+
+    def shown() -> dict | None:
+        board = newest(fake, chat, lambda m: m.get("photo") and buttons(m))
+        if board is None:
+            return None
+        versions = [a.version for d in buttons(board) if (a := A.decode(d)) and a.game_id]
+        return board if max(versions, default=0) >= version else None
+
+    return await fake.wait_for(shown, 10)

@@ -248,7 +248,11 @@ class ConsoleAdapter:
         """The loop: read a line, answer, until end of input or /quit."""
         lang = await self.language()
         self.tell(
-            t("Tavla — console. /bot plays the computer, /tavla or /uzun plays both sides."), lang
+            t(
+                "Tavla — console. /learn plays a first game that teaches as it goes, /bot plays "
+                "the computer, /tavla or /uzun plays both sides."
+            ),
+            lang,
         )
         self.tell(
             t("Type a number to press a button, a move such as 13/8 6/5, /help, or /quit."), lang

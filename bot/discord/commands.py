@@ -244,6 +244,12 @@ async def puzzle(interaction: discord.Interaction[Any], variant: str | None = No
     await _adapter(interaction).run_command(interaction, "puzzle", variant or "")
 
 
+@app_commands.describe(variant=_("Which game"))
+@app_commands.choices(variant=_BOT_VARIANTS)
+async def learn(interaction: discord.Interaction[Any], variant: str | None = None) -> None:
+    await _adapter(interaction).run_command(interaction, "learn", variant or "")
+
+
 _CALLBACKS = {
     "tavla": tavla,
     "uzun": uzun,
@@ -267,6 +273,7 @@ _CALLBACKS = {
     "dice": _game_only,
     "hint": _game_only,
     "puzzle": puzzle,
+    "learn": learn,
     "lang": lang,
     "settings": _plain,
     "rules": rules,

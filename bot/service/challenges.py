@@ -283,6 +283,22 @@ class Challenges:
             else:  # the catalogue refuses these first; a rematch passes known words only
                 raise UserFacingError(unknown_argument("bot", word))
         self._check_length(length)
+        return await self.computer_game(user, chat, place, variant, length, level)
+
+    async def computer_game(
+        self,
+        user: User,
+        chat: Chat,
+        place: Place,
+        variant: str,
+        length: int,
+        level: str,
+        *,
+        lesson: bool = False,
+    ) -> list[View]:
+        """A contest of ``variant`` against the computer at ``level``, started at once
+        (``lesson``: the guided first game, :mod:`bot.service.lessons`); the board of the
+        player's running game against the computer here instead, if there is one."""
         for running in await self.storage.games_in_chat(
             place.platform, place.chat_id, (GameStatus.ACTIVE,)
         ):
@@ -296,12 +312,15 @@ class Challenges:
                 board = await self.boards.board(self.store.context(running), chat, edit=False)
                 return [notice(user, chat, note), board]
         computer = await self.storage.computer_user(place.platform)
-        record = self._new_contest(
-            place,
-            variant,
-            [user.id, computer.id],
-            ContestSettings(length=length, fast=False, scope=chat.scope, computer=1, level=level),
+        settings = ContestSettings(
+            length=length,
+            fast=False,
+            scope=chat.scope,
+            computer=1,
+            level=level,
+            lesson=() if lesson else None,
         )
+        record = self._new_contest(place, variant, [user.id, computer.id], settings)
         name = f"{computer.name} ({level})"
         return await self.contests.start(record, [user.name, name], chat, user, new=True)
 

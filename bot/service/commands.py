@@ -133,6 +133,15 @@ COMMANDS: tuple[Command, ...] = (
         args=Args(W.KINDS | W.LEVELS, numbers=True),
     ),
     Command(
+        "learn",
+        t("A first game that teaches, step by step"),
+        t(
+            "/learn [tavla|turkish|uzun] — a first game against the computer that explains "
+            "the board, the moves and the rules as they come up"
+        ),
+        args=Args(W.KINDS),
+    ),
+    Command(
         "play",
         t("Find an opponent now (any chat, Telegram or Discord)"),
         t(

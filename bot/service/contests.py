@@ -20,6 +20,7 @@ from core.dice import SeededDice
 from core.match import Match
 from core.variants import variant_by_name
 
+from . import lessons
 from .analysis import Analysis
 from .boards import Boards
 from .lang import language
@@ -54,6 +55,7 @@ class Contests:
         before the action (:func:`picture_state`); when the action changed none of it (a
         move confirmed, a resignation offered), only the caption and buttons change."""
         await self.turns.advance(ctx)
+        ctx.taught = lessons.due(ctx)  # a guided game's new moments, marked told in the save
         async with self.storage.transaction() as tx:
             if ctx.finished:
                 await self.results.decide_rated(tx, ctx)
@@ -69,7 +71,7 @@ class Contests:
             views.extend(await self.tournaments.after_game(saved, chat))
             views.extend(await self.analysis.auto(saved, chat))
             self.mining.after_game(saved)
-        return views
+        return lessons.around(ctx, chat, views)
 
     async def start(
         self, record: GameRecord, names: list[str], chat: Chat, user: User, *, new: bool
@@ -94,6 +96,7 @@ class Contests:
         match.start_game(dice)
         ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
         await self.turns.advance(ctx)
+        ctx.taught = lessons.due(ctx)
         return ctx
 
     async def save_opened(self, tx: Transaction, ctx: ActionContext, *, new: bool) -> None:
@@ -131,4 +134,4 @@ class Contests:
             game_id=record.id,
             replace_pressed=not new,  # an accepted challenge becomes the game's first line
         )
-        return [intro, board]
+        return [intro, *lessons.around(ctx, chat, [board])]

@@ -119,6 +119,7 @@ class Info:
         """``/help``: every command, from the catalogue."""
         lines: list[Text | str] = [
             t("Tavla bot: backgammon and long nardy with friends or the computer."),
+            t("New to the game? /learn plays a first game that explains everything as it comes."),
             *help_lines(),
         ]
         return [View(lines, lang=language(user, chat))]

@@ -345,14 +345,15 @@ def result_line(game: Game, names: list[str]) -> Text:
 
 
 def shown_seat(game: Game, computer: int | None = None) -> int:
-    """The seat a game's board is drawn for: the seat to act while the game goes on; once
-    it is over, the side the players last saw it from (the person's in a game against the
-    computer, else the seat that acted last: who bore off, passed the double, accepted the
-    resignation), so that the final picture does not turn round."""
-    if not game.over:
-        return game.turn
+    """The seat a game's board is drawn for: in a game against the computer always the
+    person's (the computer's double is answered on the person's own side); else the seat to
+    act while the game goes on, and once it is over the seat that acted last (who bore off,
+    passed the double, accepted the resignation), so that the final picture does not turn
+    round."""
     if computer is not None:
         return 1 - computer
+    if not game.over:
+        return game.turn
     for event in reversed(game.history):
         if "seat" in event:
             return int(event["seat"])

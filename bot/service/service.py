@@ -52,6 +52,7 @@ from .errors import UserFacingError
 from .hints import Hints
 from .info import Info
 from .lang import language, notice
+from .lessons import Lessons
 from .limits import RateLimiter, clean_name
 from .mining import Mining
 from .people import People, guarded
@@ -131,6 +132,7 @@ class GameService:
         # contests: the one edge that has to be handed over once both parts exist.
         tournaments.starting_with(contests)
         self.challenges = Challenges(storage, store, boards, contests, people, settings, now)
+        self.lessons = Lessons(storage, store, self.challenges.computer_game)
         self.advisor = Advisor(settings.advice_processes)
         self.tutor = Tutor(storage, store, self.advisor, settings.tutor_first_games)
         self.play = Play(
@@ -183,6 +185,7 @@ class GameService:
             "forget": self.privacy.forget,
             "hint": self.hints.command,
             "puzzle": self.puzzles.command,
+            "learn": self.lessons.command,
         }
 
     # -- the service's own ---------------------------------------------------------------

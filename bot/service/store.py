@@ -58,6 +58,9 @@ class ActionContext:
     question: tuple[list[Any], list[list[Any]]] | None = None
     #: The players' and the challenger's users by id, once loaded (:meth:`GameStore.players`).
     users: dict[int, User] | None = None
+    #: A guided game's moments first come up in this action, told with its answer
+    #: (:mod:`bot.service.lessons`).
+    taught: list[Any] = field(default_factory=list)
 
     @property
     def game(self) -> Game:

@@ -218,6 +218,8 @@ class ContestSettings:
     #: Seats that roll themselves even while the chat is busy (bot.service.autoplay.BUSY),
     #: so that they may double first.
     own_rolls: tuple[int, ...] | None = None
+    #: A guided first game (``/learn``): the topics explained so far; None: not a lesson.
+    lesson: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     _ALWAYS = ("length", "fast", "scope")
@@ -231,6 +233,8 @@ class ContestSettings:
             values["names"] = tuple(values["names"])
         if values.get("own_rolls") is not None:
             values["own_rolls"] = tuple(values["own_rolls"])
+        if values.get("lesson") is not None:
+            values["lesson"] = tuple(values["lesson"])
         if values.get("logged") is not None:
             number, count = values["logged"]
             values["logged"] = (number, count)
