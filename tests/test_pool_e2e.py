@@ -467,3 +467,61 @@ async def test_a_chat_left_behind_by_a_crash_has_its_board_redrawn(world) -> Non
     assert version_of(dc_buttons(board)) >= want
     assert "Ali to play" in board["content"] or "Veli" in board["content"]
     assert [c.method for c in tg.calls[tg_calls:] if c.method.startswith(("edit", "send"))] == []
+
+
+async def test_two_discord_players_in_one_server_channel_play_each_other(world) -> None:
+    """Two members of one Discord server ask in the same channel and are paired: each gets
+    their own board there, from their side and in their language, presses it, and after
+    every press both boards show the game as it stands, to the end."""
+    _tg, dc, client, service, storage, _rounds = world
+    ali = dc.user(550011, "Ali", locale="tr")
+    veli = dc.user(550022, "Veli", locale="en-US")
+    channel = dc.channel(7001, 8001, "tavla")
+    await dc.slash(client, ali, channel, "play")
+    await service.settle()
+    assert "Rakip aranıyor" in dc.channel_messages(channel)[-1]["content"]
+    await dc.slash(client, veli, channel, "play")
+    await service.settle()
+    ali_id = (await storage.find_user("discord", "550011")).id
+    (record,) = await storage.games_of_user(ali_id)
+    assert record.settings.scope == "pool"
+    players = {record.seats[0]: ali, record.seats[1]: veli}
+
+    async def boards() -> dict[int, dict[str, Any]]:
+        """Each seat's board message, as the server channel shows it."""
+        chairs = await storage.pool.seat_chats(record.stored_id)
+        by_id = {int(m["id"]): m for m in dc.channel_messages(channel)}
+        return {c.seat: by_id[int(c.message.message_id)] for c in chairs}
+
+    first = await boards()
+    assert first[0]["id"] != first[1]["id"]
+    assert first[0]["attachments"]
+    assert first[1]["attachments"]
+    assert "Ali oynuyor" in first[0]["content"] or "Pip" in first[0]["content"]
+    assert "Pips" in first[1]["content"]  # Veli's board, in English
+    # Each presses their own board: Veli's press on Ali's is refused, privately.
+    ids = dc_buttons(first[0])
+    cid = next(d for code in press_order() if (d := find_action(ids, code, prefix=PREFIX)))
+    exchange = await dc.press(client, veli, first[0], cid)
+    assert any("your opponent's" in said for said in exchange.ephemeral()), exchange.kinds()
+    assert (await storage.get_game(record.stored_id)).version == record.version
+
+    for _ in range(3000):
+        record = await storage.get_game(record.stored_id)
+        if record.status is not GameStatus.ACTIVE:
+            break
+        want = record.settings.state_version or record.version
+        shown = await boards()
+        assert all(version_of(dc_buttons(m)) >= want for m in shown.values()), want
+        seat = Match.from_dict(record.match).game.awaiting
+        board = shown[seat]
+        ids = dc_buttons(board)
+        cid = next(d for code in press_order() if (d := find_action(ids, code, prefix=PREFIX)))
+        exchange = await dc.press(client, players[record.seats[seat]], board, cid)
+        assert exchange.acks == 1
+        await service.settle()
+    else:
+        raise AssertionError("the game never ended")
+    assert record.status is GameStatus.FINISHED
+    final = await boards()
+    assert version_of(dc_buttons(final[0])) == version_of(dc_buttons(final[1]))

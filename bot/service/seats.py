@@ -15,7 +15,7 @@ asked is the answer; the other's is delivered through the platform's outlet
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -96,6 +96,10 @@ class Seats:
             return False
         where = message or shown_in
         seat = _seat_of_message(seats, where) if where is not None else None
+        if where is not None and seat is None:
+            # Two seats in one channel (a Discord server): a board posted there is bound to
+            # its seat by the copy's own ``posted`` (see :meth:`_copy`).
+            return True
         low = await self.storage.pool.seat_board_shown(
             game_id, seat.seat if seat is not None else None, version, message
         )
@@ -186,7 +190,7 @@ class Seats:
             ]
             for row in view.buttons
         ]
-        return replace(
+        copy = replace(
             view,
             lines=lines,
             lang=lang,
@@ -201,6 +205,35 @@ class Seats:
             edit=edit,
             point=False,
             seat_copy=True,
+        )
+        if view.game_id is not None and view.version is not None:
+            copy.posted = self._binder(seat, view.version, view.posted)
+        return copy
+
+    def _binder(
+        self,
+        seat: SeatChat,
+        version: int,
+        then: Callable[[MessageRef], Awaitable[None]] | None,
+    ) -> Callable[[MessageRef], Awaitable[None]]:
+        """Where a seat's board copy was posted anew, bound to that seat: its board from
+        now on (two seats in one channel are not told apart by the channel)."""
+
+        async def posted(ref: MessageRef) -> None:
+            await self.storage.pool.seat_board_shown(seat.game_id, seat.seat, version, ref)
+            if then is not None:
+                await then(ref)
+
+        return posted
+
+    async def others_board(self, game_id: int, user: User, message: MessageRef | None) -> bool:
+        """Whether ``message`` is the board of another seat than ``user``'s (two players in
+        one channel: each presses their own)."""
+        if message is None:
+            return False
+        return any(
+            s.user_id != user.id and s.message is not None and s.message.same_message(message)
+            for s in await self.of(game_id)
         )
 
     async def answer(self, user: User | None, place: Place | None, views: list[View]) -> list[View]:
@@ -313,7 +346,8 @@ def quiet_now(utc_offset: int | None, now: float) -> bool:
 
 
 def _seat_of_message(seats: list[SeatChat], message: MessageRef) -> SeatChat | None:
-    """The seat a board message belongs to: by its message when known, else by its chat."""
+    """The seat a board message belongs to: by its message when known, else by its chat or
+    channel when only one seat plays there; None when that does not tell."""
     for seat in seats:
         if seat.message is not None and seat.message.same_message(message):
             return seat
@@ -326,10 +360,12 @@ def _seat_of_message(seats: list[SeatChat], message: MessageRef) -> SeatChat | N
     if len(in_chat) == 1:
         return in_chat[0]
     if message.channel_id is not None:
-        for seat in seats:
-            if seat.message is not None and seat.message.channel_id == message.channel_id:
-                return seat
-    return in_chat[0] if in_chat else None
+        in_channel = [
+            s for s in seats if s.message is not None and s.message.channel_id == message.channel_id
+        ]
+        if len(in_channel) == 1:
+            return in_channel[0]
+    return None
 
 
 __all__ = ["Seats", "quiet_now", "unmentioned"]

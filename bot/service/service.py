@@ -389,6 +389,8 @@ class GameService:
             and not await self.seats.plays_in(record.stored_id, place, user)
         ):
             raise UserFacingError(t("I can't find that game."))
+        if await self.seats.others_board(record.stored_id, user, message):
+            raise UserFacingError(t("That board is your opponent's: press your own."))
         if action.code in (A.ACCEPT, A.DECLINE):
             return await self.challenges.press(user, chat, action.code, record, action.version)
         if action.code == A.REMATCH:
