@@ -4,13 +4,15 @@ The service never builds user-facing strings itself: it returns :class:`Text` ob
 English message id and its arguments) and the adapter renders them in the reader's language
 with :func:`translate`. The catalogs are ``bot/locales/<lang>/LC_MESSAGES/messages.po``;
 they are compiled in memory at start-up with Babel, so no compiled file is kept in the tree.
-Message ids are marked with :func:`t` so that ``pybabel extract -k t`` finds them.
+Message ids are marked with :func:`t` so that ``pybabel extract -k t`` finds them; a message
+with a count (``{n} points``) is marked with :func:`tn` (``-k tn:1,2``) and takes the form the
+count asks for in each language (gettext's ``ngettext``: Russian has three, Turkish one).
 """
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,18 +29,33 @@ LANGUAGE_NAMES = {"tr": "Türkçe", "en": "English", "ru": "Русский"}
 
 @dataclass(frozen=True)
 class Text:
-    """A message to show: its English id and its arguments (which may be Texts too)."""
+    """A message to show: its English id and its arguments (which may be Texts too).
+    ``plural``: the English plural of a message with a count (the ``n`` argument chooses
+    the form; see :func:`tn`)."""
 
     msgid: str
     args: dict[str, Any] = field(default_factory=dict)
+    plural: str | None = None
 
     def __hash__(self) -> int:
-        return hash((self.msgid, tuple(sorted((k, str(v)) for k, v in self.args.items()))))
+        args = tuple(sorted((k, str(v)) for k, v in self.args.items()))
+        return hash((self.msgid, self.plural, args))
+
+    def with_args(self, args: dict[str, Any]) -> Text:
+        """The same message (its plural too) with other arguments."""
+        return replace(self, args=args)
 
 
 def t(msgid: str, **args: Any) -> Text:
     """Mark ``msgid`` for translation and bind its arguments."""
     return Text(msgid, args)
+
+
+def tn(singular: str, plural: str, n: int, **args: Any) -> Text:
+    """Mark a message with a count for translation: ``singular`` and ``plural`` are its
+    English forms, ``n`` the count (the ``{n}`` placeholder) that chooses each language's
+    form (``tn("{n} point", "{n} points", 3)``)."""
+    return Text(singular, {"n": n, **args}, plural)
 
 
 def normalize_language(code: str | None) -> str | None:
@@ -68,7 +85,13 @@ def translate(text: Text | str, lang: str | None) -> str:
     if isinstance(text, str):
         return text
     lang = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
-    template = catalog(lang).gettext(text.msgid)
+    english = text.msgid
+    if text.plural is None:
+        template = catalog(lang).gettext(text.msgid)
+    else:
+        count = _count(text.args.get("n"))
+        template = catalog(lang).ngettext(text.msgid, text.plural, count)
+        english = text.msgid if count == 1 else text.plural
     args = {k: translate(v, lang) if isinstance(v, Text) else v for k, v in text.args.items()}
     try:
         return template.format(**args)
@@ -77,7 +100,7 @@ def translate(text: Text | str, lang: str | None) -> str:
         # cube's value itself): the translation, with that placeholder as it is written.
         # One only the translation names is a translator's slip: English below.
         try:
-            text.msgid.format(**args)
+            english.format(**args)
         except KeyError:
             try:
                 return template.format_map(_Keep(args))
@@ -89,9 +112,17 @@ def translate(text: Text | str, lang: str | None) -> str:
         pass
     # A broken translation must not hide the message: English, unknown placeholders kept.
     try:
-        return text.msgid.format_map(_Keep(args))
+        return english.format_map(_Keep(args))
     except (IndexError, ValueError):
-        return text.msgid
+        return english
+
+
+def _count(value: Any) -> int:
+    """The whole number that chooses a plural form (a float score of 1.0 is one)."""
+    try:
+        return abs(int(value))
+    except (TypeError, ValueError):
+        return 0
 
 
 class _Keep(dict):

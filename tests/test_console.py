@@ -195,7 +195,7 @@ async def test_hot_seat_resignations_are_answered_from_the_one_keyboard(tmp_path
         await console.handle("1")  # Accept, for Veli
         text = out.getvalue()
         assert "It is not your turn" not in text
-        assert "Ali resigned a gammon (mars): Veli wins 2 point(s)." in text
+        assert "Ali resigned a gammon (mars): Veli wins 2 points." in text
         record = await storage.get_game(console.game_id)
         assert record.status is GameStatus.FINISHED
         assert not record.rated

@@ -104,7 +104,7 @@ async def test_a_resignation_is_answered_for_the_other_side(env, seat):
     match = Match.from_dict(record.match)
     (result,) = match.results
     assert (result.winner, result.points) == (1 - seat, 2)
-    assert f"{SIDES[seat]} resigned a gammon (mars): {SIDES[1 - seat]} wins 2 point(s)." in (
+    assert f"{SIDES[seat]} resigned a gammon (mars): {SIDES[1 - seat]} wins 2 points." in (
         text_of(accepted)
     )
     assert not record.rated
@@ -163,5 +163,5 @@ async def test_a_declined_resignation_is_not_told_under_the_finished_board(env):
     await service.press(ALI, HOME, find(board(offered), A.RESIGN_DECLINE))
     offered = await offer(service)
     accepted = await service.press(ALI, HOME, find(board(offered), A.RESIGN_ACCEPT))
-    assert "Ali resigned a single game: Veli wins 1 point(s)." in text_of(accepted)
+    assert "Ali resigned a single game: Veli wins 1 point." in text_of(accepted)
     assert "play goes on" not in text_of(accepted)

@@ -15,7 +15,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 
-from bot.i18n import LANGUAGES, LOCALE_DIR, catalog, normalize_language, t, translate
+from bot.i18n import LANGUAGES, LOCALE_DIR, catalog, normalize_language, t, tn, translate
 from core.dice import FixedDice
 from core.match import Match
 from core.variants import variant_by_name
@@ -25,7 +25,7 @@ TEMPLATE = LOCALE_DIR / "messages.pot"
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
 
 UPDATE_COMMAND = (
-    ".venv/bin/pybabel extract -k t --no-location --sort-output --no-wrap "
+    ".venv/bin/pybabel extract -k t -k tn:1,2 --no-location --sort-output --no-wrap "
     '--project Tavla --version 0.1.0 --copyright-holder "The Tavla contributors" '
     "-o bot/locales/messages.pot bot && "
     ".venv/bin/pybabel update -D messages -i bot/locales/messages.pot -d bot/locales "
@@ -48,22 +48,35 @@ def placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
 
+def key(message_id: str | tuple[str, ...]) -> str:
+    """A message's singular id (a plural entry's id is its English forms)."""
+    return message_id if isinstance(message_id, str) else message_id[0]
+
+
+def forms(string: str | tuple[str, ...]) -> tuple[str, ...]:
+    """A translation's forms: one, or each plural form."""
+    return (string,) if isinstance(string, str) else tuple(string)
+
+
 @pytest.fixture(scope="module")
 def template_ids() -> set[str]:
-    return {message.id for message in read(TEMPLATE) if message.id}
+    return {key(message.id) for message in read(TEMPLATE) if message.id}
 
 
 @pytest.fixture(scope="module")
 def source_ids() -> set[str]:
-    """Every ``t("…")`` id in the source, found the way ``pybabel extract -k t`` finds them."""
+    """Every ``t("…")`` and ``tn("…", "…", n)`` id in the source, found the way
+    ``pybabel extract -k t -k tn:1,2`` finds them."""
     ids = set()
     for _filename, _lineno, message, _comments, _context in extract_from_dir(
         # pybabel's default keywords (``_`` marks Discord's locale_str) plus ``t``.
         str(SOURCE_DIR),
-        keywords={**DEFAULT_KEYWORDS, "t": None},
+        keywords={**DEFAULT_KEYWORDS, "t": None, "tn": (1, 2)},
     ):
         if isinstance(message, str) and message:
             ids.add(message)
+        elif isinstance(message, tuple) and message[0]:
+            ids.add(message[0])
     return ids
 
 
@@ -90,9 +103,9 @@ def test_template_has_no_stale_messages(source_ids, template_ids):
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_every_message_is_translated(lang, template_ids):
     po = read(LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", locale=lang)
-    entries = {message.id: message for message in po if message.id}
+    entries = {key(message.id): message for message in po if message.id}
     missing = sorted(template_ids - entries.keys())
-    empty = sorted(i for i in template_ids & entries.keys() if not entries[i].string)
+    empty = sorted(i for i in template_ids & entries.keys() if not all(forms(entries[i].string)))
     fuzzy = sorted(i for i in template_ids & entries.keys() if entries[i].fuzzy)
     problems = {"missing": missing, "untranslated": empty, "fuzzy": fuzzy}
     problems = {kind: ids for kind, ids in problems.items() if ids}
@@ -106,10 +119,26 @@ def test_translations_keep_their_placeholders(lang):
     wrong = {}
     for message in po:
         if message.id and message.string:
-            expected, got = placeholders(message.id), placeholders(message.string)
-            if expected != got:
-                wrong[message.id] = (sorted(expected), sorted(got))
+            expected = set().union(*(placeholders(i) for i in forms(message.id)))
+            for string in forms(message.string):
+                got = placeholders(string)
+                if got != expected:
+                    wrong[key(message.id)] = (sorted(expected), sorted(got))
     assert not wrong, f"{lang}: placeholders differ from the English id: {wrong}"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_a_message_with_a_count_has_every_plural_form_of_the_language(lang):
+    """Russian counts take three forms (1 очко, 2 очка, 5 очков): each is given."""
+    po = read(LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", locale=lang)
+    plurals = [message for message in po if message.id and message.pluralizable]
+    assert plurals, "no message with a count is marked with tn()"
+    short = {
+        key(m.id): len(forms(m.string))
+        for m in plurals
+        if len(forms(m.string)) != po.num_plurals or not all(forms(m.string))
+    }
+    assert not short, f"{lang}: plural forms missing (needs {po.num_plurals}): {short}"
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
@@ -118,8 +147,9 @@ def test_translations_format_cleanly(lang):
     po = read(LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", locale=lang)
     for message in po:
         if message.id and message.string:
-            args = dict.fromkeys(placeholders(message.id), "X")
-            message.string.format(**args)
+            args = dict.fromkeys(placeholders(key(message.id)), "X")
+            for string in forms(message.string):
+                string.format(**args)
 
 
 @pytest.mark.parametrize(
@@ -149,15 +179,35 @@ def test_translate(text, tr, ru):
 
 
 def test_translate_nested_texts():
-    text = t(
-        "{name} wins {kind}: {points} point(s).",
+    text = tn(
+        "{name} wins {kind}: {n} point.",
+        "{name} wins {kind}: {n} points.",
+        2,
         name="Ali",
         kind=t("a gammon (mars)"),
-        points=2,
     )
     assert translate(text, "tr") == "Ali kazandı: mars, 2 puan."
-    assert translate(text, "ru") == "Ali побеждает: марс, очков: 2."
-    assert translate(text, "en") == "Ali wins a gammon (mars): 2 point(s)."
+    assert translate(text, "ru") == "Ali побеждает: марс, 2 очка."
+    assert translate(text, "en") == "Ali wins a gammon (mars): 2 points."
+
+
+@pytest.mark.parametrize(
+    ("n", "en", "ru", "tr"),
+    [
+        (1, "1 point", "1 очко", "1 puan"),
+        (2, "2 points", "2 очка", "2 puan"),
+        (5, "5 points", "5 очков", "5 puan"),
+        (11, "11 points", "11 очков", "11 puan"),
+        (21, "21 points", "21 очко", "21 puan"),
+        (0, "0 points", "0 очков", "0 puan"),
+    ],
+)
+def test_a_count_takes_each_languages_plural_form(n, en, ru, tr):
+    """No "point(s)": English one/other, Russian's three forms, Turkish's one."""
+    text = tn("{kind}: {n} point", "{kind}: {n} points", n, kind="X")
+    assert translate(text, "en") == f"X: {en}"
+    assert translate(text, "ru") == f"X: {ru}"
+    assert translate(text, "tr") == f"X: {tr}"
 
 
 def test_a_placeholder_filled_in_later_keeps_the_translation():

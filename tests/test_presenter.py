@@ -97,7 +97,7 @@ def test_a_resignation_is_told_with_who_resigned_what() -> None:
     game.resign(0, ResultKind.GAMMON)
     game.accept_resign(1)
     assert translate(action_line(game, NAMES), "en") == (
-        "Ali resigned a gammon (mars): Veli wins 2 point(s)."
+        "Ali resigned a gammon (mars): Veli wins 2 points."
     )
     assert presenter.shown_seat(game) == 1  # Veli accepted, seeing his own side
 
@@ -108,12 +108,12 @@ def test_a_passed_double_and_a_timeout_are_told_as_such() -> None:
     game.double(0)
     game.drop(1)
     assert translate(action_line(game, NAMES), "en") == (
-        "Veli passed the double: Ali wins 1 point(s)."
+        "Veli passed the double: Ali wins 1 point."
     )
     late = _tavla_on_roll()
     late.forfeit(0, ResultReason.TIMEOUT)
     assert translate(action_line(late, NAMES), "en") == (
-        "Ali ran out of time: Veli wins a single game: 1 point(s)."
+        "Ali ran out of time: Veli wins a single game: 1 point."
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.i18n import translate
+from bot.i18n import translate, translate_lines
 from bot.service import actions as A
 from bot.service.service import Actor, Place
 from core.match import Match
@@ -59,7 +59,7 @@ async def test_against_the_computer_move_one_asks_then_says_who_resigned(env):
     (result,) = (await match_of(service, game_id)).results
     assert (result.winner, result.points, result.reason.value) == (1, 2, "resign")
     shown = text_of(done)
-    assert "Ali resigned a gammon (mars): Tavla Bot (club) wins 2 point(s)." in shown
+    assert "Ali resigned a gammon (mars): Tavla Bot (club) wins 2 points." in shown
     assert "🏆 Tavla Bot (club) wins!" in shown
 
 
@@ -71,7 +71,7 @@ async def test_against_the_computer_in_a_match_the_next_game_says_who_resigned(e
     match = await match_of(service, game_id)
     assert len(match.results) == 1
     assert match.game is not None  # game 2 is on, and its board tells how game 1 ended
-    assert "Ali resigned a single game: Tavla Bot (club) wins 1 point(s)." in text_of(done)
+    assert "Ali resigned a single game: Tavla Bot (club) wins 1 point." in text_of(done)
 
 
 async def test_between_people_the_offer_is_confirmed_then_answered(env):
@@ -86,7 +86,7 @@ async def test_between_people_the_offer_is_confirmed_then_answered(env):
     offered = await service.press(ALI, GROUP, yes)
     assert "Ali offers to resign a gammon (mars). Veli, accept or decline?" in text_of(offered)
     accepted = await service.press(VELI, GROUP, find(board(offered), A.RESIGN_ACCEPT))
-    assert "Ali resigned a gammon (mars): Veli wins 2 point(s)." in text_of(accepted)
+    assert "Ali resigned a gammon (mars): Veli wins 2 points." in text_of(accepted)
     game_id = board(offered).game_id
     (result,) = (await match_of(service, game_id)).results
     assert (result.points, result.reason.value) == (2, "resign")
@@ -130,3 +130,21 @@ async def test_a_forged_resign_button_is_not_one_of_ours(tmp_path):
         assert views[0].notice
     finally:
         await storage.close()
+
+
+async def test_the_points_won_are_counted_in_each_languages_plural(env):
+    """ "wins 2 points", "2 очка", never "point(s)" or Russian "очков: 2"."""
+    service, _ = env
+    await service.command(ALI, HOME, "lang", "ru")
+    board(await service.command(ALI, HOME, "bot", ""))
+    asked = await service.command(ALI, HOME, "resign", "gammon")
+    done = await service.press(ALI, HOME, find(board(asked), A.RESIGN))
+    said = translate_lines(board(done).lines, board(done).lang)
+    assert board(done).lang == "ru"
+    assert "Ali сдаётся (марс): Tavla Bot" in said
+    assert "побеждает, 2 очка." in said
+    single = await service.command(VELI, HOME, "bot", "")
+    asked = await service.command(VELI, HOME, "resign", "")
+    done = await service.press(VELI, HOME, find(board(asked), A.RESIGN))
+    assert single
+    assert "wins 1 point." in text_of(done)

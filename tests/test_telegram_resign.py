@@ -62,7 +62,7 @@ async def test_resigning_against_the_computer_on_move_one_asks_first(fake, bot):
     answer = await press(fake, ali, chat, asked, find(asked, A.RESIGN))
     assert not answer.get("text")
     over = await fake.wait_for(showing(fake, chat, board_id, A.REMATCH), 10)
-    assert "Ali resigned a gammon (mars): Tavla Bot (club) wins 2 point(s)." in over["caption"]
+    assert "Ali resigned a gammon (mars): Tavla Bot (club) wins 2 points." in over["caption"]
     assert board_message(fake, chat)["message_id"] == board_id  # the same board, edited
 
 

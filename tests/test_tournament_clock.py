@@ -66,7 +66,7 @@ async def test_the_countdown_is_edited_at_coarse_steps_until_the_start(env):
     gaps = [b[0] - a[0] for a, b in itertools.pairwise(edits)]
     assert min(gaps) >= 60
     assert 20 <= len(edits) <= 60
-    assert "It starts by itself in 1 minutes." in edits[-1][1]
+    assert "It starts by itself in 1 minute." in edits[-1][1]
     assert "It starts by itself in 2 h 45 min." in edits[0][1]
     (closed,) = [v for v in views if v.message == CARD_AT]
     assert closed.edit

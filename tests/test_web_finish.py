@@ -25,7 +25,7 @@ async def test_a_finished_game_offers_rematch_and_analyse_and_a_rematch_names_th
     answer = await post(client, game_id, first, "accept_resign")
     state = answer["state"]
     assert state["over"]
-    assert state["result"].endswith("wins 1 point(s).")
+    assert state["result"].endswith("wins 1 point.")
     assert "resigned a single game" in state["result"]
     assert state["buttons"] == ["rematch", "analyse"]
     watch = auth("watch " + signer.watch_token(game_id))

@@ -31,9 +31,9 @@ async def test_the_levels_offered_are_the_rules_and_a_gammon_is_offered_as_chose
         "backgammon",
     ]
     assert [level["label"] for level in state["resign_levels"]] == [
-        "A single game: 1 point(s)",
-        "A gammon (mars): 2 point(s)",
-        "A backgammon: 3 point(s)",
+        "A single game: 1 point",
+        "A gammon (mars): 2 points",
+        "A backgammon: 3 points",
     ]
     for variant in ("turkish", "uzun"):
         match = Match(variant_by_name(variant), length=1)

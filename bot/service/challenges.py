@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.i18n import Text, t
+from bot.i18n import Text, t, tn
 from bot.storage.base import (
     Chat,
     ContestSettings,
@@ -180,7 +180,11 @@ class Challenges:
 
     def _bad_length(self) -> UserFacingError:
         return UserFacingError(
-            t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
+            tn(
+                "A match can be 1 to {n} point long.",
+                "A match can be 1 to {n} points long.",
+                self.settings.max_match_length,
+            )
         )
 
     def _challenge_view(
@@ -208,7 +212,11 @@ class Challenges:
         lines: list[Text | str] = [line]
         if record.settings.fast:
             lines.append(
-                t("Fast game: {m} minutes per move.", m=int(self.settings.fast_turn_limit // 60))
+                tn(
+                    "Fast game: {n} minute per move.",
+                    "Fast game: {n} minutes per move.",
+                    int(self.settings.fast_turn_limit // 60),
+                )
             )
         buttons = [
             [

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.storage.base import GameRecord, GameStatus, StaleVersionError, Storage, StorageError
 from core.game import ResultReason
 
@@ -172,10 +172,11 @@ class Deadlines:
             views.append(
                 View(
                     [
-                        t(
-                            "{name}, it is your move: {m} minutes left.",
+                        tn(
+                            "{name}, it is your move: {n} minute left.",
+                            "{name}, it is your move: {n} minutes left.",
+                            minutes,
                             name=Mention(slow.platform, slow.platform_id, names[game.awaiting]),
-                            m=minutes,
                         )
                     ],
                     lang=lang,

@@ -70,7 +70,7 @@ def error_text(error: TavlaError) -> Text:
     params = dict(error.params)
     if "options" in params:
         params["options"] = " / ".join(params["options"])
-    return Text(template.msgid, params)
+    return template.with_args(params)
 
 
 class UserFacingError(Exception):

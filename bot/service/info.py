@@ -10,7 +10,7 @@ from typing import Any
 
 from babel.dates import get_month_names
 
-from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t, translate
+from bot.i18n import LANGUAGE_NAMES, Text, normalize_language, t, tn, translate
 from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
 from core.dice import SeededDice, verify_game_rolls
 from core.events import dice_record
@@ -179,7 +179,14 @@ class Info:
         log.info("leaderboard %s (%s) reset by user %s", chat.scope, kind or "all", user.id)
         return [
             View(
-                [t("{name} reset this chat's leaderboard ({n} ratings).", name=user.name, n=count)],
+                [
+                    tn(
+                        "{name} reset this chat's leaderboard ({n} rating).",
+                        "{name} reset this chat's leaderboard ({n} ratings).",
+                        count,
+                        name=user.name,
+                    )
+                ],
                 lang=language(user, chat, private=False),
             )
         ]
@@ -293,9 +300,10 @@ class Info:
             result = verify_game_rolls(seed, record.commitment, rolls)
             lines.append(t("Seed: {seed}", seed=seed))
             lines.append(
-                t(
+                tn(
+                    "Every roll is HMAC-SHA256(seed, roll number); the {n} roll checks out: {ok}.",
                     "Every roll is HMAC-SHA256(seed, roll number); all {n} rolls check out: {ok}.",
-                    n=len(rolls),
+                    len(rolls),
                     ok="✅" if result.ok else "❌",
                 )
             )

@@ -64,7 +64,7 @@ def pieces(lines: list[Text | str], lang: str | None) -> list[str | Mention]:
             table.append(value)
             return f"{_OPEN}{len(table) - 1}{_CLOSE}"
         if isinstance(value, Text):
-            return Text(value.msgid, {k: hide(v) for k, v in value.args.items()})
+            return value.with_args({k: hide(v) for k, v in value.args.items()})
         if isinstance(value, str):
             return value.replace(_OPEN, "").replace(_CLOSE, "")
         return value

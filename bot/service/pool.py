@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot import metrics
-from bot.i18n import Text, t
+from bot.i18n import Text, t, tn
 from bot.storage.base import Chat, GameRecord, GameStatus, PoolEntry, Storage, User
 from core.match import Match
 from core.pool import new_seeker
@@ -131,7 +131,11 @@ class Pool:
                 number = parse_number(low, 1, self.settings.max_match_length)
                 if number is None:
                     raise UserFacingError(
-                        t("A match can be 1 to {n} points long.", n=self.settings.max_match_length)
+                        tn(
+                            "A match can be 1 to {n} point long.",
+                            "A match can be 1 to {n} points long.",
+                            self.settings.max_match_length,
+                        )
                     )
                 length = number
             elif low in W.FAST:
@@ -163,9 +167,10 @@ class Pool:
         daily = sum(pace_of(g) == "daily" for g in games)
         if pace == "daily" and daily >= self.settings.pool_daily_games:
             raise UserFacingError(
-                t(
+                tn(
+                    "You have {n} daily game going already, the most at once.",
                     "You have {n} daily games going already, the most at once.",
-                    n=self.settings.pool_daily_games,
+                    self.settings.pool_daily_games,
                 )
             )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from bot.i18n import Text, t
+from bot.i18n import Text, t, tn
 from core.dice import dice_name_tr
 from core.events import EventType
 from core.game import Game, Phase, ResultKind, ResultReason
@@ -319,29 +319,38 @@ def result_line(game: Game, names: list[str]) -> Text:
     winner, loser = names[result.winner], names[1 - result.winner]
     kind, points = KIND_NAMES[result.kind], result.points
     if result.reason is ResultReason.RESIGN:
-        return t(
-            "{loser} resigned {kind}: {name} wins {points} point(s).",
+        return tn(
+            "{loser} resigned {kind}: {name} wins {n} point.",
+            "{loser} resigned {kind}: {name} wins {n} points.",
+            points,
             loser=loser,
             kind=kind,
             name=winner,
-            points=points,
         )
     if result.reason is ResultReason.PASS:
-        return t(
-            "{loser} passed the double: {name} wins {points} point(s).",
+        return tn(
+            "{loser} passed the double: {name} wins {n} point.",
+            "{loser} passed the double: {name} wins {n} points.",
+            points,
             loser=loser,
             name=winner,
-            points=points,
         )
     if result.reason is ResultReason.TIMEOUT:
-        return t(
-            "{loser} ran out of time: {name} wins {kind}: {points} point(s).",
+        return tn(
+            "{loser} ran out of time: {name} wins {kind}: {n} point.",
+            "{loser} ran out of time: {name} wins {kind}: {n} points.",
+            points,
             loser=loser,
             kind=kind,
             name=winner,
-            points=points,
         )
-    return t("{name} wins {kind}: {points} point(s).", name=winner, kind=kind, points=points)
+    return tn(
+        "{name} wins {kind}: {n} point.",
+        "{name} wins {kind}: {n} points.",
+        points,
+        name=winner,
+        kind=kind,
+    )
 
 
 def shown_seat(game: Game, computer: int | None = None) -> int:

@@ -39,7 +39,7 @@ _KNOWN_GAMES = 20_000
 def unmentioned(line: Text | str) -> Text | str:
     """``line`` with every mention written as the plain name."""
     if isinstance(line, Text):
-        return Text(line.msgid, {k: _plain(v) for k, v in line.args.items()})
+        return line.with_args({k: _plain(v) for k, v in line.args.items()})
     return line
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from bot.i18n import t, translate, translate_lines
+from bot.i18n import tn, translate, translate_lines
 from bot.service import actions as A
 from bot.service.errors import error_text
 from bot.service.presenter import (
@@ -144,16 +144,18 @@ def resign_levels(game: Game, opponent: str, lang: str) -> list[dict[str, str]]:
             "kind": kind.value,
             "label": capitalised(
                 translate(
-                    t("{kind}: {points} point(s)", kind=KIND_NAMES[kind], points=points), lang
+                    tn("{kind}: {n} point", "{kind}: {n} points", points, kind=KIND_NAMES[kind]),
+                    lang,
                 ),
                 lang,
             ),
             "question": translate(
-                t(
-                    "Resign {kind}? If {name} accepts, they win {points} point(s).",
+                tn(
+                    "Resign {kind}? If {name} accepts, they win {n} point.",
+                    "Resign {kind}? If {name} accepts, they win {n} points.",
+                    points,
                     kind=KIND_NAMES[kind],
                     name=opponent,
-                    points=points,
                 ),
                 lang,
             ),

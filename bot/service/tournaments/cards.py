@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.i18n import Text, t, translate
+from bot.i18n import Text, t, tn, translate
 from bot.storage.base import Chat, Storage, StorageError, TournamentRecord, User
 from core.tournament import Format, Pace, Pairing, Stage, Tournament
 from renderers.standings import StandingsLabels, render_standings
@@ -92,7 +92,13 @@ class Cards:
             return View([*lines, closed], lang=group_lang(chat, user))
         if settings.starts_at is not None:
             lines.append(self.countdown(settings.starts_at))
-            lines.append(t("At least {min} players are needed to start.", min=settings.min_players))
+            lines.append(
+                tn(
+                    "At least {n} player is needed to start.",
+                    "At least {n} players are needed to start.",
+                    settings.min_players,
+                )
+            )
         else:
             lines.append(t("The organiser starts it with the Start button or /tournament start."))
         buttons = [
@@ -114,7 +120,9 @@ class Cards:
         minutes = max(0, math.ceil((starts_at - self.clock()) / 60))
         if minutes >= 120:
             return t("It starts by itself in {h} h {m} min.", h=minutes // 60, m=minutes % 60)
-        return t("It starts by itself in {m} minutes.", m=minutes)
+        return tn(
+            "It starts by itself in {n} minute.", "It starts by itself in {n} minutes.", minutes
+        )
 
     def card_edits(
         self, stored: TournamentRecord, tourney: Tournament, chat: Chat, closed: Text | None
@@ -136,7 +144,7 @@ class Cards:
             pace = t("daily: {h} h per move", h=max(1, round(limits.turn_limit / 3600)))
         fmt: Text = FORMAT_NAMES[settings.format]
         if settings.format is Format.SWISS:
-            fmt = t("Swiss, {n} rounds", n=settings.rounds)
+            fmt = tn("Swiss, {n} round", "Swiss, {n} rounds", settings.rounds or 0)
         return t(
             "🏆 Tournament: {format} · {game} · matches to {n} · {pace}",
             format=fmt,

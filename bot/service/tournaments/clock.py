@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.storage.base import (
     GameRecord,
     GameStatus,
@@ -112,9 +112,10 @@ class TournamentClock:
                 store_state(fresh, tourney, now)
                 await tx.save_tournament(fresh, fresh.version)
             if tourney.stage is Stage.CANCELLED:
-                why = t(
+                why = tn(
+                    "The tournament is called off: fewer than {n} player had joined by its start.",
                     "The tournament is called off: fewer than {n} players had joined by its start.",
-                    n=tourney.settings.min_players,
+                    tourney.settings.min_players,
                 )
                 views.extend(self.cards.card_edits(fresh, tourney, chat, why))
                 views.append(group(chat, why))

@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.storage.base import (
     Chat,
     GameRecord,
@@ -270,9 +270,9 @@ class Tournaments:
         card.edit, card.message = True, stored.message
         if sub == "join":
             said = t(
-                "{name} joins the tournament: {n} players.",
+                "{name} joins the tournament: {players}.",
                 name=user.name,
-                n=len(tourney.entrants),
+                players=tn("{n} player", "{n} players", len(tourney.entrants)),
             )
         else:
             said = t("{name} leaves the tournament.", name=user.name)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.i18n import Text, t
+from bot.i18n import Text, t, tn
 from bot.storage.base import (
     Chat,
     ContestSettings,
@@ -70,9 +70,9 @@ class Rounds:
     async def started(self, tournament_id: int, chat: Chat, tourney: Tournament) -> list[View]:
         """The card closed, the standings posted (edited from now on), the first matches."""
         line = t(
-            "The tournament begins: {n} players, {rounds} rounds.",
-            n=len(tourney.entrants),
-            rounds=tourney.rounds,
+            "The tournament begins: {players}, {rounds}.",
+            players=tn("{n} player", "{n} players", len(tourney.entrants)),
+            rounds=tn("{n} round", "{n} rounds", tourney.rounds),
         )
         stored = await self.storage.get_tournament(tournament_id)
         if stored is None:

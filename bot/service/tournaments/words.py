@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from bot.i18n import Text, t
+from bot.i18n import Text, t, tn
 from core.tournament import Format, Pace, Settings, TournamentError
 
 from ..errors import UserFacingError
@@ -66,17 +66,25 @@ GAME_NAMES: dict[str, Text] = {
 ERRORS: dict[str, Text] = {
     "tournament_not_joined": t("You are not in this tournament."),
     "tournament_already_joined": t("You are in the tournament already."),
-    "tournament_full": t("The tournament is full ({max} players)."),
+    "tournament_full": tn(
+        "The tournament is full ({n} player).", "The tournament is full ({n} players).", 0
+    ),
     "tournament_not_organiser": t("Only the organiser or a chat admin can do that."),
-    "tournament_too_few": t("At least {min} players are needed to start."),
+    "tournament_too_few": tn(
+        "At least {n} player is needed to start.", "At least {n} players are needed to start.", 0
+    ),
     "tournament_over": t("This tournament is over."),
     "tournament_started": t("The tournament has started: entries are closed."),
     "tournament_not_running": t("The tournament is not running."),
     "tournament_bad_game": t("A tournament is played in tavla, turkish or uzun."),
-    "tournament_bad_length": t("A match can be 1 to {max} points long."),
+    "tournament_bad_length": tn(
+        "A match can be 1 to {n} point long.", "A match can be 1 to {n} points long.", 0
+    ),
     "tournament_bad_limits": t("The player limit can be 2 to {max}."),
     "tournament_bad_rounds": t("A Swiss has 1 to 30 rounds; the other formats set their own."),
 }
+#: The argument of core's refusal that counts something in a message with plural forms.
+COUNTED = {"tournament_full": "max", "tournament_too_few": "min", "tournament_bad_length": "max"}
 #: How far ahead a tournament may start: a start a year off would hold the chat's tournaments
 #: up (a chat admin may replace one that has not started, see PENDING).
 MAX_START_AHEAD = 7 * 24 * 3600
@@ -99,7 +107,11 @@ def refusal(error: TournamentError) -> UserFacingError:
     template = ERRORS.get(error.code)
     if template is None:
         return UserFacingError(t("That can't be done in the tournament now."))
-    return UserFacingError(Text(template.msgid, dict(error.params)))
+    params = dict(error.params)
+    if template.plural is not None:
+        # Core names the count by what it is (max, min); the message's form goes by {n}.
+        params["n"] = params.pop(COUNTED[error.code])
+    return UserFacingError(template.with_args(params))
 
 
 def parse_settings(words: list[str], now: float) -> Settings:
