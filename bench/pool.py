@@ -3,9 +3,12 @@
 Players arrive at random (a Poisson process at ``--rate`` arrivals a second), each wanting a
 game, a match length and a pace, and go through what ``/play`` does in the database: one
 transaction that reads their pool rating and joins the pool or is paired at once
-(``tx.pool.pair_or_wait``, bot/storage/pool.py). Two workers (two storages on one database,
-as two processes would be) take the arrivals in turn, and each also sweeps its buckets once
-a second (``tx.pool.pair_waiting``), as the deadline rounds do.
+(``tx.pool.pair_or_wait``, bot/storage/pool.py) and, when paired, starts the game in that
+same transaction (the service's own ``PoolGames.open``: the dice sealed, the first roll, the
+game, its events and where each seat plays saved; ``--pairing-only`` leaves it out). Two
+workers (two storages on one database, as two processes would be) take the arrivals in turn,
+and each also sweeps its buckets once a second (``tx.pool.pair_waiting``), as the deadline
+rounds do.
 
 Two mixes: ``same`` (everyone wants one game: Tavla, 1 point, fast) and ``spread`` (one of
 the three games, 1, 3 or 5 points, fast or daily: 18 wishes). For each database (SQLite,
@@ -36,6 +39,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.service.pool_games import PoolGames
+from bot.service.service import GameService, ServiceSettings
 from bot.storage.base import PoolEntry, Storage
 from bot.storage.postgres import PostgresStorage
 from bot.storage.sqlite import SqliteStorage
@@ -58,19 +63,38 @@ class Tally:
     errors: int = 0
 
 
+@dataclass
+class Worker:
+    """One worker: its storage, and the service's part that starts a pairing's game (None:
+    the pairing alone is measured)."""
+
+    storage: Storage
+    games: PoolGames | None
+
+
+def _worker(storage: Storage, pairing_only: bool) -> Worker:
+    if pairing_only:
+        return Worker(storage, None)
+    service = GameService(storage, ServiceSettings(render_images=False, tutor_first_games=0))
+    return Worker(storage, service.pool.pool_games)
+
+
 async def _arrive(
-    worker: Storage, player: int, wish: tuple[str, int, str], rng: random.Random, tally: Tally
+    worker: Worker, player: int, wish: tuple[str, int, str], rng: random.Random, tally: Tally
 ) -> None:
     arrived = time.monotonic()
     variant, length, pace = wish
     now = time.time()
     try:
-        async with worker.transaction() as tx:
+        async with worker.storage.transaction() as tx:
             rating = await tx.get_rating(player, "pool", variant)
             seeker = new_seeker(
                 player, variant, length, pace, rating.rating + rng.gauss(0, 150), now
             )
-            partner = await tx.pool.pair_or_wait(PoolEntry(seeker, "bench", str(player)), now)
+            entry = PoolEntry(seeker, "bench", str(player))
+            partner = await tx.pool.pair_or_wait(entry, now)
+            if partner is not None and worker.games is not None:
+                await worker.games.open(tx, partner, entry)
     except Exception:
         tally.errors += 1
         return
@@ -79,22 +103,25 @@ async def _arrive(
         tally.pairs.append((partner.user_id, player))
 
 
-async def _sweep(worker: Storage, stop: asyncio.Event, tally: Tally) -> None:
+async def _sweep(worker: Worker, stop: asyncio.Event, tally: Tally) -> None:
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), 1.0)
         now = time.time()
-        for bucket, count in (await worker.pool.counts(now)).items():
+        for bucket, count in (await worker.storage.pool.counts(now)).items():
             if count < 2:
                 continue
-            async with worker.transaction() as tx:
+            async with worker.storage.transaction() as tx:
                 pairs = await tx.pool.pair_waiting(bucket, now)
+                for a, b in pairs:
+                    if worker.games is not None:
+                        await worker.games.open(tx, a, b)
             tally.swept += len(pairs)
             tally.pairs.extend((a.user_id, b.user_id) for a, b in pairs)
 
 
 async def scenario(
-    workers: list[Storage],
+    workers: list[Worker],
     wishes: list[tuple[str, int, str]],
     rate: float,
     seconds: float,
@@ -102,7 +129,7 @@ async def scenario(
 ) -> dict[str, float]:
     """Run arrivals for ``seconds`` against the workers; the figures."""
     rng = random.Random(seed)
-    first = workers[0]
+    first = workers[0].storage
     count = int(rate * seconds * 1.5) + 10
     players = [
         (await first.get_or_create_user("bench", f"{seed}-{n}-{uuid.uuid4().hex[:6]}", f"P{n}")).id
@@ -200,8 +227,12 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="how long each run lasts")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--postgres", default=os.environ.get("TAVLA_TEST_POSTGRES_URL", ""))
+    parser.add_argument(
+        "--pairing-only", action="store_true", help="leave out the game a pairing starts"
+    )
     args = parser.parse_args()
-    print(f"rate={args.rate}/s seconds={args.seconds} load={os.getloadavg()[0]:.2f}")
+    what = "pairing" if args.pairing_only else "pairing+game"
+    print(f"rate={args.rate}/s seconds={args.seconds} {what} load={os.getloadavg()[0]:.2f}")
     headline = None
     with tempfile.TemporaryDirectory() as tmp:
         backends = ["sqlite"] + (["postgres"] if args.postgres else [])
@@ -213,7 +244,13 @@ async def main() -> None:
                 else:
                     workers = await _with_postgres(args.postgres, schema)
                 try:
-                    figures = await scenario(workers, wishes, args.rate, args.seconds, args.seed)
+                    figures = await scenario(
+                        [_worker(w, args.pairing_only) for w in workers],
+                        wishes,
+                        args.rate,
+                        args.seconds,
+                        args.seed,
+                    )
                 finally:
                     for w in workers:
                         await w.close()
