@@ -61,10 +61,12 @@ async def board_link(service: GameService, game_id: int, user_id: str, lang: str
     if _base_url is None or _signer is None:
         return None
     record = await service.game_record(game_id)
-    if record is None or record.platform != PLATFORM:
+    if record is None:
         return None
+    # A pool game's record may be the other seat's (on Telegram): the Discord player is
+    # found among the seats by platform and id, never by the id alone.
     for seat, user in await service.seated(record):
-        if user.platform_id == user_id:
+        if (user.platform, user.platform_id) == (PLATFORM, user_id):
             url = seat_url(_base_url, _signer, game_id, seat, user.id)
             return translate(t(YOUR_LINK.msgid, url=url), lang)
     return translate(t(WATCH_LINK.msgid, url=watch_url(_base_url, _signer, game_id)), lang)

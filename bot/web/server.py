@@ -169,7 +169,9 @@ class WebBoard:
         kind, _, value = credentials.partition(" ")
         asked = normalize_language(request.query.get("lang"))
         try:
-            if kind == "tma" and self.telegram_token and record.platform == "telegram":
+            # Any game may have a Telegram seat (a pool game's other seat may be on Discord):
+            # the launch data proves the user, the seats say whether they play.
+            if kind == "tma" and self.telegram_token:
                 launch = check_init_data(value, self.telegram_token, now=self.clock())
                 actor = Actor(
                     "telegram", str(launch.user_id), launch.name, launch.username, launch.language
