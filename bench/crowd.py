@@ -564,6 +564,8 @@ async def run(args: argparse.Namespace) -> None:
         pages = stats.page_waits
         print(
             f"web_games={args.web} web_actions={len(pages)}"
+            f" web_actions_per_s={len(pages) / elapsed:.1f}"
+            f" cpu_ms_per_action={cpu * 1000 / max(1, len(pages) + len(waits)):.1f}"
             f" action_to_pages_p50_ms={percentile(pages, 0.5) * 1000:.0f}"
             f" action_to_pages_p95_ms={percentile(pages, 0.95) * 1000:.0f}"
             f" action_to_pages_p99_ms={percentile(pages, 0.99) * 1000:.0f}"

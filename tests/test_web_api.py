@@ -4,11 +4,13 @@ as button presses with the game's version, live updates, and the page's security
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from bot.service import boards
 from bot.service.limits import RateLimiter
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
@@ -27,8 +29,9 @@ def init_data(user_id: int, name: str, **extra: str) -> str:
     return "tma " + signed({"user": user, "auth_date": str(int(NOW) - 10), **extra})
 
 
-@pytest.fixture
-async def web(tmp_path):
+@contextlib.asynccontextmanager
+async def serving(tmp_path, *, render_images: bool = False):
+    """The web board's server on a service with a game in the bear-off, seat 0 to act."""
     hub = ChangeHub()
     inner = SqliteStorage(str(tmp_path / "w.db"))
     await inner.open()
@@ -36,7 +39,7 @@ async def web(tmp_path):
     service = make_service(
         storage,  # type: ignore[arg-type]
         clock=lambda: NOW,
-        render_images=False,
+        render_images=render_images,
         burst_actions=10**6,
     )
     signer = LinkSigner("test-secret")
@@ -47,9 +50,17 @@ async def web(tmp_path):
     await set_bear_off(service, game_id, turn=0)
     by_user = await seats(service, game_id)
     players = {seat: uid for uid, seat in by_user.items()}
-    yield client, service, signer, game_id, players
-    await client.close()
-    await inner.close()
+    try:
+        yield client, service, signer, game_id, players
+    finally:
+        await client.close()
+        await inner.close()
+
+
+@pytest.fixture
+async def web(tmp_path):
+    async with serving(tmp_path) as parts:
+        yield parts
 
 
 def auth(value: str) -> dict[str, str]:
@@ -359,6 +370,47 @@ async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checke
         chat_id, views = delivered[-1]
         assert chat_id == "-1001"
         assert any(v.edit and v.game_id == game_id for v in views)
+    finally:
+        relay.unregister("telegram")
+
+
+async def test_a_web_action_that_does_not_end_the_turn_draws_no_chat_picture(tmp_path, monkeypatch):
+    """The chat's board follows the web only at each turn's end: its picture is drawn then,
+    not at each checker moved on the page (it cost about a third of a web action)."""
+    drawn: list[str] = []
+    real = boards.render_picture
+
+    def counted(view, fmt):
+        drawn.append(fmt)
+        return real(view, fmt)
+
+    monkeypatch.setattr(boards, "render_picture", counted)
+    arrived: asyncio.Queue = asyncio.Queue()
+
+    async def deliver(views, chat_id):
+        await arrived.put([v for v in views if v.image is not None])
+
+    relay.register("telegram", deliver)
+    try:
+        async with serving(tmp_path, render_images=True) as (client, _s, _k, game_id, players):
+            me = auth(init_data(int(players[0]), "P0"))
+            state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+            version = state["version"]
+            drawn.clear()  # the game's opening
+            state = (await post(client, game_id, me, version, action="roll"))["state"]
+            assert len(await asyncio.wait_for(arrived.get(), 2)) == 1  # the dice, in the chat
+            assert len(drawn) == 1
+            while len(state["legal"]) and "confirm" not in state["buttons"]:
+                source, dests = next(iter(state["legal"].items()))
+                body = {"from": int(source), "to": dests[0]}
+                answer = await post(client, game_id, me, state["version"], action="move", **body)
+                state = answer["state"]
+                if state["legal"]:  # the turn goes on: a checker moved on the page
+                    assert len(drawn) == 1  # nothing drawn
+            if "confirm" in state["buttons"]:
+                await post(client, game_id, me, state["version"], action="confirm")
+            assert len(await asyncio.wait_for(arrived.get(), 2)) == 1  # the turn's end
+            assert len(drawn) == 2
     finally:
         relay.unregister("telegram")
 

@@ -81,6 +81,10 @@ class ChangeHub:
             while self._unsent:
                 games = list(self._unsent)
                 self._unsent.clear()
+                if self._pg is None:  # closed meanwhile (the worker stops): here at least
+                    for game_id in games:
+                        self.deliver(game_id)
+                    continue
                 try:
                     await self._pg.execute(
                         "SELECT pg_notify($1, game) FROM unnest($2::text[]) AS game",

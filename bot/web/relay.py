@@ -15,24 +15,30 @@ from bot.service.views import View
 log = logging.getLogger(__name__)
 
 Deliver = Callable[[list[View], str], Awaitable[None]]
-_ADAPTERS: dict[str, Deliver] = {}
+Draw = Callable[[View], Awaitable[View]]
+_ADAPTERS: dict[str, tuple[Deliver, bool]] = {}
 
 
-def register(platform: str, deliver: Deliver) -> None:
-    """``deliver(views, chat_id)`` sends views to a chat of ``platform``."""
-    _ADAPTERS[platform] = deliver
+def register(platform: str, deliver: Deliver, *, draws: bool = False) -> None:
+    """``deliver(views, chat_id)`` sends views to a chat of ``platform``; ``draws``: it
+    draws the pictures left due itself (``View.picture_due``), when it sends them."""
+    _ADAPTERS[platform] = (deliver, draws)
 
 
 def unregister(platform: str) -> None:
     _ADAPTERS.pop(platform, None)
 
 
-async def deliver(platform: str, chat_id: str, views: list[View]) -> None:
-    """Send ``views`` to the chat; a failure is logged, never raised to the web page."""
-    send = _ADAPTERS.get(platform)
-    if send is None or not views:
+async def deliver(platform: str, chat_id: str, views: list[View], draw: Draw) -> None:
+    """Send ``views`` to the chat, their due pictures drawn by ``draw`` first unless the
+    adapter draws them; a failure is logged, never raised to the web page."""
+    adapter = _ADAPTERS.get(platform)
+    if adapter is None or not views:
         return
+    send, draws = adapter
     try:
+        if not draws:
+            views = [await draw(view) for view in views]
         await send(views, chat_id)
     except Exception:
         log.warning(

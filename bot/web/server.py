@@ -326,7 +326,8 @@ class WebBoard:
             data = A.encode(record.id, body.version, code, arg)
         except ValueError as exc:
             raise web.HTTPBadRequest(text="action too long") from exc
-        views = await self.service.press(who.actor, place, data)
+        # The chat's board is sent only when the turn ends: its picture is drawn then.
+        views = await self.service.press(who.actor, place, data, draw=False)
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
         fresh = await self.service.game_record(record.id)
@@ -334,7 +335,7 @@ class WebBoard:
         if rest and (before is None or turn_mark(fresh, who.seat) != before):
             # The group's picture follows each finished turn, off the page's answer time.
             task = asyncio.get_running_loop().create_task(
-                relay.deliver(record.platform, record.chat_id, rest)
+                relay.deliver(record.platform, record.chat_id, rest, self.service.drawn)
             )
             self._relaying.add(task)
             task.add_done_callback(self._relaying.discard)

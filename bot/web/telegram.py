@@ -40,7 +40,7 @@ def enable_web_board(
     if not config.web_base_url:
         return
     _settings = _Settings(config.web_base_url, config.telegram_webapp, config)
-    relay.register("telegram", deliver)
+    relay.register("telegram", deliver, draws=True)
 
 
 def disable_web_board() -> None:
