@@ -27,11 +27,11 @@ import multiprocessing
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from bot import metrics
-from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Text, catalog, t
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Text, catalog, t, translate
 from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
 from core.analysis import MatchAnalysis, analyse_match
 from core.export import contest_terms, split_games
@@ -45,7 +45,7 @@ from .export import export_match, record_file_name
 from .lang import language
 from .numbers import parse_id
 from .settings import ServiceSettings
-from .store import GameStore
+from .store import GameStore, seat_names
 from .views import MessageRef, Place, View
 
 if TYPE_CHECKING:
@@ -261,6 +261,13 @@ def analyse_record(
     )
 
 
+def shown_names(record: GameRecord, lang: str) -> GameRecord:
+    """``record`` with its players' names as ``lang`` shows them (the computer's level in the
+    reader's words), for the card and the document drawn away from the service."""
+    names = tuple(translate(name, lang) for name in seat_names(record, ("White", "Black")))
+    return replace(record, settings=replace(record.settings, names=names))
+
+
 class _Job:
     """One analysis on its way: the "working…" message, its progress, then the results."""
 
@@ -328,7 +335,7 @@ class _Job:
                 events = await service.storage.events(self.game_id)
                 core_events = [e.data for e in events if e.type == "core"]
                 files = await _run(
-                    self.record,
+                    shown_names(self.record, self.lang),
                     core_events,
                     labels(self.lang),
                     service.settings.theme,

@@ -285,7 +285,7 @@ class Challenges:
             if low.isascii() and low.isdigit():
                 length = self._length_word(low)
             elif low in W.LEVELS:
-                level = low
+                level = W.LEVELS[low]
             elif (kind := W.kind_of(low)) is not None:
                 variant = kind
             else:  # the catalogue refuses these first; a rematch passes known words only
@@ -329,7 +329,7 @@ class Challenges:
             lesson=() if lesson else None,
         )
         record = self._new_contest(place, variant, [user.id, computer.id], settings)
-        name = f"{computer.name} ({level})"
+        name = f"{computer.name} ({level})"  # stored in English; shown in the reader's words
         return await self.contests.start(record, [user.name, name], chat, user, new=True)
 
     async def rematch(self, user: User, chat: Chat, place: Place, record: GameRecord) -> list[View]:

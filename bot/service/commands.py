@@ -130,7 +130,7 @@ COMMANDS: tuple[Command, ...] = (
         "bot",
         t("Play the computer"),
         t("/bot [uzun|turkish] [points] [beginner|club|expert|master] — play the computer"),
-        args=Args(W.KINDS | W.LEVELS, numbers=True),
+        args=Args(W.KINDS | frozenset(W.LEVELS), numbers=True),
     ),
     Command(
         "learn",

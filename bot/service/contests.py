@@ -26,7 +26,7 @@ from .boards import Boards
 from .lang import language
 from .mining import Mining
 from .results import Results
-from .store import ActionContext, GameStore, picture_state
+from .store import ActionContext, GameStore, picture_state, seat_names
 from .tournaments import Tournaments
 from .turns import Turns
 from .views import View
@@ -92,7 +92,7 @@ class Contests:
         record.commitment = dice.commitment
         record.status = GameStatus.ACTIVE
         record.settings = replace(record.settings, names=tuple(names))
-        ctx = ActionContext(record, match, dice, names)
+        ctx = ActionContext(record, match, dice, seat_names(record))
         match.start_game(dice)
         ctx.events.append(("start", {"commitment": dice.commitment, "seats": record.seats}))
         await self.turns.advance(ctx)

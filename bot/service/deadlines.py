@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from bot.i18n import t, tn
+from bot.i18n import t, tn, translate
 from bot.storage.base import GameRecord, GameStatus, StaleVersionError, Storage, StorageError
 from core.game import ResultReason
 
@@ -176,7 +176,11 @@ class Deadlines:
                             "{name}, it is your move: {n} minute left.",
                             "{name}, it is your move: {n} minutes left.",
                             minutes,
-                            name=Mention(slow.platform, slow.platform_id, names[game.awaiting]),
+                            name=Mention(
+                                slow.platform,
+                                slow.platform_id,
+                                translate(names[game.awaiting], lang),
+                            ),
                         )
                     ],
                     lang=lang,

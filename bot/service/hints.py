@@ -7,9 +7,10 @@ playing both sides. Never in a rated game or a tournament.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from bot.i18n import Text, t
+from bot.i18n import Text, t, translate
 from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
 from core.learn import CubeHint, Hint, PlayHint, percent
 from core.match import Match
@@ -19,7 +20,7 @@ from .advice import Advisor, hints_allowed
 from .boards import Boards
 from .errors import UserFacingError
 from .lang import language
-from .presenter import picture_labels
+from .presenter import Name, picture_labels
 from .store import GameStore, acting_seat, seat_of
 from .tutor import CUBE_WORDS
 from .views import View
@@ -105,7 +106,7 @@ class Hints:
 
     @staticmethod
     def _ghost_view(
-        match: Match, names: list[str], seat: int, hint: PlayHint, lang: str
+        match: Match, names: Sequence[Name], seat: int, hint: PlayHint, lang: str
     ) -> BoardView:
         """The board after the best play, its checkers' starting points drawn as ghosts."""
         game = match.game
@@ -123,7 +124,7 @@ class Hints:
             last_play_color=colour,
             cube_value=game.cube_value if game.variant.cube else None,
             labels=picture_labels(lang),
-            names={colour: names[seat], theirs: names[1 - seat]},
+            names={colour: translate(names[seat], lang), theirs: translate(names[1 - seat], lang)},
         )
 
     async def _find_game(self, user: User, chat: Chat, game_id: int | None) -> GameRecord | None:

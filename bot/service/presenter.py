@@ -24,6 +24,25 @@ VARIANT_NAMES = {
     "uzun": t("Uzun Tavla"),
 }
 
+#: The computer's strengths by the word /bot takes (core.ai.LEVELS), as players read them.
+LEVEL_NAMES = {
+    "random": t("random"),
+    "beginner": t("beginner"),
+    "club": t("club"),
+    "expert": t("expert"),
+    "master": t("master"),
+}
+
+#: A player's name as shown: a person's own, or the computer's (translated: its level).
+Name = str | Text
+
+
+def computer_name(level: str | None) -> Text:
+    """The computer's name with its strength, in the reader's words ("Tavla Bot (uzman)")."""
+    word = LEVEL_NAMES.get(level or "random", LEVEL_NAMES["random"])
+    return t("Tavla Bot ({level})", level=word)
+
+
 KIND_NAMES = {
     ResultKind.SINGLE: t("a single game"),
     ResultKind.GAMMON: t("a gammon (mars)"),
@@ -39,7 +58,7 @@ def seat_color(game: Game, seat: int) -> str:
 
 def board_view(
     match: Match,
-    names: list[str],
+    names: Sequence[Name],
     *,
     viewer: int | None = None,
     computer: int | None = None,
@@ -98,7 +117,7 @@ def board_view(
         dice_color=seat_color(game, game.turn) if dice else None,
         cube_value=game.cube_value if game.variant.cube else None,
         cube_owner=cube_owner,
-        names={c: names[s] for c, s in colors.items()},
+        names={c: translate(names[s], lang) for c, s in colors.items()},
         score={c: int(match.score[s]) for c, s in colors.items()},
         match_length=match.length,
         crawford=game.crawford,
@@ -163,7 +182,7 @@ _TOLD = (EventType.PLAY, EventType.PASS, EventType.TAKE, EventType.RESIGN_DECLIN
 _CHOICES = (EventType.PLAY, EventType.TAKE, EventType.DOUBLE, EventType.RESIGN)
 
 
-def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
+def recent_play_lines(game: Game, names: Sequence[Name]) -> list[Text]:
     """``Ali played 6-5: 24/13``, oldest first, for every play, pass, take and declined
     resignation since the player now to act last chose (a move, a double, a take, an offer
     to resign): the opponent's answer and what was done for them meanwhile (an only move
@@ -191,7 +210,7 @@ def recent_play_lines(game: Game, names: list[str]) -> list[Text]:
     return lines[::-1]
 
 
-def play_lines(game: Game, names: list[str], most: int) -> list[Text]:
+def play_lines(game: Game, names: Sequence[Name], most: int) -> list[Text]:
     """The game's last ``most`` plays, passes, takes and declined resignations, oldest first,
     told as under the board (the web page lists them where a phone has room)."""
     lines: list[Text] = []
@@ -204,7 +223,7 @@ def play_lines(game: Game, names: list[str], most: int) -> list[Text]:
     return lines[::-1]
 
 
-def _play_line(game: Game, names: list[str], index: int) -> Text:
+def _play_line(game: Game, names: Sequence[Name], index: int) -> Text:
     """The line for the play, pass, take or declined resignation at ``game.history[index]``
     (a play's and a pass's with the roll before it)."""
     event = game.history[index]
@@ -235,7 +254,7 @@ def _play_line(game: Game, names: list[str], index: int) -> Text:
     return t("{name} played {dice}: {play}", name=names[seat], dice=rolled, play=event["play"])
 
 
-def caption(match: Match, names: list[str], variant_name: str) -> list[Text | str]:
+def caption(match: Match, names: Sequence[Name], variant_name: str) -> list[Text | str]:
     """The lines under the board: players, score, last play, roll, pips, who acts."""
     game = match.game
     assert game is not None
@@ -272,7 +291,7 @@ def _score(value: float) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def action_line(game: Game, names: list[str]) -> Text:
+def action_line(game: Game, names: Sequence[Name]) -> Text:
     """What the game waits for, and from whom."""
     if game.over:
         return result_line(game, names)
@@ -310,7 +329,7 @@ def action_line(game: Game, names: list[str]) -> Text:
     )
 
 
-def result_line(game: Game, names: list[str]) -> Text:
+def result_line(game: Game, names: Sequence[Name]) -> Text:
     """How a finished game ended, naming who resigned, passed or ran out of time."""
     result = game.result
     assert result is not None
@@ -373,7 +392,7 @@ def shown_seat(game: Game, computer: int | None = None) -> int:
 RESIGN_DIGITS = {ResultKind.SINGLE: "1", ResultKind.GAMMON: "2", ResultKind.BACKGAMMON: "3"}
 
 
-def resign_question(names: list[str], seat: int, kind: ResultKind) -> Text:
+def resign_question(names: Sequence[Name], seat: int, kind: ResultKind) -> Text:
     """The line that asks ``seat`` to confirm a resignation at ``kind`` before it is offered."""
     return t("{name}: resign {kind}?", name=names[seat], kind=KIND_NAMES[kind])
 
@@ -400,7 +419,7 @@ def finished_buttons(game_id: int, version: int) -> list[list[Button]]:
 
 
 def own_roll_buttons(
-    game_id: int, version: int, game: Game, names: Sequence[str], humans: Collection[int]
+    game_id: int, version: int, game: Game, names: Sequence[Name], humans: Collection[int]
 ) -> list[list[Button]]:
     """In a busy chat, where the bot rolls for everyone: a button for each player who could
     double before their next roll, to roll themselves in this game (and so keep the cube)."""

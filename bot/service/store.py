@@ -30,6 +30,7 @@ from core.game import Game, Phase, ResultKind
 from core.match import Match
 
 from .lang import language
+from .presenter import Name, computer_name
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ class ActionContext:
     record: GameRecord
     match: Match
     dice: SeededDice
-    names: list[str]
+    names: list[Name]
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     notes: list[Text] = field(default_factory=list)
     #: How the games that ended during the action ended, when the match goes on: the next
@@ -109,6 +110,16 @@ def seat_of(record: GameRecord, user: User, game: Game | None = None) -> int:
     return record.seats.index(user.id)
 
 
+def seat_names(record: GameRecord, unknown: tuple[str, str] = ("?", "?")) -> list[Name]:
+    """The players' names as shown, seat by seat: the computer's is translated where it is
+    read, its level in the reader's words (the stored name has the English word)."""
+    names: list[Name] = list(record.settings.names or unknown)
+    seat = record.settings.computer
+    if seat is not None and 0 <= seat < len(names):
+        names[seat] = computer_name(record.settings.level)
+    return names
+
+
 class GameStore:
     """Games loaded into actions and saved from them (the storage, the clock)."""
 
@@ -119,8 +130,7 @@ class GameStore:
     def context(self, record: GameRecord) -> ActionContext:
         """An action on the stored game ``record``: its match and dice as they stand."""
         match = Match.from_dict(record.match or {})
-        names = list(record.settings.names or ["?", "?"])
-        return ActionContext(record, match, SeededDice.from_dict(record.dice), names)
+        return ActionContext(record, match, SeededDice.from_dict(record.dice), seat_names(record))
 
     async def seat_user(self, record: GameRecord, seat: int) -> User:
         """The person on ``seat``."""

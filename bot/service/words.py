@@ -18,8 +18,22 @@ POOL = frozenset({"pool", "havuz", "пул"})
 #: The pace of a pool game: a day per move.
 DAILY = frozenset({"daily", "günlük", "gunluk", "ежедневно"})
 FAST = frozenset({"fast", "hızlı", "hizli", "быстро", "blitz"})
-#: The computer's strengths (core.ai.player_for).
-LEVELS = frozenset({"beginner", "club", "expert", "master", "random"})
+#: The computer's strengths (core.ai.player_for) by every word that names one: English, and
+#: the words the Turkish and Russian /bot usage shows (bot.service.presenter.LEVEL_NAMES).
+LEVELS: dict[str, str] = {
+    **{level: level for level in ("beginner", "club", "expert", "master", "random")},
+    "acemi": "beginner",
+    "kahvehane": "club",
+    "usta": "expert",
+    "üstat": "master",
+    "ustat": "master",
+    "rastgele": "random",
+    "новичок": "beginner",
+    "клуб": "club",
+    "мастер": "expert",
+    "гроссмейстер": "master",
+    "случайный": "random",
+}
 #: ``/resign``'s levels (T-9): numbers and the words of each language.
 RESIGN_LEVELS: dict[str, ResultKind] = {
     "1": ResultKind.SINGLE,
@@ -64,7 +78,7 @@ def meaning(word: str) -> tuple[str, str] | None:
     if (kind := kind_of(low)) is not None:
         return "kind", kind
     if low in LEVELS:
-        return "level", low
+        return "level", LEVELS[low]
     if low.isascii() and low.isdigit():
         return "length", str(int(low))
     if low in FAST:

@@ -24,6 +24,7 @@ from bot.service.presenter import (
     result_line,
     seat_color,
 )
+from bot.service.store import seat_names
 from bot.service.views import GameRecord, GameStatus
 from core.game import Game, Phase
 from core.match import Match
@@ -184,7 +185,7 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     match = Match.from_dict(record.match)
     game = match.game
     assert game is not None
-    names = list(record.settings.names or ["?", "?"])
+    names = [translate(name, lang) for name in seat_names(record)]
     viewer = 0 if seat is None else seat
     view = board_view(match, names, viewer=viewer, lang=lang)
     colors = [seat_color(game, s) for s in (0, 1)]
