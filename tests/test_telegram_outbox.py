@@ -75,7 +75,9 @@ class _Service:
     def __init__(self) -> None:
         self.shown: list[int] = []
 
-    async def board_shown(self, game_id: int, version: int, message: object = None) -> None:
+    async def board_shown(
+        self, game_id: int, version: int, message: object = None, shown_in: object = None
+    ) -> None:
         self.shown.append(version)
 
 
