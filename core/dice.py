@@ -357,6 +357,12 @@ _DOUBLE_NAMES_TR = {
 _MIXED_EXCEPTIONS_TR = {(6, 5): "şeş beş"}
 
 
+def larger_first(dice: Iterable[int]) -> tuple[int, ...]:
+    """A roll in the order it is named and shown to players: the larger die first ("5-3",
+    whichever die came first), so the caption, the board and the text board agree."""
+    return tuple(sorted(dice, reverse=True))
+
+
 def dice_name_tr(a: int, b: int) -> str:
     """Return the Turkish name of a roll (rules.md Names of the dice), e.g. 6-5 "şeş beş".
 

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from PIL import Image, ImageDraw, ImageFont
 
 from core.analysis import Decision, MatchAnalysis
+from core.dice import larger_first
 from core.variants import variant_by_name
 
 from .board import _fit, font, render_image
@@ -348,7 +349,7 @@ def decision_views(
             play.after,
             own,
             to_move=None,
-            dice=d.dice or (),
+            dice=larger_first(d.dice or ()),
             dice_color=own,
             last_play=play.steps,
             last_play_color=own,

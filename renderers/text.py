@@ -10,6 +10,7 @@ the cube, the dice and the match in the middle.
 
 from __future__ import annotations
 
+from core.dice import larger_first
 from core.position import BAR, OFF
 
 from .view import HOME_LEFT, WHITE, BoardView
@@ -35,7 +36,7 @@ def _dice_text(view: BoardView) -> str:
     dice = view.all_dice
     if not dice:
         return ""
-    shown = "-".join(str(d) for d in view.dice)
+    shown = "-".join(str(d) for d in larger_first(view.dice))
     used = [str(d) for i, d in enumerate(dice) if view.die_used(i)]
     text = f"{view.label('dice')} {shown}"
     return text + (f" ({view.label('used')} {' '.join(used)})" if used else "")

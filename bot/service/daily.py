@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from bot.i18n import Text, t
 from bot.storage.base import REVEAL_HOUR, Chat, DailyPuzzle, Storage, StoredPuzzle, User
+from core.dice import larger_first
 from core.learn.puzzles import Puzzle
 
 from . import actions as A
@@ -93,7 +94,7 @@ class DailyPuzzles:
             return None
         lang = language(None, chat, private=False)
         puzzle = Puzzle.from_dict(stored.data)
-        a, b = puzzle.dice
+        a, b = larger_first(puzzle.dice)
         lines: list[Text | str] = [
             t(
                 "🧩 Puzzle of the day ({game}): White to play {a}-{b}.",

@@ -12,6 +12,7 @@ from typing import Any
 
 from bot.i18n import Text, t, translate
 from bot.storage.base import Chat, GameRecord, GameStatus, Storage, User
+from core.dice import larger_first
 from core.learn import CubeHint, Hint, PlayHint, percent
 from core.match import Match
 from renderers.view import BLACK, WHITE, BoardView
@@ -34,7 +35,7 @@ def cost_text(cost: float) -> str:
 def hint_lines(hint: Hint) -> list[Text | str]:
     """The hint as lines: the best first, then each other choice with its cost."""
     if isinstance(hint, PlayHint):
-        a, b = sorted(hint.dice, reverse=True)  # the larger first, as the caption names it
+        a, b = larger_first(hint.dice)
         lines: list[Text | str] = [t("💡 The best plays of {a}-{b}:", a=a, b=b)]
         for n, option in enumerate(hint.options, 1):
             if option.cost <= 0:
@@ -118,7 +119,7 @@ class Hints:
             game.variant,
             best.after,
             mover_color=colour,
-            dice=hint.dice,
+            dice=larger_first(hint.dice),
             dice_used=(True, True),
             last_play=best.steps,
             last_play_color=colour,

@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.i18n import Text, t
 from bot.storage.base import Chat, GameRecord, Storage, User
+from core.dice import larger_first
 from core.game import Game
 from core.learn import lesson as L
 from core.notation import format_play
@@ -129,7 +130,7 @@ def _lines(
 ) -> list[Text | str]:
     """What is said about one moment to the player at seat ``learner``."""
     topic = moment.topic
-    a, b = moment.dice or (0, 0)
+    a, b = larger_first(moment.dice or (0, 0))
     if topic == L.MOVE:
         return _move_lines(game, chat.private, board)
     if topic == L.ROLL:
@@ -268,7 +269,7 @@ def _lines(
 def _move_lines(game: Game, private: bool, board: View) -> list[Text | str]:
     """The first move: the dice, the buttons, typing, where a checker may land."""
     assert game.dice is not None
-    a, b = sorted(game.dice, reverse=True)
+    a, b = larger_first(game.dice)
     lines: list[Text | str] = [
         t(
             "🎲 Your roll: {a}-{b}, drawn on the board and named under it. Each die moves one "

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from bot.i18n import Text, t, tn
-from core.dice import dice_name_tr
+from core.dice import dice_name_tr, larger_first
 from core.events import EventType
 from core.game import Game, Phase, ResultKind, ResultReason
 from core.match import Match
@@ -84,9 +84,9 @@ def board_view(
     dice: tuple[int, ...] = ()
     used: tuple[bool, ...] = ()
     if game.dice:
-        dice = game.dice
+        dice = larger_first(game.dice)  # as the caption names the roll
         if turn is not None:
-            all_dice = list(turn.all_dice)
+            all_dice = list(larger_first(turn.all_dice))
             flags = [False] * len(all_dice)
             for _, die in turn.done:
                 for i, d in enumerate(all_dice):
@@ -241,7 +241,7 @@ def _play_line(game: Game, names: Sequence[Name], index: int) -> Text:
         if earlier["type"] == EventType.ROLL and earlier["seat"] == seat:
             roll = earlier["dice"]
             break
-    rolled = "-".join(map(str, sorted(roll, reverse=True))) if roll else ""
+    rolled = "-".join(map(str, larger_first(roll))) if roll else ""
     if event["type"] == EventType.PASS:
         return t("{name} rolled {dice} and cannot move.", name=names[seat], dice=rolled)
     if event.get("forced"):
@@ -316,7 +316,7 @@ def action_line(game: Game, names: Sequence[Name]) -> Text:
             return t("{name}, your last roll: bear off everything for a draw.", name=who)
         return t("{name} to roll.", name=who)
     assert game.dice is not None
-    a, b = sorted(game.dice, reverse=True)  # the larger first, as the roll is named
+    a, b = larger_first(game.dice)
     turn = game.current_turn
     left = turn.remaining_dice if turn else []
     return t(

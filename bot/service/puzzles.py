@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.i18n import Text, t
 from bot.storage.base import Chat, PuzzlePlayer, Storage, StoredPuzzle, User
+from core.dice import larger_first
 from core.learn.puzzles import Puzzle
 from core.variants import variant_by_name
 from renderers.view import WHITE, BoardView
@@ -109,7 +110,7 @@ class Puzzles:
     ) -> View:
         """The puzzle's board and its candidates as buttons."""
         puzzle = Puzzle.from_dict(stored.data)
-        a, b = sorted(puzzle.dice, reverse=True)  # the larger first, as the caption names it
+        a, b = larger_first(puzzle.dice)
         lines: list[Text | str] = [
             t(
                 "🧩 Puzzle {id} ({game}): you play White and rolled {a}-{b}.",
@@ -150,7 +151,7 @@ class Puzzles:
             variant,
             puzzle.before(),
             mover_color=WHITE,
-            dice=puzzle.dice,
+            dice=larger_first(puzzle.dice),
             labels=picture_labels(lang),
             theme=(user_theme(user) if user else None) or self.settings.theme,
             **fields,
