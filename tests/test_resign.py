@@ -9,6 +9,7 @@ import pytest
 from bot.i18n import translate, translate_lines
 from bot.service import actions as A
 from bot.service.service import Actor, Place
+from bot.web.state import game_state
 from core.match import Match
 from tests.factory import buttons_of, find, make_service
 from tests.test_service import ALI, GROUP, VELI, board, challenge, service_at, text_of
@@ -148,3 +149,20 @@ async def test_the_points_won_are_counted_in_each_languages_plural(env):
     done = await service.press(VELI, HOME, find(board(asked), A.RESIGN))
     assert single
     assert "wins 1 point." in text_of(done)
+
+
+async def test_a_board_resigned_before_its_roll_was_played_draws_no_dice(env):
+    """The finished board drew the dice of the roll nobody played after the resignation."""
+    service, _ = env
+    shown = board(await service.command(ALI, HOME, "bot", ""))
+    game = (await match_of(service, shown.game_id)).game
+    assert game.dice  # Ali is to play his roll
+    assert "Zar" in shown.text_board
+    asked = await service.command(ALI, HOME, "resign", "")
+    done = board(await service.press(ALI, HOME, find(board(asked), A.RESIGN)))
+    assert (await match_of(service, shown.game_id)).results
+    assert done.board.dice == ()
+    assert "Zar" not in done.text_board
+    state = game_state(await service.storage.get_game(shown.game_id), 0, "en")
+    assert state["board"]["dice"] == []
+    assert state["board"]["dice_color"] is None

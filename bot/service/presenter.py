@@ -83,7 +83,9 @@ def board_view(
     turn = game.current_turn
     dice: tuple[int, ...] = ()
     used: tuple[bool, ...] = ()
-    if game.dice:
+    ended = game.result.reason if game.over and game.result else None
+    # A game resigned, passed or lost on time ends with its roll unplayed: no dice drawn.
+    if game.dice and ended in (None, ResultReason.BEAR_OFF):
         dice = larger_first(game.dice)  # as the caption names the roll
         if turn is not None:
             all_dice = list(larger_first(turn.all_dice))
