@@ -20,7 +20,7 @@ from core.analysis import Decision, MatchAnalysis
 from core.dice import larger_first
 from core.variants import variant_by_name
 
-from .board import _fit, font, render_image
+from .board import _fit, font, render_image, text_length
 from .geometry import Rect, geometry
 from .themes import RGB, theme_by_name
 from .view import BLACK, WHITE, BoardView, other
@@ -79,10 +79,13 @@ class _Words:
         return str(self.labels.get(key, key)).format(**params)
 
 
-def where_line(words: Callable[..., str], analysis: MatchAnalysis, d: Decision) -> str:
+def where_line(
+    words: Callable[..., str], analysis: MatchAnalysis, d: Decision, name: str | None = None
+) -> str:
     """``Game 1, move 7 · Ali · 6-4``: where a decision was made, the roll written the larger
-    die first, as it is named."""
-    where = words("where", game=d.game, move=d.move, name=analysis.names[d.player])
+    die first, as it is named (``name``: the player's name as it fits, else in full)."""
+    name = analysis.names[d.player] if name is None else name
+    where = words("where", game=d.game, move=d.move, name=name)
     if d.dice:
         high, low = sorted(d.dice, reverse=True)
         where += f" · {high}-{low}"
@@ -97,6 +100,8 @@ class CardPlaced(NamedTuple):
     kind: str
     column: int | None
     box: Rect
+    #: The words drawn, for a text.
+    shown: str = ""
 
 
 class _Card:
@@ -133,7 +138,7 @@ class _Card:
         x0, y0, x1, y1 = fnt.getbbox(words, anchor=anchor)
         box = Rect(x0 + xy[0], y0 + xy[1], x1 + xy[0], y1 + xy[1])
         self.ops.append(("text", (xy, words, fnt, fill, anchor)))
-        self.placed.append(CardPlaced(kind, column, box))
+        self.placed.append(CardPlaced(kind, column, box, words))
         return box
 
     def font(self, size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
@@ -264,11 +269,11 @@ class _Card:
         """The words above decision ``i``'s boards; where the boards start."""
         a, words, c, px = self.analysis, self.words, self.colors, self.px
         small, bold = self.font(18), self.font(19, bold=True)
-        where = where_line(words, a, d)
+        where, where_font = self._where(d, w)
         played = d.played if d.kind == "play" else words(d.played)
         best = d.best if d.kind == "play" else words(d.best)
         lines = [
-            ("where", where, small, c.text_dim),
+            ("where", where, where_font, c.text_dim),
             ("played", words("played", play=played), bold, BAD_RED),
             ("best", words("best", play=best), bold, GOOD),
             ("loss", words("loss", loss=f"{d.loss:.3f}"), small, c.text),
@@ -277,6 +282,22 @@ class _Card:
             self.text(kind, i, (x, y), _fit(shown, fnt, w), fnt, fill)
             y += self.line_height(fnt) + px(4)
         return y + px(12)
+
+    def _where(self, d: Decision, w: int) -> tuple[str, ImageFont.FreeTypeFont]:
+        """Where decision ``d`` was made, fitted to ``w`` pixels: a smaller font first, then
+        the player's name shortened with an ellipsis, so that the move and the roll are
+        always there ("Game 1, move 7 · Tavla Bot (begi… · 6-4")."""
+        for size in (18, 16, 15):
+            fnt = self.font(size)
+            where = where_line(self.words, self.analysis, d)
+            if text_length(fnt, where) <= w:
+                return where, fnt
+        name = self.analysis.names[d.player]
+        for keep in range(len(name) - 1, 0, -1):
+            where = where_line(self.words, self.analysis, d, name[:keep].rstrip() + "…")
+            if text_length(fnt, where) <= w:
+                return where, fnt
+        return _fit(where_line(self.words, self.analysis, d, "…"), fnt, w), fnt
 
     def draw(self, height: int) -> Image.Image:
         image = Image.new("RGB", (self.width, height), self.colors.background)

@@ -255,3 +255,25 @@ def test_a_game_with_no_decision_has_no_rating() -> None:
     text = analysis_text(analysis)
     assert "Supernatural" not in text
     assert CARD_LABELS["no_decisions"] in text
+
+
+@pytest.mark.parametrize("width", [1200, 800])
+@pytest.mark.parametrize(
+    "long_name", ["Tavla Bot (beginner)", "Tavla Bot (гроссмейстер)", "W" * 40]
+)
+def test_a_long_name_is_fitted_and_the_move_and_dice_stay(width: int, long_name: str) -> None:
+    """ "Tavla Bot (beginner…" dropped the roll: the name gives way, never the dice."""
+    analysis = dataclasses.replace(analysis_of("tavla"), names=(long_name, "Bob"))
+    (w, _h), placed = card_layout(analysis, width=width)
+    wheres = [p for p in placed if p.kind == "where"]
+    assert wheres
+    for p in wheres:
+        d = analysis.worst(3)[p.column]
+        if d.dice:
+            high, low = sorted(d.dice, reverse=True)
+            assert p.shown.endswith(f" · {high}-{low}"), p.shown
+        assert p.shown.startswith(f"Game {d.game}, move {d.move} · "), p.shown
+        third = Rect(p.column * w / 3, 0, (p.column + 1) * w / 3, _h)
+        assert third.contains_rect(p.box, tolerance=0), p
+    # The player who made the decision is still recognisable: the name starts it.
+    assert any(long_name[:6] in p.shown for p in wheres if analysis.worst(3)[p.column].player == 0)
