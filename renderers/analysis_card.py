@@ -267,7 +267,7 @@ class _Card:
 
     def _decision(self, i: int, d: Decision, x: int, y: int, w: int) -> int:
         """The words above decision ``i``'s boards; where the boards start."""
-        a, words, c, px = self.analysis, self.words, self.colors, self.px
+        words, c, px = self.words, self.colors, self.px
         small, bold = self.font(18), self.font(19, bold=True)
         where, where_font = self._where(d, w)
         played = d.played if d.kind == "play" else words(d.played)
