@@ -205,12 +205,17 @@ async def test_hot_seat_resignations_are_answered_from_the_one_keyboard(tmp_path
         await storage.close()
 
 
-async def test_hot_seat_abort_ends_the_game_at_once(tmp_path):
+async def test_hot_seat_abort_is_confirmed_from_the_keyboard_and_abandons_the_game(tmp_path):
     storage, _, console, out = await make(tmp_path)
     try:
         await console.handle("/uzun")
         await console.handle("/abort")
-        assert "called off by agreement" in out.getvalue()
+        assert "Abandon this game? It ends here, unrated." in out.getvalue()
+        assert "[1] Yes, abandon  [2] No, play on" in out.getvalue()
+        assert (await storage.get_game(console.game_id)).status is GameStatus.ACTIVE
+        await console.handle("1")
+        assert "The game was abandoned. It is not rated." in out.getvalue()
+        assert "agreement" not in out.getvalue()
         assert (await storage.get_game(console.game_id)).status is GameStatus.ABORTED
     finally:
         await storage.close()

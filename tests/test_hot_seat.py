@@ -110,13 +110,39 @@ async def test_a_resignation_is_answered_for_the_other_side(env, seat):
     assert not record.rated
 
 
-async def test_an_abort_ends_it_at_once(env):
+async def test_an_abort_asks_first_and_says_the_game_was_abandoned(env):
+    """One person at the keyboard: /abort asks to confirm (no agreement can come), "No"
+    plays on, "Yes, abandon" ends it unrated and says it was abandoned, not agreed."""
     service, _ = env
     game_id = await start(service, name="uzun")
-    views = await service.command(ALI, HOME, "abort", "")
-    assert "called off by agreement" in text_of(views)
+    before = (await service.storage.get_game(game_id)).version
+    asked = await service.command(ALI, HOME, "abort", "")
+    question = board(asked)
+    assert "Abandon this game? It ends here, unrated." in text_of(asked)
+    assert {A.decode(b.action).code for row in question.buttons for b in row} == {
+        A.ABANDON,
+        A.RESIGN_CANCEL,
+    }
+    record, _ = await game_of(service, game_id)
+    assert (record.status, record.version) == (GameStatus.ACTIVE, before)  # nothing yet
+    kept = await service.press(ALI, HOME, find(question, A.RESIGN_CANCEL))
+    assert "Abandon" not in text_of(kept)
+    assert (await game_of(service, game_id))[0].status is GameStatus.ACTIVE
+    question = board(await service.command(ALI, HOME, "abort", ""))
+    done = await service.press(ALI, HOME, find(question, A.ABANDON))
+    said = text_of(done)
+    assert "The game was abandoned. It is not rated." in said
+    assert "agreement" not in said
     record, _ = await game_of(service, game_id)
     assert record.status is GameStatus.ABORTED
+    assert not record.rated
+    edited = [v for v in done if v.game_id == game_id and v.edit]
+    assert edited
+    assert all(not v.buttons for v in edited)  # the question's buttons are gone
+    # The board says how it ended, and no longer who is to play with which dice.
+    assert "to play" not in said
+    assert edited[-1].board.to_move is None
+    assert edited[-1].board.dice == ()
 
 
 async def test_no_clock_runs_against_oneself(env):

@@ -37,7 +37,7 @@ def test_every_action_code_round_trips_through_a_button_id():
         data = A.encode(42, 7, code, args.get(code, ""))
         assert A.decode(data) == A.Action(42, 7, code, args.get(code, ""))
     assert A.decode("42:7:g2") is None  # no button offers a resignation level by itself
-    assert A.decode("42:7:ab") is None  # nor an abort
+    assert A.decode("42:7:abx") is None  # "Yes, abandon" takes nothing after it
 
 
 def _played_out(seed: int) -> Match:

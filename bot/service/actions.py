@@ -31,7 +31,8 @@ class Code(StrEnum):
     RESIGN_ACCEPT = "ga"
     RESIGN_DECLINE = "gd"
     RESIGN = "gr"  # gr<seat><level 1-3>: "Yes, resign", the offer confirmed
-    RESIGN_CANCEL = "gn"  # "No": the resignation asked about is not offered
+    RESIGN_CANCEL = "gn"  # "No": the resignation (or the abandoning) asked about is not made
+    ABANDON = "ab"  # "Yes, abandon": a game against oneself called off, once confirmed
     REMATCH = "re"
     CLAIM = "cl"
     SETTING = "o"  # o<choice>: a /settings button (game id and version 0)
@@ -64,6 +65,7 @@ RESIGN_ACCEPT = Code.RESIGN_ACCEPT
 RESIGN_DECLINE = Code.RESIGN_DECLINE
 RESIGN = Code.RESIGN
 RESIGN_CANCEL = Code.RESIGN_CANCEL
+ABANDON = Code.ABANDON
 REMATCH = Code.REMATCH
 CLAIM = Code.CLAIM
 SETTING = Code.SETTING

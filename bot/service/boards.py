@@ -12,6 +12,7 @@ import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
+from dataclasses import replace
 
 from bot import metrics
 from bot.drawing import DrawingPool
@@ -24,6 +25,10 @@ from .autoplay import BUSY
 from .keypad import DEFAULT_LIMITS
 from .lang import language
 from .presenter import (
+    ABANDON_QUESTION,
+    ABANDONED,
+    CALLED_OFF,
+    abandon_buttons,
     board_view,
     caption,
     finished_buttons,
@@ -34,7 +39,7 @@ from .presenter import (
     shown_seat,
 )
 from .settings import ServiceSettings
-from .store import ActionContext, GameStore
+from .store import ActionContext, GameStore, alone
 from .views import View
 
 #: Set while the service answers a caller that draws the board pictures itself when it
@@ -124,6 +129,8 @@ class Boards:
         )
         head = caption(match, ctx.names, record.variant)
         lines = [*head[:1], *ctx.ended, *head[1:], *ctx.notes]
+        if record.status is GameStatus.ABORTED:  # nobody is to play: how it ended instead
+            lines = [*head[:1], ABANDONED if alone(record) else CALLED_OFF]
         limits = self.settings.keypad.get(chat.platform, DEFAULT_LIMITS)
         buttons = (
             []
@@ -154,6 +161,9 @@ class Boards:
             seat, kind = ctx.resigning
             lines.append(resign_question(ctx.names, seat, kind))
             buttons = resign_buttons(record.id, record.version, seat, kind)
+        elif ctx.abandoning:
+            lines.append(ABANDON_QUESTION)
+            buttons = abandon_buttons(record.id, record.version)
         # The board is drawn from the side of the seat to act (once the game is over, the
         # side it was last seen from), in that player's own style.
         seat = shown_seat(game, record.settings.computer)
@@ -167,6 +177,9 @@ class Boards:
             lang=lang,
             home=viewer.home,
         )
+        if record.status is GameStatus.ABORTED:
+            # Called off: nobody is to move, and the roll left is never played.
+            view = replace(view, to_move=None, dice=(), dice_used=(), dice_color=None)
         image = due = None
         if self.settings.render_images and not (keyboard_only or caption_only):
             image, due = await self.picture(view, chat.platform)

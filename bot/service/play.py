@@ -21,6 +21,7 @@ from .commands import unknown_argument
 from .contests import Contests
 from .errors import UserFacingError
 from .lang import language, notice
+from .presenter import ABANDONED, CALLED_OFF
 from .store import ActionContext, GameStore, alone, picture_state, seat_of
 from .tournaments import Tournaments
 from .tutor import Tutor, anyway_action
@@ -81,6 +82,17 @@ class Play:
             return await self._select(user, chat, record, action)
         if action.code == A.CLAIM:
             return await self._claim_record(user, chat, record)
+        if action.code == A.ABANDON:
+            if not alone(record):
+                raise UserFacingError(t("That button is not one of mine."))
+            await self._call_off(user, chat, record, seat_of(record, user))
+            ended = await self.storage.get_game(record.stored_id)
+            assert ended is not None  # the question's board says so, with no buttons now
+            return [
+                await self.boards.board(
+                    self.store.context(ended), chat, edit=True, caption_only=True
+                )
+            ]
         if action.code in (A.RESIGN_CANCEL, A.TUTOR_BACK):  # "No": the board as it was
             seat_of(record, user)
             return [
@@ -267,7 +279,7 @@ class Play:
         self, *, user: User, chat: Chat, reply_to_game: int | None, **_: Any
     ) -> list[View]:
         """``/abort``: ask to call the game off (agreed when both ask; at once against the
-        computer or oneself)."""
+        computer; confirmed with one press by the one person who holds both seats)."""
         record = await self._find_game(user, chat, reply_to_game)
         if record is None:
             raise UserFacingError(t("You have no game here to abort."))
@@ -276,16 +288,29 @@ class Play:
                 t("A tournament match can't be called off; the organiser may award it.")
             )
         seat = seat_of(record, user)
+        if alone(record):
+            # One person holds both seats: nobody else can agree, so the board asks them to
+            # confirm (one press calls it off). Nothing is saved until then.
+            ctx = self.store.context(record)
+            ctx.abandoning = True
+            return [await self.boards.board(ctx, chat, edit=True)]
+        return await self._call_off(user, chat, record, seat)
+
+    async def _call_off(self, user: User, chat: Chat, record: GameRecord, seat: int) -> list[View]:
+        """``seat`` asks to call the game off: agreed at once against the computer, or by
+        the one person who holds both seats (confirmed); otherwise when both have asked."""
         async with self.storage.transaction() as tx:
             fresh = await tx.get_game(record.stored_id)
             assert fresh is not None
+            if fresh.status is not GameStatus.ACTIVE:
+                raise UserFacingError(t("This game is already over."))
             asked = fresh.settings.abort_by
-            # Against the computer, or oneself, both sides agree at once.
-            if fresh.settings.computer or alone(fresh) or (asked is not None and asked != seat):
+            if alone(fresh) or fresh.settings.computer or (asked is not None and asked != seat):
                 fresh.status = GameStatus.ABORTED
                 fresh.rated = False
                 fresh.deadline = None
-                line = t("The game was called off by agreement. It is not rated.")
+                # Nobody agreed with a player who held both seats: they abandoned it.
+                line = ABANDONED if alone(fresh) else CALLED_OFF
             else:
                 fresh.settings = replace(fresh.settings, abort_by=seat)
                 line = t(

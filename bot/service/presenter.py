@@ -410,6 +410,23 @@ def resign_buttons(game_id: int, version: int, seat: int, kind: ResultKind) -> l
     ]
 
 
+#: The question /abort puts in a game against oneself (one keyboard, both seats).
+ABANDON_QUESTION = t("Abandon this game? It ends here, unrated.")
+#: How a game called off ended: by the one person who held both seats, or agreed.
+ABANDONED = t("The game was abandoned. It is not rated.")
+CALLED_OFF = t("The game was called off by agreement. It is not rated.")
+
+
+def abandon_buttons(game_id: int, version: int) -> list[list[Button]]:
+    """ "Yes, abandon" (calls off a game against oneself) and "No"."""
+    return [
+        [
+            Button(t("Yes, abandon"), A.encode(game_id, version, A.ABANDON)),
+            Button(t("No, play on"), A.encode(game_id, version, A.RESIGN_CANCEL)),
+        ]
+    ]
+
+
 def finished_buttons(game_id: int, version: int) -> list[list[Button]]:
     """Under a finished game's board: a rematch and the game's analysis."""
     return [

@@ -51,6 +51,8 @@ class ActionContext:
     selected: int | None = None
     #: A resignation asked for and not yet confirmed (seat, level): the board asks to.
     resigning: tuple[int, ResultKind] | None = None
+    #: /abort asked in a game against oneself, not yet confirmed: the board asks to.
+    abandoning: bool = False
     finished: bool = False
     #: The seats' own settings, once loaded (:meth:`GameStore.prefs`).
     prefs: tuple[PlayerPrefs, PlayerPrefs] | None = None
