@@ -297,7 +297,7 @@ def test_game_records_count_the_random_plays_after_each_position(tools) -> None:
 
 
 def test_third_round_net_says_how_it_was_made() -> None:
-    """``uzun-round3.npz`` (Uzun's club) was fitted, from the shipped second round's net, to
+    """``uzun-round3.npz`` (the fourth round's teacher) was fitted, from the shipped second round's net, to
     that net's 1-ply labels of 1,327 self-play games (docs/computer.md)."""
     from core.ai.network import WEIGHTS_DIR
 
@@ -307,3 +307,17 @@ def test_third_round_net_says_how_it_was_made() -> None:
     assert net.meta["teacher"] == "uzun.npz 1-ply"
     assert net.meta["init"] == "core/ai/weights/uzun.npz"
     assert net.meta["label_games"] == 1327
+
+
+def test_fourth_round_net_says_how_it_was_made() -> None:
+    """``uzun-round4.npz`` (Uzun's club) was fitted, from the third round's net, to that net's
+    look-ahead, two rolls deep where the chunk had it (docs/computer.md)."""
+    from core.ai.network import WEIGHTS_DIR
+
+    net = Network.load(WEIGHTS_DIR / "uzun-round4.npz")
+    assert net.kind == "uzun"
+    assert net.w1.shape == (64, 210)
+    assert net.meta["teacher"] == "uzun-round3.npz 1-ply"
+    assert net.meta["init"] == "core/ai/weights/uzun-round3.npz"
+    assert net.meta["deep_labels"] is True
+    assert net.meta["label_games"] == 2499
