@@ -245,6 +245,30 @@ async def test_the_end_shows_the_result_with_rematch_and_analyse(tmp_path):
         relay.unregister("telegram")
 
 
+async def test_the_end_marks_the_winner_in_their_strip_as_the_picture_does(tmp_path):
+    """The picture writes "★ winner" under the winner's name; the page's strips said
+    nothing: the winner's strip is marked the same way, in the player's language, and the
+    loser's is not."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        record = await service.storage.get_game(game_id)
+        url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=tr"
+        async with phone_page(url) as page:
+            await act_as_seat(service, signer, base, game_id, 1, "resign")
+            version = await act_as_seat(service, signer, base, game_id, 0, "accept_resign")
+            await wait_version(page, version)
+            await page.locator("#caption.result").wait_for()
+            final = game_state(await service.storage.get_game(game_id), 0, "tr")
+            winner = final["board"]["winner"]
+            assert winner == final["board"]["bottom"]  # seat 0 accepted: seat 0 won
+            mark = "★ " + page_texts("tr")["winner"]
+            assert mark == "★ kazanan"
+            assert await page.locator("#strip-bottom .mark").inner_text() == mark
+            assert await page.locator("#strip-top .mark").inner_text() == ""
+            assert await page.locator("#strip-bottom.winner").count() == 1
+            assert await page.locator("#strip-top.winner").count() == 0
+            await shot(page, "finished-winner.png")
+
+
 async def post_action(base: str, signer, service, game_id: int, seat: int, body: dict) -> dict:
     """``body`` through the API with the seat's personal link; the answer."""
     record = await service.game_record(game_id)

@@ -247,6 +247,7 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
         "cube": view.cube_value,
         "cube_owner": view.cube_owner,
         "to_move": view.to_move,
+        "winner": view.winner,
         "phase": str(game.phase.value),
         "last_play": last,
         "last_play_text": format_steps(view.last_play, ()) if view.last_play else "",

@@ -44,6 +44,8 @@ PAGE_TEXTS: dict[str, Text] = {
     "pick_target": t("Tap a marked point: the checker goes there, over one die or several."),
     "cannot_move": t("That checker can't move now."),
     "choose_way": t("Two ways lead there: which one?"),
+    # The finished game's winner, marked in their strip as on the picture ("★ winner").
+    "winner": t("winner"),
 }
 
 

@@ -107,6 +107,7 @@
     const app = html("main", { id: "app" }, document.body);
     const top = html("div", { class: "strip", id: "strip-top" }, app);
     html("span", { class: "name" }, top);
+    html("span", { class: "mark" }, top);
     html("span", { class: "info" }, top);
     const wrap = html("div", { id: "board-wrap" }, app);
     const L = page.layout;
@@ -117,6 +118,7 @@
     svg.addEventListener("pointercancel", cancelDrag);
     const bottom = html("div", { class: "strip", id: "strip-bottom" }, app);
     html("span", { class: "name" }, bottom);
+    html("span", { class: "mark" }, bottom);
     html("span", { class: "info" }, bottom);
     // Between the board and the controls: the contest, the last plays (what happened since
     // the reader last chose stands out), then what the game waits for. On a phone this
@@ -204,6 +206,9 @@
       strip.dataset.color = color;
       strip.classList.toggle("to-move", b.to_move === color);
       strip.querySelector(".name").textContent = b.names[color];
+      // The winner of a finished game, marked as the picture marks them.
+      strip.classList.toggle("winner", b.winner === color);
+      strip.querySelector(".mark").textContent = b.winner === color ? "★ " + word("winner") : "";
       const score = b.length > 1 ? ` · ${b.score[color]}/${b.length}` : "";
       // "Pips: 167", not "167 pips": no count noun to put in the right plural form.
       strip.querySelector(".info").textContent = word("pip_count", { n: b.pips[color] }) + score;
