@@ -14,6 +14,7 @@ from core.dice import FixedDice
 from core.game import Game
 from core.gnubg import position_from_id
 from core.learn.puzzles import (
+    LEAST,
     MARGIN,
     MISTAKE,
     Puzzle,
@@ -43,7 +44,7 @@ def test_the_opening_three_one_played_thirteen_nine_is_a_puzzle(variant) -> None
     assert puzzle.candidates[puzzle.played].text == "13/9"
     assert puzzle.loss >= MISTAKE
     assert puzzle.margin >= MARGIN
-    assert 2 <= len(puzzle.candidates) <= 4
+    assert 3 <= len(puzzle.candidates) <= 4
     texts = [c.text for c in puzzle.candidates]
     assert texts == sorted(texts)  # shown in notation order, not best first
     assert puzzle.evaluator == evaluator_for(variant).name
@@ -62,7 +63,8 @@ def test_a_games_blunder_becomes_an_anonymous_puzzle() -> None:
     game = Game.new(TAVLA, FixedDice([3, 1]), opening="roll")  # seat 0 opens with 3-1 (T-2)
     game.move_text(0, "13/9")
     names = ("Ayşe Yılmaz", "Boris Ivanov")
-    puzzles = puzzles_from_games(TAVLA, [game.history], length=1, names=names)
+    # A single game of Tavla is money play (T-7), as the bot judges its games for puzzles.
+    puzzles = puzzles_from_games(TAVLA, [game.history], length=0, names=names)
     assert [p.best.text for p in puzzles] == ["8/5 6/5"]
     text = json.dumps(puzzles[0].to_dict(), ensure_ascii=False)
     assert "Ayşe" not in text
@@ -115,6 +117,51 @@ def test_every_shipped_puzzle_leads_by_a_clear_margin(puzzle: Puzzle) -> None:
         rank_for_puzzle(evaluator, variant, position, puzzle.dice, plays, puzzle.cube_state, made)
     )
     assert top - values[made] >= MISTAKE
+    # One evaluator for the builder and this check: each candidate's equity is the one found
+    # here (a play's value does not depend on which others were ranked).
+    by_text = {str(plays[i]): v for i, v in values.items()}
+    for c in puzzle.candidates:
+        assert c.text in by_text
+        assert abs(c.equity - by_text[c.text]) < 1e-3, c.text
     # Every candidate is a legal play of the roll, and the answer is among them once.
     texts = {str(p) for p in plays}
     assert all(c.text in texts for c in puzzle.candidates)
+
+
+@pytest.mark.parametrize("puzzle", shipped(), ids=lambda p: p.key)
+def test_every_shipped_puzzle_offers_at_least_three_plays(puzzle: Puzzle) -> None:
+    """Two buttons, one of them the blunder, would be a coin toss."""
+    assert len(puzzle.candidates) >= LEAST
+    assert len({c.text for c in puzzle.candidates}) == len(puzzle.candidates)
+    assert puzzle.answer != puzzle.played
+
+
+def test_a_roll_with_two_plays_is_no_puzzle() -> None:
+    """Uzun Tavla, 2-1 with two legal plays only: the loser of the two is no puzzle."""
+    position = position_from_id("vl8AAKAAAAAAAA")
+    plays = legal_plays(UZUN, position, (2, 1))
+    assert len(plays) == 2
+    for play in plays:
+        assert make_puzzle(UZUN, position, (2, 1), play.after) is None
+
+
+def test_a_tavla_puzzle_ranks_every_play_with_one_evaluator() -> None:
+    """Tavla with GNU Backgammon: its move filter keeps two plays of this 3-3 for its own
+    analysis; a puzzle ranks every play at the full depth, so it offers more than the best
+    and the blunder, and ranking with or without the play made gives each play one value."""
+    evaluator = evaluator_for(TAVLA)
+    if not evaluator.name.startswith("gnubg"):
+        pytest.skip("GNU Backgammon is not installed")
+    from core.ai.cube import CubeState
+
+    position = position_from_id("7rYRAAbvHgMRAA")
+    state = CubeState(match_length=1)
+    plays = legal_plays(TAVLA, position, (3, 3))
+    made = next(i for i, p in enumerate(plays) if str(p) == "15/6 12/9")
+    puzzle = make_puzzle(TAVLA, position, (3, 3), plays[made].after, state=state)
+    assert puzzle is not None
+    assert puzzle.best.text == "15/3"
+    assert len(puzzle.candidates) >= LEAST
+    alone = dict(rank_for_puzzle(evaluator, TAVLA, position, (3, 3), plays, state))
+    both = dict(rank_for_puzzle(evaluator, TAVLA, position, (3, 3), plays, state, made))
+    assert alone == both

@@ -7,7 +7,10 @@ the side that moves next). Cube decisions stay with our network player.
 
 from __future__ import annotations
 
+import ctypes
 import importlib
+import os
+import sys
 from types import ModuleType
 
 import numpy as np
@@ -26,6 +29,31 @@ def load_gnubg() -> ModuleType | None:
         return importlib.import_module("gnubg")
     except ImportError:
         return None
+
+
+#: gnubg's evaluation cache, in entries, as it starts (about 30 MB).
+CACHE_ENTRIES = 1 << 19
+
+
+def flush_cache(gnubg: ModuleType) -> None:
+    """Empty gnubg's evaluation cache. Its entries do not tell one cube and score from
+    another: a cubeful evaluation at money play, cached, comes back for the same position
+    in a 1-point match. Resizing the cache empties it; gnubg says so on the standard output
+    from C, which is silenced here (its C buffer flushed while pointed at the null device)."""
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    libc.fflush(None)
+    saved = os.dup(1)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        gnubg.command("set cache 0")
+        gnubg.command(f"set cache {CACHE_ENTRIES}")
+        libc.fflush(None)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
 
 
 def gnubg_board(position: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:

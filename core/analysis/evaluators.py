@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.ai.cube import CubeState
-from core.ai.gnubg_player import gnubg_board, gnubg_boards, load_gnubg
+from core.ai.gnubg_player import flush_cache, gnubg_board, gnubg_boards, load_gnubg
 from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, one_ply
 from core.ai.network import (
     Network,
@@ -247,6 +247,29 @@ class GnubgEvaluator:
                 deep[mine] = self._deep_scores(board, info, dice, wide=True)[mine]
                 looked.add(mine)
         return np.array([deep[key] if key in looked else np.nan for key in keys])
+
+    def every_play(
+        self,
+        variant: Variant,
+        position: Position,
+        dice: tuple[int, int],
+        plays: Sequence[Play],
+        state: CubeState,
+    ) -> np.ndarray | None:
+        """The cubeful equity (normalized to the cube) of every one of ``plays`` at the full
+        depth, none left out by a move filter: a play's value then does not depend on which
+        others are looked at (puzzles rank their candidates so). None where a play bears off
+        (see :func:`_after_board`). gnubg's cache is emptied first: its entries, made at
+        another cube or score, would come back as this one's (:func:`flush_cache`)."""
+        board = gnubg_board(position)
+        flush_cache(self.gnubg)
+        deep = self._deep_scores(board, self.cubeinfo(state), dice, wide=True)
+        if None in deep:
+            return None
+        keys = [gnubg_board(play.after) for play in plays]
+        if any(key not in deep for key in keys):
+            return None
+        return np.array([deep[key] for key in keys])
 
     def _deep_scores(
         self, board: Any, info: dict[str, Any], dice: tuple[int, int], wide: bool

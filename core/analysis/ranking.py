@@ -44,6 +44,7 @@ def rank_plays(
     keep: int = FILTER_KEEP,
     window: float = FILTER_WINDOW,
     least: int = 1,
+    own_ranking: bool = True,
 ) -> np.ndarray:
     """The equity (normalized to the cube, for the side on roll) of each of ``plays``, NaN
     for a play the search did not look at as deep as the best.
@@ -51,8 +52,9 @@ def rank_plays(
     ``include`` (an index into ``plays``) is always looked at deep (the play made, or the
     one the tutor is asked about). Without the evaluator's own ranking, the ``keep`` best
     plays at 0-ply within ``window`` of the best go deep, and at least the ``least`` best.
+    ``own_ranking`` False: never the evaluator's own ranking (whose filters may rank fewer).
     """
-    rank = getattr(evaluator, "rank_plays", None)
+    rank = getattr(evaluator, "rank_plays", None) if own_ranking else None
     if rank is not None and variant.cube:
         key = 0 if include is None else include
         values = rank(variant, position, dice, plays, state or CubeState(), key)

@@ -23,6 +23,7 @@ from core.analysis.scoring import VERY_BAD
 from core.analysis.selfplay import play_match
 from core.dice import RandomDice
 from core.gnubg import position_from_id, position_id
+from core.match import Match
 from core.movegen import Play, legal_plays
 from core.notation import format_play
 from core.position import Position
@@ -32,8 +33,11 @@ from core.variants import Variant, variant_by_name
 MISTAKE = VERY_BAD
 #: … and the best play leads the second best by at least this.
 MARGIN = 0.10
-#: At most so many candidate plays are offered (the best, the play made, the next best).
+#: At most so many candidate plays are offered (the best, the play made, the next best)…
 CANDIDATES = 4
+#: … and at least so many: a position with fewer plays ranked deep is no puzzle (with two
+#: buttons, one of them the blunder, it would be a coin toss).
+LEAST = 3
 #: The verification ranks plays within this much of the best at 0-ply (gnubg's analysis
 #: filter's window), at least the three best, deep.
 VERIFY_WINDOW = 0.32
@@ -119,19 +123,27 @@ def rank_for_puzzle(
     state: CubeState | None,
     include: int | None = None,
 ) -> list[tuple[int, float]]:
-    """(play index, equity) of the plays ranked deep, best first (at least the three best
-    within :data:`VERIFY_WINDOW` of the best at 0-ply)."""
-    values = rank_plays(
-        evaluator,
-        variant,
-        position,
-        dice,
-        plays,
-        state,
-        include=include,
-        window=VERIFY_WINDOW,
-        least=3,
-    )
+    """(play index, equity) of the plays ranked deep, best first: with GNU Backgammon every
+    play at its full depth, else at least the :data:`LEAST` best at 0-ply and those within
+    :data:`VERIFY_WINDOW` of the best, and ``include``. Either way a play's value is the same
+    whichever others are ranked, so the builder and a later check agree."""
+    every = getattr(evaluator, "every_play", None)
+    values = None
+    if every is not None and variant.cube:
+        values = every(variant, position, dice, plays, state or CubeState())
+    if values is None:
+        values = rank_plays(
+            evaluator,
+            variant,
+            position,
+            dice,
+            plays,
+            state,
+            include=include,
+            window=VERIFY_WINDOW,
+            least=LEAST,
+            own_ranking=False,
+        )
     return [(i, float(values[i])) for i in order_by_value(values)]
 
 
@@ -151,10 +163,10 @@ def make_puzzle(
     evaluator = evaluator or evaluator_for(variant)
     plays = legal_plays(variant, position, dice, first_turn(variant, position))
     made = next((i for i, p in enumerate(plays) if p.after == played), None)
-    if made is None or len(plays) < 2:
+    if made is None or len(plays) < LEAST:
         return None
     ranked = rank_for_puzzle(evaluator, variant, position, dice, plays, state, made)
-    if len(ranked) < 2:
+    if len(ranked) < LEAST:
         return None
     (best, top), (_, second) = ranked[0], ranked[1]
     mine = dict(ranked)[made]
@@ -248,7 +260,11 @@ def selfplay_histories(variant_name: str, seed: int) -> list[list[dict[str, Any]
 def selfplay_puzzles(
     variant_name: str, seed: int, *, evaluator: Evaluator | None = None
 ) -> list[Puzzle]:
-    """The puzzles of one seeded self-play game (see :func:`selfplay_histories`)."""
+    """The puzzles of one seeded self-play game (see :func:`selfplay_histories`), judged on
+    a single game's terms as the bot plays it (money play for Tavla, T-7)."""
     variant = variant_by_name(variant_name)
     histories = selfplay_histories(variant_name, seed)
-    return puzzles_from_games(variant, histories, length=1, evaluator=evaluator, source="selfplay")
+    length, jacoby = Match(variant, length=1).terms()
+    return puzzles_from_games(
+        variant, histories, length=length, jacoby=jacoby, evaluator=evaluator, source="selfplay"
+    )
