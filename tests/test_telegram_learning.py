@@ -248,3 +248,56 @@ async def current_board_of(fake, chat, record) -> dict:
         return board if max(versions, default=0) >= version else None
 
     return await fake.wait_for(shown, 10)
+
+
+async def test_hints_by_consent_in_a_group_game(fake, bot) -> None:
+    """An unrated challenge in a group through python-telegram-bot: the player to act
+    presses 💡, the opponent is asked in the group and presses "Allow hints"; the question
+    is answered in place and the hint is posted saying who used it."""
+    ali = fake.user(11, "Ali", username="ali", language_code="en")
+    veli = fake.user(22, "Veli", username="veli", language_code="en")
+    group = fake.group(-100600, "Kahvehane")
+    users = {"11": ali, "22": veli}
+    await fake.send_text(ali, group, "/tavla unrated")
+    challenge = await fake.wait_for(lambda: newest(fake, group, lambda m: find(m, A.ACCEPT)), 10)
+    assert "Unrated" in challenge["text"]
+    await press(fake, veli, group, challenge, find(challenge, A.ACCEPT))
+    await fake.wait_for(lambda: newest(fake, group, lambda m: m.get("photo")), 10)
+    record = await game_record_in(bot, group.id)
+    assert not record.rated
+    for _ in range(8):
+        board = await current_board_of(fake, group, await bot.storage.get_game(record.id))
+        asker = await acting(bot, record.id, users)
+        if find(board, A.HINT):
+            break
+        await press(fake, asker, group, board, find(board, A.ROLL))
+    other = veli if asker is ali else ali
+    await press(fake, asker, group, board, find(board, A.HINT))
+    question = await fake.wait_for(lambda: newest(fake, group, lambda m: find(m, A.HINT_YES)), 10)
+    assert "asks to use hints" in question["text"]
+    count = len(fake.messages(group))
+    await press(fake, other, group, question, find(question, A.HINT_YES))
+    answered = now(fake, group, question)
+    assert "allowed hints in this game" in answered["text"]
+    assert not buttons(answered)
+    hinted = await fake.wait_for(
+        lambda: next(
+            (m for m in fake.messages(group)[count:] if "used a hint" in m.get("caption", "")),
+            None,
+        ),
+        10,
+    )
+    assert hinted["caption"].startswith(f"💡 {asker.first_name} used a hint.")
+
+
+async def game_record_in(bot, chat_id: int):
+    games = await bot.storage.games_in_chat("telegram", str(chat_id))
+    return max(games, key=lambda g: g.id)
+
+
+async def acting(bot, game_id: int, users: dict):
+    from core.match import Match
+
+    record = await bot.storage.get_game(game_id)
+    user = await bot.storage.get_user(record.seats[Match.from_dict(record.match).game.awaiting])
+    return users[user.platform_id]

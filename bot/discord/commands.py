@@ -66,6 +66,7 @@ Points = app_commands.Range[int, 1, 25]
 _OPPONENT = _("The member you challenge (anyone may accept when empty)")
 _POINTS = _("Match length in points")
 _FAST = _("Fast game: a few minutes per move")
+_UNRATED = _("Unrated: counts in no rating; hints if both players allow them")
 _GAME = _("Game number (your newest game here when empty)")
 
 _VARIANTS = [
@@ -97,7 +98,11 @@ _RULES = [
 
 
 @app_commands.describe(
-    opponent=_OPPONENT, points=_POINTS, variant=_("Standard or Turkish rules"), fast=_FAST
+    opponent=_OPPONENT,
+    points=_POINTS,
+    variant=_("Standard or Turkish rules"),
+    fast=_FAST,
+    unrated=_UNRATED,
 )
 @app_commands.choices(variant=_VARIANTS)
 async def tavla(
@@ -106,22 +111,29 @@ async def tavla(
     points: Points | None = None,
     variant: str | None = None,
     fast: bool = False,
+    unrated: bool = False,
 ) -> None:
-    args = _words(points, "turkish" if variant == "turkish" else None, "fast" if fast else None)
+    args = _words(
+        points,
+        "turkish" if variant == "turkish" else None,
+        "fast" if fast else None,
+        "unrated" if unrated else None,
+    )
     await _adapter(interaction).run_command(
         interaction, "tavla", args, mentions=[opponent] if opponent else []
     )
 
 
-@app_commands.describe(opponent=_OPPONENT, points=_POINTS, fast=_FAST)
+@app_commands.describe(opponent=_OPPONENT, points=_POINTS, fast=_FAST, unrated=_UNRATED)
 async def uzun(
     interaction: discord.Interaction[Any],
     opponent: discord.User | None = None,
     points: Points | None = None,
     fast: bool = False,
+    unrated: bool = False,
 ) -> None:
     name = interaction.command.name if interaction.command else "uzun"
-    args = _words(points, "fast" if fast else None)
+    args = _words(points, "fast" if fast else None, "unrated" if unrated else None)
     await _adapter(interaction).run_command(
         interaction, name, args, mentions=[opponent] if opponent else []
     )

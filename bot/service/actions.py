@@ -43,6 +43,8 @@ class Code(StrEnum):
     # a fixed phrase to the opponent of the game (its id before the version); plk: block them
     POOL = "pl"
     HINT = "h"  # 💡 under a board where hints are allowed
+    HINT_YES = "hy"  # an unrated game's opponent allows hints for the game…
+    HINT_NO = "hn"  # … or declines them
     PUZZLE = "z"  # z<candidate> under a puzzle (game id: the puzzle's), zn: the next one
     TUTOR_OK = "k"  # k<what>: the tutor asked, "Play it anyway" (steps, or d r t p, or none)
     TUTOR_BACK = "kb"  # the tutor asked, "Think again": the board as it was
@@ -72,6 +74,8 @@ SETTING = Code.SETTING
 ANALYSE = Code.ANALYSE
 POOL = Code.POOL
 HINT = Code.HINT
+HINT_YES = Code.HINT_YES
+HINT_NO = Code.HINT_NO
 PUZZLE = Code.PUZZLE
 TUTOR_OK = Code.TUTOR_OK
 TUTOR_BACK = Code.TUTOR_BACK

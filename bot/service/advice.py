@@ -20,17 +20,49 @@ from bot.storage.base import GameRecord
 from core.learn import Hint, hint_for
 from core.match import Match
 
+from .settings import POOL_SCOPE
 from .store import alone
 
 R = TypeVar("R")
 
+#: ``ContestSettings.hints`` once both players of an unrated game agreed, or one declined.
+HINTS_ON = "on"
+HINTS_OFF = "off"
+#: … while the seat after it is asked.
+HINTS_ASKED = "asked"
 
-def hints_allowed(record: GameRecord) -> bool:
-    """Whether the game's players may ask for hints: against the computer, or one person
-    playing both sides; never a rated game or a tournament's."""
+
+def solo_help(record: GameRecord) -> bool:
+    """Whether help wrongs nobody in this game: against the computer, or one person playing
+    both sides; never a rated game or a tournament's. The tutor watches these only."""
     if record.rated or record.settings.tournament:
         return False
     return record.settings.computer is not None or alone(record)
+
+
+def by_consent(record: GameRecord) -> bool:
+    """Whether this is a game where hints need both players' consent: an unrated game
+    between two people, not in the pool and not a tournament's."""
+    return (
+        not record.rated
+        and not record.settings.tournament
+        and record.settings.scope != POOL_SCOPE
+        and record.settings.computer is None
+        and None not in record.seats
+        and not alone(record)
+    )
+
+
+def hints_allowed(record: GameRecord) -> bool:
+    """Whether the game's players may have hints now: :func:`solo_help`, or an unrated game
+    between two people where both allowed them."""
+    return solo_help(record) or (by_consent(record) and record.settings.hints == HINTS_ON)
+
+
+def hint_button(record: GameRecord) -> bool:
+    """Whether the board offers 💡: where hints are allowed, and in a game where they may
+    still be asked for (not declined)."""
+    return solo_help(record) or (by_consent(record) and record.settings.hints != HINTS_OFF)
 
 
 def match_hint(match: dict[str, Any]) -> Hint | None:

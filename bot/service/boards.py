@@ -20,7 +20,7 @@ from bot.storage.base import Chat, GameRecord, GameStatus
 from renderers.picture import PNG, PictureCache, picture_key, render_picture
 from renderers.view import BoardView
 
-from .advice import hints_allowed
+from .advice import hint_button
 from .autoplay import BUSY
 from .keypad import DEFAULT_LIMITS
 from .lang import language
@@ -141,7 +141,7 @@ class Boards:
                 game,
                 ctx.selected,
                 limits,
-                hint=hints_allowed(record) and record.status is GameStatus.ACTIVE,
+                hint=hint_button(record) and record.status is GameStatus.ACTIVE,
             )
         )
         if BUSY.get() and record.status is GameStatus.ACTIVE and not game.over:

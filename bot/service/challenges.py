@@ -71,14 +71,15 @@ class Challenges:
     ) -> list[View]:
         """``/tavla`` or ``/uzun`` (``/nardy``): a challenge in the chat, open or to the one
         named, answered by an Accept button."""
-        variant, length, fast, opponent = await self._contest_words(name, args, place, mentions)
+        words = await self._contest_words(name, args, place, mentions)
+        variant, length, fast, opponent, unrated = words
         if opponent is not None and opponent.id == user.id:
             raise UserFacingError(t("You can't challenge yourself. Try /bot to play the computer."))
+        settings = ContestSettings(
+            length=length, fast=fast, scope=chat.scope, unrated=True if unrated else None
+        )
         record = self._new_contest(
-            place,
-            variant,
-            [user.id, opponent.id if opponent else None],
-            ContestSettings(length=length, fast=fast, scope=chat.scope),
+            place, variant, [user.id, opponent.id if opponent else None], settings
         )
         record.deadline = record.created + self.settings.challenge_ttl
         async with self.storage.transaction() as tx:
@@ -90,13 +91,14 @@ class Challenges:
 
     async def _contest_words(
         self, name: str, args: str, place: Place, mentions: list[Actor] | None
-    ) -> tuple[str, int, bool, User | None]:
-        """The game, match length, pace and named opponent of ``/tavla`` or ``/uzun``
-        (``name``) with ``args``; ``mentions`` None: no opponent may be named (a game
-        against oneself)."""
+    ) -> tuple[str, int, bool, User | None, bool]:
+        """The game, match length, pace, named opponent and whether it is unrated, of
+        ``/tavla`` or ``/uzun`` (``name``) with ``args``; ``mentions`` None: no opponent may
+        be named (a game against oneself)."""
         variant = "tavla" if name == "tavla" else "uzun"
         length = 1
         fast = False
+        unrated = False
         opponent: User | None = None
         # A mention (Telegram's text mention of a user without a username) names the
         # opponent by itself; the words of its name in the text are not arguments.
@@ -112,6 +114,8 @@ class Challenges:
                 variant = "turkish"
             elif low in W.FAST:
                 fast = True
+            elif low in W.UNRATED:
+                unrated = True
             elif low in mentioned:
                 continue
             elif mentions is not None and low.startswith("@"):
@@ -126,7 +130,7 @@ class Challenges:
         for mention in mentions or []:
             opponent = await self.people.user(mention)
         self._check_length(length)
-        return variant, length, fast, opponent
+        return variant, length, fast, opponent, unrated
 
     async def solo_game(
         self,
@@ -140,7 +144,7 @@ class Challenges:
         """A game one person plays against themselves, both seats theirs (the console's
         hot-seat): never rated, no clock, every answer theirs to give (see :func:`~bot.service.store.seat_of`).
         ``sides``: the names the two sides go by in the captions."""
-        variant, length, fast, _ = await self._contest_words(name, args, place, None)
+        variant, length, fast, _, _ = await self._contest_words(name, args, place, None)
         record = self._new_contest(
             place,
             variant,
@@ -218,6 +222,10 @@ class Challenges:
                     int(self.settings.fast_turn_limit // 60),
                 )
             )
+        if record.settings.unrated:
+            lines.append(
+                t("Unrated: it counts in no rating, and 💡 hints are used only if both allow them.")
+            )
         buttons = [
             [
                 Button(t("Accept"), A.encode(record.id, record.version, A.ACCEPT)),
@@ -239,7 +247,7 @@ class Challenges:
         challenger = await self.storage.get_user(record.challenger)
         assert challenger is not None
         record.seats = [record.challenger, user.id]
-        record.rated = True
+        record.rated = not record.settings.unrated
         if not chat.private:  # a contest starts: the group speaks its players' language
             chat = await group_lang.settle(self.storage, chat)
         return await self.contests.start(
@@ -373,4 +381,6 @@ def _contest_args(record: GameRecord) -> str:
         args += " turkish"
     if record.settings.fast:
         args += " fast"
+    if record.settings.unrated:
+        args += " unrated"
     return args

@@ -114,14 +114,16 @@ _EXPORT_DICE = t(
 )
 _LANG_RULES = t("/lang tr|en|ru — language; /rules [turkish|uzun] — the rules")
 _PRIVACY = t("/privacy — what the bot keeps about you; /forget — delete it (in private)")
-_UZUN = t("/uzun [@name] [points] — challenge to Uzun Tavla (long nardy); /nardy too")
+_UZUN = t(
+    "/uzun [@name] [points] [fast] [unrated] — challenge to Uzun Tavla (long nardy); /nardy too"
+)
 
 #: Every command, in the order of the menus and of ``/help``.
 COMMANDS: tuple[Command, ...] = (
     Command(
         "tavla",
         t("Challenge to tavla (backgammon)"),
-        t("/tavla [@name] [points] [turkish] [fast] — challenge to tavla"),
+        t("/tavla [@name] [points] [turkish] [fast] [unrated] — challenge to tavla"),
         args=FREE,  # names: read by the handler, which refuses the rest with the usage
     ),
     Command("uzun", t("Challenge to Uzun Tavla (long nardy)"), _UZUN, args=FREE),
@@ -195,7 +197,8 @@ COMMANDS: tuple[Command, ...] = (
         t("The best plays of your roll (against the computer)"),
         t(
             "/hint or 💡 under the board — the three best plays (or the cube decision) with "
-            "what each costs; against the computer and on one keyboard only"
+            "what each costs; against the computer, on one keyboard, and in unrated games "
+            "when both players allow it"
         ),
     ),
     Command(

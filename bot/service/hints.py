@@ -1,13 +1,17 @@
 """Hints: ``/hint`` and the 💡 button under a board show the best plays of the roll (or the
 cube decision) with what each costs against the best, and the board after the best play.
 
-Only where no rating or opponent is wronged: a game against the computer, or one person
-playing both sides. Never in a rated game or a tournament.
+Only where no rating or opponent is wronged: a game against the computer, one person playing
+both sides, or an unrated game between two people whose players both allow them (asked once
+for the game, each hint then announced to both). Never in a rated game, the pool or a
+tournament.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from bot.i18n import Text, t, translate
@@ -17,14 +21,15 @@ from core.learn import CubeHint, Hint, PlayHint, percent
 from core.match import Match
 from renderers.view import BLACK, WHITE, BoardView
 
-from .advice import Advisor, hints_allowed
+from . import actions as A
+from .advice import HINTS_ASKED, HINTS_OFF, HINTS_ON, Advisor, by_consent, solo_help
 from .boards import Boards
 from .errors import UserFacingError
 from .lang import language
 from .presenter import Name, picture_labels
 from .store import GameStore, acting_seat, seat_of
 from .tutor import CUBE_WORDS
-from .views import View
+from .views import Button, View
 
 
 def cost_text(cost: float) -> str:
@@ -79,31 +84,122 @@ class Hints:
         return await self.hint(user, chat, record)
 
     async def hint(self, user: User, chat: Chat, record: GameRecord) -> list[View]:
-        """The hint for the decision ``record``'s game waits for from ``user``."""
+        """The hint for the decision ``record``'s game waits for from ``user``; in an
+        unrated game between two people, first the opponent's consent (asked once)."""
         if record.status is not GameStatus.ACTIVE or not record.match:
             raise UserFacingError(t("That game is over."))
-        if not hints_allowed(record):
+        consent = by_consent(record)
+        if not (solo_help(record) or consent):
             raise UserFacingError(
                 t(
-                    "Hints are only for games against the computer and games on one "
-                    "keyboard, never for rated games or tournaments."
+                    "Hints are for games against the computer, games on one keyboard and "
+                    "unrated games whose two players allow them; never for rated games, the "
+                    "pool or tournaments."
                 )
             )
         ctx = self.store.context(record)
+        seat = seat_of(record, user, ctx.game)
+        if consent:
+            state = record.settings.hints or ""
+            other = ctx.names[1 - seat]
+            if state == HINTS_OFF:
+                raise UserFacingError(t("Hints were declined for this game."))
+            if state.startswith(HINTS_ASKED):
+                asked = int(state.removeprefix(HINTS_ASKED))
+                raise UserFacingError(
+                    t("Waiting for {name} to allow hints.", name=ctx.names[1 - asked])
+                )
+            if state != HINTS_ON:
+                return [await self._ask(user, chat, record, seat, other)]
+        return await self._hint(user, chat, record, seat, announce=consent)
+
+    async def _hint(
+        self, user: User, chat: Chat, record: GameRecord, seat: int, *, announce: bool
+    ) -> list[View]:
+        """The hint itself (``announce``: headed by who used it, for both players to see)."""
+        assert record.match is not None
+        ctx = self.store.context(record)
         game = ctx.game
-        seat = seat_of(record, user, game)
         if acting_seat(game) != seat or game.resign_offer is not None:
             raise UserFacingError(t("There is nothing for you to decide just now."))
         hint = await self.advisor.hint(record.match)
-        lang = language(user, chat)
+        # Announced in the game's chat in its language; else a reply to the one who asked.
+        lang = language(user, chat, private=not announce)
+        heading: list[Text | str] = []
+        if announce:
+            heading = [t("💡 {name} used a hint.", name=ctx.names[seat])]
         if hint is None:
-            return [View([t("No choice to make here: any play is as good as another.")], lang)]
+            said = t("No choice to make here: any play is as good as another.")
+            return [View([*heading, said], lang)]
         image = None
         if isinstance(hint, PlayHint) and self.boards.settings.render_images:
             image = await self.boards.render(
                 self._ghost_view(ctx.match, ctx.names, seat, hint, lang)
             )
-        return [View(hint_lines(hint), lang=lang, image=image, image_stem=f"hint-{record.id}")]
+        lines = [*heading, *hint_lines(hint)]
+        return [View(lines, lang=lang, image=image, image_stem=f"hint-{record.id}")]
+
+    async def _ask(
+        self, user: User, chat: Chat, record: GameRecord, seat: int, other: Name
+    ) -> View:
+        """Ask the opponent, once for the game, whether hints may be used in it."""
+        async with self.storage.transaction() as tx:
+            fresh = await tx.get_game(record.stored_id)
+            if fresh is None or fresh.settings.hints is not None:
+                raise UserFacingError(t("Hints have just been asked for: look again."))
+            fresh.settings = replace(fresh.settings, hints=f"{HINTS_ASKED}{seat}")
+            await self.store.save_bookkeeping(tx, fresh)
+            await tx.add_events(fresh.stored_id, [("hints", {"asked": seat})])
+        assert record.id is not None
+        names = self.store.context(record).names
+        # No game id: a message of its own, never taken for the game's board.
+        buttons = [
+            [
+                Button(t("Allow hints"), A.encode(record.id, 0, A.HINT_YES)),
+                Button(t("No hints"), A.encode(record.id, 0, A.HINT_NO)),
+            ]
+        ]
+        line = t(
+            "💡 {name} asks to use hints in this game. {other}, do you allow them? Then both "
+            "of you may use them until the game ends, and each hint is announced here.",
+            name=names[seat],
+            other=other,
+        )
+        return View([line], lang=language(user, chat, private=False), buttons=buttons)
+
+    async def answer(self, user: User, chat: Chat, record: GameRecord, allow: bool) -> list[View]:
+        """The opponent's answer to the question :meth:`_ask` posted: hints on or off for
+        the rest of the game; allowed, the one who asked gets the hint they asked for."""
+        state = record.settings.hints or ""
+        if record.status is not GameStatus.ACTIVE or not state.startswith(HINTS_ASKED):
+            raise UserFacingError(t("That question has been answered."))
+        asked = int(state.removeprefix(HINTS_ASKED))
+        names = self.store.context(record).names
+        if record.seats[1 - asked] != user.id:
+            raise UserFacingError(t("Only {name} can answer that.", name=names[1 - asked]))
+        async with self.storage.transaction() as tx:
+            fresh = await tx.get_game(record.stored_id)
+            if fresh is None or fresh.settings.hints != state:
+                raise UserFacingError(t("That question has been answered."))
+            fresh.settings = replace(fresh.settings, hints=HINTS_ON if allow else HINTS_OFF)
+            fresh = await self.store.save_bookkeeping(tx, fresh)
+            await tx.add_events(fresh.stored_id, [("hints", {"allowed": allow})])
+        lang = language(user, chat, private=False)
+        said = (
+            t(
+                "💡 {name} allowed hints in this game: each one is announced here.",
+                name=names[1 - asked],
+            )
+            if allow
+            else t("{name} declined hints: none in this game.", name=names[1 - asked])
+        )
+        views = [View([said], lang=lang, game_id=record.id, edit=True, replace_pressed=True)]
+        if allow:
+            asker = await self.store.seat_user(fresh, asked)
+            # No longer theirs to decide: the next 💡 press gives it.
+            with contextlib.suppress(UserFacingError):
+                views += await self._hint(asker, chat, fresh, asked, announce=True)
+        return views
 
     @staticmethod
     def _ghost_view(

@@ -399,6 +399,8 @@ class GameService:
             return await self.analysis.press(user, chat, place, record)
         if action.code == A.HINT:
             return await self.hints.press(user, chat, record)
+        if action.code in (A.HINT_YES, A.HINT_NO):
+            return await self.hints.answer(user, chat, record, action.code == A.HINT_YES)
         return await self.play.press(user, chat, record, action, message)
 
     async def text(

@@ -20,7 +20,7 @@ from core.position import Position
 
 from . import actions as A
 from . import keypad
-from .advice import Advisor, hints_allowed
+from .advice import Advisor, solo_help
 from .autoplay import BUSY, confirms_by_itself
 from .store import ActionContext, GameStore
 from .views import Button
@@ -102,7 +102,7 @@ class Tutor:
 
     async def active(self, user: User, record: GameRecord) -> bool:
         """Whether the tutor watches ``user`` in this game."""
-        if not hints_allowed(record):
+        if not solo_help(record):
             return False
         if user.prefs.tutor is not None:
             return user.prefs.tutor

@@ -18,6 +18,10 @@ POOL = frozenset({"pool", "havuz", "пул"})
 #: The pace of a pool game: a day per move.
 DAILY = frozenset({"daily", "günlük", "gunluk", "ежедневно"})
 FAST = frozenset({"fast", "hızlı", "hizli", "быстро", "blitz"})
+#: A challenge to a game that counts in no rating (hints then by both players' consent).
+UNRATED = frozenset(
+    {"unrated", "friendly", "puansız", "puansiz", "dostça", "dostca", "товарищеская", "дружеская"}
+)
 #: The computer's strengths (core.ai.player_for) by every word that names one: English, and
 #: the words the Turkish and Russian /bot usage shows (bot.service.presenter.LEVEL_NAMES).
 LEVELS: dict[str, str] = {

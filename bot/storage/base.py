@@ -220,6 +220,11 @@ class ContestSettings:
     own_rolls: tuple[int, ...] | None = None
     #: A guided first game (``/learn``): the topics explained so far; None: not a lesson.
     lesson: tuple[str, ...] | None = None
+    #: A game between two people its challenge asked to be unrated (``/tavla unrated``).
+    unrated: bool | None = None
+    #: Hints in an unrated game between two people: None until one asks, ``asked0`` or
+    #: ``asked1`` while the other seat decides, then ``on`` or ``off`` for the game.
+    hints: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     _ALWAYS = ("length", "fast", "scope")
