@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -124,22 +126,26 @@ class ChangeHub:
                 await conn.close()
 
 
-class _RecordingTransaction:
-    """A transaction that notes which games it writes."""
+#: Games whose newest record committed by this process is kept (see NotifyingStorage.saved).
+SAVED_MEMORY = 4096
 
-    def __init__(self, inner: Any, written: set[int]) -> None:
+
+class _RecordingTransaction:
+    """A transaction that notes which games it writes, and their records as saved."""
+
+    def __init__(self, inner: Any, written: dict[int, GameRecord | None]) -> None:
         self._inner = inner
         self._written = written
 
     async def insert_game(self, record: GameRecord) -> GameRecord:
         saved = await self._inner.insert_game(record)
         if saved.id is not None:
-            self._written.add(saved.id)
+            self._written[saved.id] = None
         return saved
 
     async def save_game(self, record: GameRecord, expected_version: int) -> GameRecord:
         saved = await self._inner.save_game(record, expected_version)
-        self._written.add(record.stored_id)
+        self._written[record.stored_id] = dataclasses.replace(saved)
         return saved
 
     def __getattr__(self, name: str) -> Any:
@@ -152,15 +158,29 @@ class NotifyingStorage:
     def __init__(self, inner: Any, on_commit: Callable[[list[int]], None]) -> None:
         self._inner = inner
         self._on_commit = on_commit
+        self._saved: OrderedDict[int, GameRecord] = OrderedDict()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Any]:
-        written: set[int] = set()
+        written: dict[int, GameRecord | None] = {}
         async with self._inner.transaction() as tx:
             yield _RecordingTransaction(tx, written)
         # Reached only when the transaction committed.
         if written:
+            for game_id, record in written.items():
+                self._saved.pop(game_id, None)
+                if record is not None:
+                    self._saved[game_id] = record
+            while len(self._saved) > SAVED_MEMORY:
+                self._saved.popitem(last=False)
             self._on_commit(sorted(written))
+
+    def saved(self, game_id: int, newer_than: int) -> GameRecord | None:
+        """The record of ``game_id`` as this process last committed it, if its version is
+        above ``newer_than`` (a change made here since); None: read it from the database. The
+        answer to an action is its own result, without reading back what was just written."""
+        record = self._saved.get(game_id)
+        return record if record is not None and record.version > newer_than else None
 
     async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
         await self._inner.set_game_message(game_id, message)

@@ -43,7 +43,7 @@ from renderers.themes import THEMES
 from . import relay
 from .auth import AuthError, LinkSigner, check_init_data
 from .guard import BUSY_RETRY_AFTER, StreamSlots, WebLimits
-from .hub import ChangeHub
+from .hub import ChangeHub, NotifyingStorage
 from .inputs import MAX_BODY, RESIGN_DIGITS, ActionBody, BadInput, action_body, game_id
 from .layout import layout_json
 from .state import ACTION_CODES, game_state, run_to
@@ -70,8 +70,12 @@ SERVER_NAME = "Tavla"
 PING_SECONDS = 15.0
 #: A game whose page may still change (a stream of any other ends).
 OPEN_STATUSES = (GameStatus.CHALLENGE, GameStatus.ACTIVE)
-#: Encoded states kept for pages that wake at the same change (per game, version, seat, language).
-STATE_CACHE = 256
+#: States kept, and their encoded events, for the answer to an action and the pages that wake
+#: at the same change (per game, version, seat, language).
+STATE_CACHE = 1024
+
+
+StateKey = tuple[int, int, int | None, str]  # game, version, seat, language
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,8 @@ class WebBoard:
         self._relaying: set[asyncio.Task[None]] = set()  # chat edits on their way
         # Every page of a game wakes at the same change: one read and one state for them all.
         self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
-        self._encoded: OrderedDict[tuple[int, int, int | None, str], bytes] = OrderedDict()
+        self._states: OrderedDict[StateKey, dict[str, Any]] = OrderedDict()
+        self._encoded: OrderedDict[StateKey, bytes] = OrderedDict()
         self.app = web.Application(middlewares=[self._rate_limit], client_max_size=MAX_BODY)
         self.app.router.add_get("/", self.index)
         self.app.router.add_get("/static/{name}", self.static)
@@ -330,8 +335,7 @@ class WebBoard:
         views = await self.service.press(who.actor, place, data, draw=False)
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
-        fresh = await self.service.game_record(record.id)
-        assert fresh is not None
+        fresh = await self._after(record)
         if rest and (before is None or turn_mark(fresh, who.seat) != before):
             # The group's picture follows each finished turn, off the page's answer time.
             task = asyncio.get_running_loop().create_task(
@@ -341,13 +345,25 @@ class WebBoard:
             task.add_done_callback(self._relaying.discard)
         answer: dict[str, Any] = {
             "ok": not notices,
-            "state": game_state(fresh, who.seat, who.lang),
+            "state": self._state_of(fresh, who.seat, who.lang),
         }
         if name == "rematch" and not notices:
             answer["next"] = await self._next_game(record, who, views)
         if notices:
             answer["message"] = "\n".join(translate(line, who.lang) for line in notices[0].lines)
         return web.json_response(answer)
+
+    async def _after(self, record: GameRecord) -> GameRecord:
+        """The game after an action on ``record``: as this process committed it when it
+        did (the action's own result), else as stored."""
+        storage = self.service.storage
+        if isinstance(storage, NotifyingStorage):
+            saved = storage.saved(record.stored_id, record.version)
+            if saved is not None:
+                return saved
+        fresh = await self.service.game_record(record.stored_id)
+        assert fresh is not None
+        return fresh
 
     async def _next_game(
         self, record: GameRecord, who: Viewer, views: list[View]
@@ -454,12 +470,27 @@ class WebBoard:
         key = (record.id or 0, record.version, who.seat, who.lang)
         event = self._encoded.get(key)
         if event is None:
-            data = json.dumps(game_state(record, who.seat, who.lang), ensure_ascii=False)
+            data = json.dumps(self._state_of(record, who.seat, who.lang), ensure_ascii=False)
             event = f"event: state\ndata: {data}\n\n".encode()
-            self._encoded[key] = event
-            if len(self._encoded) > STATE_CACHE:
-                self._encoded.popitem(last=False)
+            _keep(self._encoded, key, event)
         await response.write(event)
+
+    def _state_of(self, record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
+        """The game's state for ``seat`` in ``lang``, worked out once: the answer to an
+        action and the actor's own page share it (it is not changed once made)."""
+        key = (record.id or 0, record.version, seat, lang)
+        state = self._states.get(key)
+        if state is None:
+            state = game_state(record, seat, lang)
+            _keep(self._states, key, state)
+        return state
+
+
+def _keep(cache: OrderedDict[StateKey, Any], key: StateKey, value: Any) -> None:
+    """Keep ``value``, forgetting the oldest beyond :data:`STATE_CACHE`."""
+    cache[key] = value
+    if len(cache) > STATE_CACHE:
+        cache.popitem(last=False)
 
 
 def client_address(request: web.Request) -> str:
