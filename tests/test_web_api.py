@@ -357,16 +357,15 @@ async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checke
             return data["state"]
 
         state = await act(action="roll")
-        await asyncio.wait_for(arrived.get(), 2)
         while state["legal"]:
-            assert len(delivered) == 1  # the steps of the turn leave the chat alone
+            assert not delivered  # the roll and the steps of the turn leave the chat alone
             source, dests = next(iter(state["legal"].items()))
             state = await act(action="move", **{"from": int(source), "to": dests[0]})
         # The turn ends by Confirm, or by itself (the opponent must roll or double next).
         if "confirm" in state["buttons"]:
             state = await act(action="confirm")
         await asyncio.wait_for(arrived.get(), 2)
-        assert len(delivered) == 2
+        assert len(delivered) == 1
         chat_id, views = delivered[-1]
         assert chat_id == "-1001"
         assert any(v.edit and v.game_id == game_id for v in views)
@@ -376,7 +375,8 @@ async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checke
 
 async def test_a_web_action_that_does_not_end_the_turn_draws_no_chat_picture(tmp_path, monkeypatch):
     """The chat's board follows the web only at each turn's end: its picture is drawn then,
-    not at each checker moved on the page (it cost about a third of a web action)."""
+    not at the roll nor at each checker moved on the page (it cost about a third of a web
+    action)."""
     drawn: list[str] = []
     real = boards.render_picture
 
@@ -398,19 +398,19 @@ async def test_a_web_action_that_does_not_end_the_turn_draws_no_chat_picture(tmp
             version = state["version"]
             drawn.clear()  # the game's opening
             state = (await post(client, game_id, me, version, action="roll"))["state"]
-            assert len(await asyncio.wait_for(arrived.get(), 2)) == 1  # the dice, in the chat
-            assert len(drawn) == 1
+            assert not drawn
             while len(state["legal"]) and "confirm" not in state["buttons"]:
                 source, dests = next(iter(state["legal"].items()))
                 body = {"from": int(source), "to": dests[0]}
                 answer = await post(client, game_id, me, state["version"], action="move", **body)
                 state = answer["state"]
                 if state["legal"]:  # the turn goes on: a checker moved on the page
-                    assert len(drawn) == 1  # nothing drawn
+                    assert not drawn
             if "confirm" in state["buttons"]:
                 await post(client, game_id, me, state["version"], action="confirm")
             assert len(await asyncio.wait_for(arrived.get(), 2)) == 1  # the turn's end
-            assert len(drawn) == 2
+            assert len(drawn) == 1
+            assert arrived.empty()
     finally:
         relay.unregister("telegram")
 

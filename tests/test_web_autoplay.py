@@ -69,10 +69,9 @@ async def test_the_roll_made_by_itself_reaches_the_page_ready_to_play(web, chat)
     me, them = (auth(init_data(int(players[s]), "P")) for s in (0, 1))
     state = await get(client, game_id, me)
     state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
-    await edited(chat, game_id)
     state = await play_out(client, game_id, me, state)
     assert state["buttons"] == ["undo", "confirm"]
-    assert chat.empty()  # the steps of a turn leave the chat alone
+    assert chat.empty()  # the roll and the steps of a turn leave the chat alone
     answer = await post(client, game_id, me, state["version"], action="confirm")
     assert answer["ok"], answer
     await edited(chat, game_id)
@@ -90,7 +89,6 @@ async def test_a_move_confirmed_by_itself_can_be_taken_back_until_the_opponent_a
     me, them = (auth(init_data(int(players[s]), "P")) for s in (0, 1))
     state = await get(client, game_id, me)
     state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
-    await edited(chat, game_id)
     dice = state["board"]["dice"]
     before = state["board"]["points"]
     state = await play_out(client, game_id, me, state)

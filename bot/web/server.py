@@ -97,8 +97,7 @@ def turn_mark(record: GameRecord, seat: int) -> tuple[int, int] | None:
 
     A step or an Undo within a turn keeps the mark; a finished turn (confirmed by the
     player or by itself, a forced rest played by itself, the opponent's automatic roll), a
-    roll or a take-back changes it. The chat's picture is edited only when it changes, so a
-    turn played on the web costs the group one edit, not one per checker."""
+    roll or a take-back changes it. See :func:`chat_follows`."""
     # Read from the stored dict: no need to rebuild the game (and its legal plays) for this.
     game = (record.match or {}).get("game")
     if record.status is not GameStatus.ACTIVE or not game or game.get("result"):
@@ -106,6 +105,19 @@ def turn_mark(record: GameRecord, seat: int) -> tuple[int, int] | None:
     if game.get("phase") != Phase.MOVE.value or game.get("turn") != seat:
         return None
     return len((record.match or {}).get("results", [])), len(game.get("history", []))
+
+
+def chat_follows(
+    before: tuple[int, int] | None, after: tuple[int, int] | None, *, rolled: bool
+) -> bool:
+    """Whether the chat's board is edited after an action that took the acting seat's
+    :func:`turn_mark` from ``before`` to ``after`` (``rolled``: the action was a roll):
+    when the turn ended, or the action was no step of a turn (a double, a take, a move taken
+    back); not for a step within the turn, nor for the roll that starts it. A turn played on
+    the web costs the group one edit, with its dice and its move."""
+    if before is None and after is not None and rolled:
+        return False
+    return before is None or after != before
 
 
 class WebBoard:
@@ -336,7 +348,8 @@ class WebBoard:
         notices = [v for v in views if v.notice]
         rest = [v for v in views if not v.notice]
         fresh = await self._after(record)
-        if rest and (before is None or turn_mark(fresh, who.seat) != before):
+        after = turn_mark(fresh, who.seat)
+        if rest and chat_follows(before, after, rolled=name == "roll"):
             # The group's picture follows each finished turn, off the page's answer time.
             task = asyncio.get_running_loop().create_task(
                 relay.deliver(record.platform, record.chat_id, rest, self.service.drawn)
