@@ -415,6 +415,28 @@ async def test_a_web_action_that_does_not_end_the_turn_draws_no_chat_picture(tmp
         relay.unregister("telegram")
 
 
+async def test_a_web_action_reads_its_game_and_players_once(web, monkeypatch):
+    """An action reads the game and its players once: to check who acts, the service reuses
+    them, and the answer is the action's own result, not read back (each read was a round
+    trip to the database: three of the game, two of the players)."""
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    reads: list[str] = []
+    for name in ("get_game", "get_users"):
+        real = getattr(SqliteStorage, name)
+
+        async def counted(self, *args, real=real, name=name):
+            reads.append(name)
+            return await real(self, *args)
+
+        monkeypatch.setattr(SqliteStorage, name, counted)
+    answer = await post(client, game_id, me, state["version"], action="roll")
+    assert answer["ok"], answer
+    assert answer["state"]["version"] > state["version"]  # the new state, all the same
+    assert sorted(reads) == ["get_game", "get_users"]
+
+
 async def post(client, game_id: int, header: dict, version: int, **body) -> dict:
     resp = await client.post(
         f"/api/game/{game_id}/action", json={**body, "version": version}, headers=header

@@ -17,12 +17,13 @@ import contextlib
 import dataclasses
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from bot.service.numbers import parse_id
-from bot.service.views import GameRecord, MessageRef
+from bot.service.views import GameRecord, MessageRef, User
 
 log = logging.getLogger(__name__)
 
@@ -152,13 +153,73 @@ class _RecordingTransaction:
         return getattr(self._inner, name)
 
 
+class _Reads:
+    """Reads shared by one request's own task: the game and its players, read when the
+    request checks who asks and again when the service acts on it."""
+
+    __slots__ = ("seen", "task")
+
+    def __init__(self, seen: dict[Any, Any]) -> None:
+        self.task = asyncio.current_task()
+        self.seen = seen
+
+
+_SHARED: ContextVar[_Reads | None] = ContextVar("tavla_shared_reads", default=None)
+
+
 class NotifyingStorage:
-    """Any storage, reporting the games each committed transaction wrote to ``on_commit``."""
+    """Any storage, reporting the games each committed transaction wrote to ``on_commit``.
+
+    Within :meth:`sharing_reads`, a game or a set of users read again returns the first
+    read (a copy) until a transaction commits: a web action reads its game and players to
+    check who asks, and the service reads them again to act. Only in the task that shares
+    them: work the request leaves behind (a chat's board edited later) reads afresh.
+    """
 
     def __init__(self, inner: Any, on_commit: Callable[[list[int]], None]) -> None:
         self._inner = inner
         self._on_commit = on_commit
         self._saved: OrderedDict[int, GameRecord] = OrderedDict()
+
+    @contextlib.contextmanager
+    def sharing_reads(self) -> Iterator[None]:
+        """Share the reads of games and users in this task (and the same request's in a
+        task it runs on: called again there)."""
+        outer = _SHARED.get()
+        token = _SHARED.set(_Reads(outer.seen if outer is not None else {}))
+        try:
+            yield
+        finally:
+            _SHARED.reset(token)
+
+    @staticmethod
+    def _shared() -> dict[Any, Any] | None:
+        reads = _SHARED.get()
+        if reads is None or reads.task is not asyncio.current_task():
+            return None
+        return reads.seen
+
+    async def get_game(self, game_id: int) -> GameRecord | None:
+        seen = self._shared()
+        if seen is None:
+            record: GameRecord | None = await self._inner.get_game(game_id)
+            return record
+        key = ("game", game_id)
+        if key not in seen:
+            seen[key] = await self._inner.get_game(game_id)
+        record = seen[key]
+        return dataclasses.replace(record) if record is not None else None
+
+    async def get_users(self, user_ids: Iterable[int]) -> dict[int, User]:
+        ids = frozenset(user_ids)
+        seen = self._shared()
+        if seen is None:
+            users: dict[int, User] = await self._inner.get_users(ids)
+            return users
+        key = ("users", ids)
+        if key not in seen:
+            seen[key] = await self._inner.get_users(ids)
+        return {n: dataclasses.replace(user) for n, user in seen[key].items()}
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Any]:
@@ -166,6 +227,9 @@ class NotifyingStorage:
         async with self._inner.transaction() as tx:
             yield _RecordingTransaction(tx, written)
         # Reached only when the transaction committed.
+        seen = self._shared()
+        if seen is not None:
+            seen.clear()  # what was read before may have changed
         if written:
             for game_id, record in written.items():
                 self._saved.pop(game_id, None)
@@ -183,6 +247,9 @@ class NotifyingStorage:
         return record if record is not None and record.version > newer_than else None
 
     async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
+        seen = self._shared()
+        if seen is not None:
+            seen.clear()
         await self._inner.set_game_message(game_id, message)
 
     def __getattr__(self, name: str) -> Any:

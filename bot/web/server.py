@@ -19,6 +19,7 @@ the limits on open streams and slow requests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -300,6 +301,17 @@ class WebBoard:
         }
 
     async def action(self, request: web.Request) -> web.Response:
+        with self._sharing_reads():
+            return await self._action(request)
+
+    def _sharing_reads(self) -> contextlib.AbstractContextManager[None]:
+        """Within one action, the game and its players are read once (see NotifyingStorage)."""
+        storage = self.service.storage
+        if isinstance(storage, NotifyingStorage):
+            return storage.sharing_reads()
+        return contextlib.nullcontext()
+
+    async def _action(self, request: web.Request) -> web.Response:
         record = await self._record(request)
         who = await self.viewer(request, record, request.headers.get("Authorization", ""))
         if who.actor is None or who.seat is None:
@@ -319,6 +331,10 @@ class WebBoard:
 
     async def _act(self, record: GameRecord, who: Viewer, body: ActionBody) -> web.Response:
         """Carry out ``body`` for ``who`` and answer with the new state."""
+        with self._sharing_reads():  # the same reads, in this task of its own
+            return await self._carry_out(record, who, body)
+
+    async def _carry_out(self, record: GameRecord, who: Viewer, body: ActionBody) -> web.Response:
         assert who.actor is not None
         assert who.seat is not None
         assert record.id is not None
