@@ -101,16 +101,27 @@ Point2 = tuple[float, float]
 
 class Geometry:
     """The layout of a picture ``width`` pixels wide (with a caption band or not), with the
-    viewer's home board on the ``home`` side (``"right"`` or ``"left"``)."""
+    viewer's home board on the ``home`` side (``"right"`` or ``"left"``). ``stack``: the
+    checkers a point shows before a count (the pictures' five; the web board upright on a
+    phone takes more, and its points are that much longer)."""
 
-    def __init__(self, width: int = 1000, caption: bool = False, home: str = HOME_RIGHT) -> None:
+    def __init__(
+        self,
+        width: int = 1000,
+        caption: bool = False,
+        home: str = HOME_RIGHT,
+        stack: int = MAX_STACK,
+    ) -> None:
         if width < 200:
             raise ValueError("a board picture must be at least 200 pixels wide")
         if home not in HOMES:
             raise ValueError(f"home must be 'right' or 'left', not {home!r}")
+        if stack < MAX_STACK:
+            raise ValueError(f"a point shows at least {MAX_STACK} checkers")
         self.width = width
         self.caption = caption
         self.home = home
+        self.stack = stack
         #: Whether the board is drawn mirrored (the home on the left).
         self.mirrored = home == HOME_LEFT
         #: +1, or -1 when mirrored: multiplies a sideways offset (a badge beside a checker).
@@ -122,7 +133,7 @@ class Geometry:
         self.cube_size = _CUBE * u
         self.die_size = _DIE * u
         self.gap = _GAP * u
-        self.half = _HALF * u
+        self.half = (_HALF + (stack - MAX_STACK) * _CHECKER) * u
         board_h = 2 * _FRAME_TB * u + 2 * self.half
         self.height = round(2 * self.strip + board_h + (_CAPTION * u if caption else 0))
 
@@ -217,12 +228,12 @@ class Geometry:
     def checker_centre(self, point: int, index: int) -> Point2:
         """Centre of the ``index``-th checker (0 at the frame) on the viewer's ``point``.
 
-        Indexes at or beyond :data:`MAX_STACK` give the last drawn place: a taller stack is
-        drawn as five checkers, the last carrying the count.
+        Indexes at or beyond ``stack`` (:data:`MAX_STACK`) give the last drawn place: a taller
+        stack is drawn as five checkers, the last carrying the count.
         """
         col = self.column(point)
         r = self.checker / 2
-        i = min(index, MAX_STACK - 1)
+        i = min(index, self.stack - 1)
         cx = (col.x0 + col.x1) / 2
         if self.is_top(point):
             return cx, col.y0 + r + i * self.checker

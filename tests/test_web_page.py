@@ -336,6 +336,40 @@ async def test_a_phone_s_room_under_the_board_holds_the_contest_and_the_last_pla
             assert last["y"] + last["height"] <= hand["y"]
 
 
+async def empty_room(page) -> float:
+    """The height between the bottom player strip and the buttons that no line uses."""
+    return await page.evaluate(
+        """() => {
+          const box = (id) => document.getElementById(id).getBoundingClientRect();
+          const used = [...document.querySelectorAll("#contest, #last .play, #caption")]
+            .filter((p) => p.offsetParent !== null)
+            .reduce((sum, p) => sum + p.getBoundingClientRect().height, 0);
+          return box("hand").top - box("strip-bottom").bottom - used;
+        }"""
+    )
+
+
+async def test_early_in_a_game_a_phone_s_room_goes_to_a_larger_board(tmp_path):
+    """Early in a game (no plays yet to list) about a third of a 390×844 phone was empty
+    between the contest line and the buttons: the board held upright takes that room (its
+    points longer, showing more checkers) and leaves the lines theirs; no scrolling."""
+    async with playing(tmp_path, START) as (_service, _game_id, _record, page):
+        await shot(page, "phone-early.png")
+        height = PHONE["height"]
+        assert await empty_room(page) < 0.2 * height
+        board = await page.locator("#board").bounding_box()
+        assert board["height"] > 1.1 * board["width"] * 710 / 1000  # taller than the picture
+        assert int(await page.locator("#board").get_attribute("data-stack")) > 5
+        assert await page.evaluate("document.scrollingElement.scrollHeight") <= height
+        hand = await page.locator("#hand").bounding_box()
+        assert height - 24 <= hand["y"] + hand["height"] <= height
+        # Still a board to play on: a tap on 13 marks where it reaches.
+        await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+        await page.locator('[data-target="8"]').wait_for()
+        assert await targets(page) == [8, 10, 11]
+        await shot(page, "phone-early-targets.png")
+
+
 async def cut_lines(page) -> list[str]:
     """The plays shown under the board that are cut by the edge of their room."""
     return await page.evaluate(

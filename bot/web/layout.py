@@ -35,10 +35,15 @@ def theme_json(theme: Theme) -> dict[str, Any]:
     return _colours(theme)
 
 
-def _parts(home: str) -> dict[str, Any]:
+#: The taller boards a phone held upright may take (checkers a point shows): the board grows
+#: into the room the page has under it rather than leave it empty (board.js ``fitBoard``).
+TALL_STACKS = (6, 7, 8)
+
+
+def _parts(home: str, stack: int = MAX_STACK) -> dict[str, Any]:
     """Where every part of the board goes, with the viewer's home board on ``home``'s side
     (the left one is the exact mirror image, as on the pictures)."""
-    g = Geometry(WIDTH, home=home)
+    g = Geometry(WIDTH, home=home, stack=stack)
     top = g.board.y0
     shift = lambda r: Rect(r.x0, r.y0 - top, r.x1, r.y1 - top)  # noqa: E731
     points = {}
@@ -69,17 +74,26 @@ def _parts(home: str) -> dict[str, Any]:
 def layout_json() -> dict[str, Any]:
     """Everything the page needs to lay out a board: the picture's geometry without the
     name strips (the page shows names in HTML), for either home side, and every theme."""
-    g = Geometry(WIDTH)
+    return {
+        **_board(MAX_STACK),
+        "checker": round(Geometry(WIDTH).checker, 2),
+        "cube": round(Geometry(WIDTH).cube_size, 2),
+        "die": round(Geometry(WIDTH).die_size, 2),
+        "gap": round(Geometry(WIDTH).gap, 2),
+        "max_bar": MAX_BAR,
+        # Taller boards for a phone held upright, by the checkers a point shows.
+        "tall": {str(stack): _board(stack) for stack in TALL_STACKS},
+        "themes": {name: theme_json(theme) for name, theme in THEMES.items()},
+    }
+
+
+def _board(stack: int) -> dict[str, Any]:
+    """The parts of a board whose points show ``stack`` checkers, for either home side."""
+    g = Geometry(WIDTH, stack=stack)
     return {
         "width": WIDTH,
         "height": round(g.board.height, 2),
-        "checker": round(g.checker, 2),
-        "cube": round(g.cube_size, 2),
-        "die": round(g.die_size, 2),
-        "gap": round(g.gap, 2),
         "mid_y": round(g.mid_y - g.board.y0, 2),
-        "max_stack": MAX_STACK,
-        "max_bar": MAX_BAR,
-        "homes": {home: _parts(home) for home in HOMES},
-        "themes": {name: theme_json(theme) for name, theme in THEMES.items()},
+        "max_stack": stack,
+        "homes": {home: _parts(home, stack) for home in HOMES},
     }

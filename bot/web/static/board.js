@@ -16,6 +16,7 @@
     lang: null,
     layout: null, // the geometry for the viewer's home side
     layouts: null, // /api/layout: both home sides and every theme
+    stack: null, // on a phone held upright: the taller board's checkers a point (0: none)
     style: { theme: null, home: "right", default_theme: "classic" },
     texts: {},
     state: null,
@@ -132,6 +133,7 @@
     html("p", { id: "caption" }, info);
     // What the player acts with comes last, toward the bottom, where a thumb reaches it.
     const hand = html("div", { id: "hand" }, app);
+    if (window.ResizeObserver) new ResizeObserver(() => fitBoard()).observe(hand);
     html("p", { id: "offline", role: "status" }, hand, word("connection_lost"));
     html("p", { id: "message", role: "status", "aria-live": "polite" }, hand);
     html("div", { id: "controls" }, hand);
@@ -167,12 +169,47 @@
     return themes[dark ? "dark" : page.style.default_theme] || themes.classic;
   }
 
-  // The geometry with the viewer's home board on the side they chose in /settings.
+  // The geometry with the viewer's home board on the side they chose in /settings, on the
+  // board as tall as a phone's room allows (``fitBoard``).
   function useStyle(style) {
     if (style) page.style = style;
     const L = page.layouts;
-    page.layout = { ...L, ...(L.homes[page.style.home] || L.homes.right) };
+    const board = (page.stack && L.tall[String(page.stack)]) || L;
+    page.layout = { ...L, ...board, ...(board.homes[page.style.home] || board.homes.right) };
     document.body.dataset.home = page.style.home;
+  }
+
+  // A phone held upright has more room under the board than its lines need early in a game:
+  // the board takes it (a taller board, its points longer and showing more checkers), keeping
+  // room for the contest, a few plays and what the game waits for. Chosen again when the
+  // screen or the room of the buttons changes (the resignation levels take more for a
+  // moment); a prompt of one line or two does not move it (board.css keeps two).
+  const UPRIGHT = "(max-width: 699px) and (orientation: portrait)";
+  function fitBoard() {
+    const wrap = document.getElementById("board-wrap");
+    const info = document.getElementById("info");
+    if (!wrap || !info || !page.state || !page.state.board) return;
+    let stack = 0;
+    if (window.matchMedia && window.matchMedia(UPRIGHT).matches) {
+      const room = wrap.getBoundingClientRect().height + info.getBoundingClientRect().height;
+      const line = parseFloat(getComputedStyle(info).fontSize) * 1.35;
+      // Kept for the lines: the contest, three plays and a caption of two lines, with the
+      // gaps between them (board.css: 6 px between plays, 8 px between the parts, 4 above).
+      const keep = 6 * line + 2 * 6 + 2 * 8 + 4;
+      const tall = page.layouts.tall;
+      for (const n of Object.keys(tall).map(Number).sort((a, b) => b - a)) {
+        if ((wrap.clientWidth * tall[n].height) / tall[n].width + keep <= room) {
+          stack = n;
+          break;
+        }
+      }
+    }
+    if (stack !== page.stack) {
+      page.stack = stack;
+      useStyle(null);
+      draw();
+      fitLast(); // the lines' room changed with the board: the plays that fit, now
+    }
   }
 
   function painter() {
@@ -181,7 +218,10 @@
 
   function draw() {
     document.body.dataset.theme = theme().name;
-    painter().paint(document.getElementById("board"), page.state, page.selected);
+    const svg = document.getElementById("board");
+    svg.setAttribute("viewBox", `0 0 ${page.layout.width} ${page.layout.height}`);
+    svg.dataset.stack = page.layout.max_stack; // lets a test see which board is drawn
+    painter().paint(svg, page.state, page.selected);
   }
 
 
@@ -230,6 +270,7 @@
     caption.textContent = s.over ? s.result || word("over") : s.action_line || "";
     caption.classList.toggle("result", Boolean(s.over));
     if (!page.busy && page.errorAt !== s.version) prompt();
+    if (page.stack === null) fitBoard(); // the first board: as tall as the room allows
   }
 
   // The last plays that fit their room, the newest kept: an older one that does not fit
@@ -575,6 +616,7 @@
     page.stream = state.stream;
     document.body.classList.remove("offline");
     accept(state);
+    window.addEventListener("resize", fitBoard); // turned, or Telegram's view expanded
     if (state.status === "challenge" || state.status === "active") listen();
     return true;
   }
