@@ -84,7 +84,8 @@ def meaning(word: str) -> tuple[str, str] | None:
     if low in LEVELS:
         return "level", LEVELS[low]
     if low.isascii() and low.isdigit():
-        return "length", str(int(low))
+        # Compared as written, without leading zeros: int() refuses thousands of digits.
+        return "length", low.lstrip("0") or "0"
     if low in FAST:
         return "pace", "fast"
     if low in DAILY:
