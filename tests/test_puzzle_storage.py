@@ -123,9 +123,20 @@ async def test_the_chats_with_a_daily_puzzle_and_their_next_puzzle(storage: Stor
     assert await storage.puzzles.next_daily("telegram", "-200") is None
     a = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
     b = await storage.puzzles.add("k2", "tavla", data(2), "selfplay", None, NOW)
-    assert (await storage.puzzles.next_daily("telegram", "-200")).id == a
-    assert await storage.puzzles.set_daily("telegram", "-200", "2026-12-04", a, NOW)
-    assert (await storage.puzzles.next_daily("telegram", "-200")).id == b
-    assert (await storage.puzzles.next_daily("telegram", "-100")).id == a  # each chat its own
-    # An hour the bot does not offer (a forged or old value) falls back to the default.
+    first = (await storage.puzzles.next_daily("telegram", "-200", "2026-12-04")).id
+    assert first in (a, b)
+    assert await storage.puzzles.set_daily("telegram", "-200", "2026-12-04", first, NOW)
+    other = b if first == a else a
+    assert (await storage.puzzles.next_daily("telegram", "-200", "2026-12-05")).id == other
+    # Another group: the puzzle no group has had yet, before the one just shown.
+    assert (await storage.puzzles.next_daily("telegram", "-100", "2026-12-04")).id == other
+    # A game the group has not had comes before another of the one it had.
+    c = await storage.puzzles.add("k3", "uzun", data(3), "selfplay", None, NOW)
+    assert (await storage.puzzles.next_daily("telegram", "-200", "2026-12-05")).id == c
+    # An hour or a time zone the bot does not offer (forged, or old) falls back to the default.
     assert ChatPrefs.from_json('{"puzzle_hour": 3}').puzzle_hour == ChatPrefs().puzzle_hour
+    assert ChatPrefs.from_json('{"reveal_hour": 3}').reveal_hour == ChatPrefs().reveal_hour
+    for zone in ('"Mars/Olympus"', '"UTC+15"', '"UTC-13"', "3"):
+        assert ChatPrefs.from_json(f'{{"timezone": {zone}}}').timezone == "UTC"
+    for zone in ("Europe/Istanbul", "UTC+14", "UTC-12", "UTC+3"):
+        assert ChatPrefs.from_json(f'{{"timezone": "{zone}"}}').timezone == zone

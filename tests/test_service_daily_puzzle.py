@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from bot.service import actions as A
-from bot.service.daily import day_and_hour
+from bot.service.zones import day_and_hour
 from tests.test_service import ALI, AYSE, GROUP, VELI, service_at, text_of
 
 ADMIN = replace(ALI, admin=True)
@@ -31,6 +31,11 @@ def puzzles_in(views) -> list:
     return [v for v in views if v.chat == ("test", "-1") and "Puzzle of the day" in text_of([v])]
 
 
+def posts_of(views) -> list:
+    """Every group's puzzle of the day among ``views``."""
+    return [v for v in views if "Puzzle of the day" in text_of([v])]
+
+
 async def test_a_groups_puzzle_of_the_day(env) -> None:
     service, clock = env
     assert day_and_hour(clock.now) == ("2027-01-15", 8)
@@ -42,7 +47,8 @@ async def test_a_groups_puzzle_of_the_day(env) -> None:
     await service.press(ADMIN, GROUP, setting("p1"))
     (shown,) = await service.press(ADMIN, GROUP, setting("h12"))
     assert "Puzzle of the day: ✅" in text_of([shown])
-    assert "12:00 UTC" in text_of([shown])
+    assert "every day at 12:00" in text_of([shown])
+    assert "The group's time: UTC." in text_of([shown])
     assert "Günün bulmacası" in text_of([shown], "tr")
     assert "Задача дня" in text_of([shown], "ru")
 
@@ -50,7 +56,7 @@ async def test_a_groups_puzzle_of_the_day(env) -> None:
     clock.now += 4 * HOUR  # 12:00
     (posted,) = puzzles_in(await service.tick())
     assert puzzles_in(await service.tick()) == []  # posted once
-    assert "20:00 UTC" in text_of([posted])
+    assert "the answer comes at 20:00 (UTC)" in text_of([posted])
     pid = A.decode(posted.buttons[0][0].action).game_id
     stored = await service.storage.puzzles.get(pid)
     right = stored.data["answer"]
@@ -96,3 +102,75 @@ async def test_no_puzzle_of_the_day_unless_turned_on(env) -> None:
     for _ in range(24):
         clock.now += HOUR
         assert puzzles_in(await service.tick()) == []
+
+
+async def test_the_groups_own_time_and_the_answer_in_reply(env) -> None:
+    """The hours are the group's: Istanbul (UTC+3), posted at 9:00 and answered at 18:00
+    there, the answer a reply to the morning's post; the group's day starts at its midnight.
+    An offset is chosen an hour at a time."""
+    from bot.service.views import MessageRef
+
+    service, clock = env
+    clock.now -= 3 * HOUR  # 05:00 UTC, 08:00 in Istanbul
+    await service.press(ADMIN, GROUP, setting("p1"))
+    await service.press(ADMIN, GROUP, setting("z0"))
+    await service.press(ADMIN, GROUP, setting("h9"))
+    (shown,) = await service.press(ADMIN, GROUP, setting("r18"))
+    said = text_of([shown])
+    assert "every day at 9:00" in said
+    assert "come at 18:00, in reply to it" in said
+    assert "The group's time: Istanbul (UTC+3)." in said
+    assert "İstanbul (UTC+3)" in text_of([shown], "tr")
+    assert "Стамбул (UTC+3)" in text_of([shown], "ru")
+    assert puzzles_in(await service.tick()) == []  # 08:00 there
+    clock.now += HOUR  # 06:00 UTC, 09:00 there
+    (posted,) = puzzles_in(await service.tick())
+    assert "the answer comes at 18:00 (Istanbul (UTC+3))" in text_of([posted])
+    await posted.posted(MessageRef(4242, chat_id="-1"))  # where the adapter posted it
+    clock.now += 8 * HOUR  # 17:00 there
+    assert not [v for v in await service.tick() if "answer to today" in text_of([v])]
+    clock.now += HOUR  # 18:00 there
+    (answer,) = [v for v in await service.tick() if "answer to today" in text_of([v])]
+    assert answer.reply_to is not None
+    assert answer.reply_to.message_id == 4242
+    clock.now += 6 * HOUR  # 00:00 the next day there (21:00 UTC): a new day, not its hour
+    assert puzzles_in(await service.tick()) == []
+    clock.now += 8 * HOUR  # 08:00 there
+    assert puzzles_in(await service.tick()) == []
+    clock.now += HOUR  # 09:00 there
+    assert len(puzzles_in(await service.tick())) == 1
+    # An hour less, then another: UTC+2, UTC+1; the buttons offer the next steps.
+    (shown,) = await service.press(ADMIN, GROUP, setting("op2"))
+    assert "The group's time: UTC+2." in text_of([shown])
+    labels = [str(b.label) for row in shown.buttons for b in row]
+    assert "UTC+1" in labels
+    assert "UTC+3" in labels
+    chat = await service.storage.get_chat("test", "-1")
+    assert chat.prefs.timezone == "UTC+2"
+
+
+async def test_puzzles_take_turns_over_games_and_groups(env) -> None:
+    """The three games take turns, and two groups on the same day get different puzzles
+    (the one shown least recently first), not both the oldest."""
+    from bot.service.views import Place
+
+    service, clock = env
+    other = Place("test", "-2", private=False, title="Çay bahçesi")
+    for place in (GROUP, other):
+        await service.press(ADMIN, place, setting("p1"))
+    clock.now += HOUR  # 09:00 UTC
+    posted = {v.chat: v for v in await service.tick() if "Puzzle of the day" in text_of([v])}
+    ids = {chat: A.decode(v.buttons[0][0].action).game_id for chat, v in posted.items()}
+    assert set(ids) == {("test", "-1"), ("test", "-2")}
+    assert ids[("test", "-1")] != ids[("test", "-2")]
+    games = []
+    today = posted[GROUP_CHAT]
+    for _ in range(4):
+        stored = await service.storage.puzzles.get(A.decode(today.buttons[0][0].action).game_id)
+        games.append(stored.variant)
+        clock.now += 24 * HOUR
+        (today,) = [v for v in posts_of(await service.tick()) if v.chat == GROUP_CHAT]
+    assert games == ["tavla", "turkish", "uzun", "tavla"]
+
+
+GROUP_CHAT = ("test", "-1")

@@ -194,6 +194,7 @@ async def test_a_groups_puzzle_of_the_day_in_telegram(fake, bot) -> None:
         await runner.round()
         said = newest(fake, group, lambda m: "answer to today" in m.get("text", ""))
         assert said is not None
+        assert said["reply_to_message"]["message_id"] == posted["message_id"]  # in reply
         assert "Found by Ali (1 of 1)" in said["text"]
         assert "1. Ali — 1" in said["text"]
 

@@ -516,7 +516,7 @@ class DiscordAdapter:
         if target is None and view.game_id is not None:
             # The service does not put the board reference on every deadline view.
             target = await self.service.board_message(view.game_id)
-        target = target or view.channel
+        target = target or view.reply_to or view.channel
         if target is None or target.channel_id is None:
             log.info("no channel known for a deadline message of game %s", view.game_id)
             if view.game_id is not None and view.version is not None:
@@ -536,6 +536,13 @@ class DiscordAdapter:
         extra: dict[str, Any] = {"view": ui} if ui is not None else {}
         if files:
             extra["files"] = files
+        if view.reply_to is not None and view.reply_to.channel_id == target.channel_id:
+            # A reply the service asks for (a day's answer); posted alone if that is gone.
+            extra["reference"] = discord.MessageReference(
+                message_id=view.reply_to.message_id,
+                channel_id=int(target.channel_id),
+                fail_if_not_exists=False,
+            )
         message = await channel.send(content, allowed_mentions=allowed, **extra)
         if view.image is not None:
             await self._bind(view, message, view.chat[1], force=True)

@@ -1,9 +1,13 @@
 """A group's daily puzzle: with it on (``/settings`` in the group, its administrators), the
-deadline rounds post one puzzle a day at the group's hour (UTC); everyone answers once with
-the buttons and is told privately that their answer is in (a toast, so nobody gives it
-away); at the evening hour the answer is posted with who found it and the group's puzzle
-leaderboard. Answers in a group are not rated: the puzzle rating is for ``/puzzle`` in
-private.
+deadline rounds post one puzzle a day at the group's hour, in the group's time zone;
+everyone answers once with the buttons and is told privately that their answer is in (a
+toast, so nobody gives it away); at the group's evening hour the answer is posted, in reply
+to the morning's puzzle, with who found it and the group's puzzle leaderboard. Answers in a
+group are not rated: the puzzle rating is for ``/puzzle`` in private.
+
+The puzzle is the one shown least recently in any group's puzzle of the day, of the game
+the group had least recently, among those the group has not had: groups do not all get the
+same puzzle on the same day, and the three games take turns.
 
 Each step is claimed in the storage (the day's puzzle by the chat's and day's key, the answer
 by marking the day revealed), so two workers running rounds post each message once.
@@ -11,12 +15,11 @@ by marking the day revealed), so two workers running rounds post each message on
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from bot.i18n import Text, t
-from bot.storage.base import REVEAL_HOUR, Chat, DailyPuzzle, Storage, StoredPuzzle, User
+from bot.storage.base import Chat, DailyPuzzle, Storage, StoredPuzzle, User
 from core.dice import larger_first
 from core.learn.puzzles import Puzzle
 
@@ -24,7 +27,11 @@ from . import actions as A
 from .errors import UserFacingError
 from .lang import language, notice
 from .puzzles import TITLES, Puzzles, signed
-from .views import Button, View
+from .views import Button, MessageRef, View
+from .zones import day_and_hour, zone_label
+
+#: The furthest east a group's time may be (UTC+14): a group's day is never later than it.
+EAST = 14 * 3600
 
 #: How many of the group's solvers the leaderboard shows.
 LEADERS = 5
@@ -40,12 +47,6 @@ def chat_prefix(platform: str, chat_id: str) -> str:
     return f"daily:{platform}:{chat_id}:"
 
 
-def day_and_hour(now: float) -> tuple[str, int]:
-    """The UTC day (``2027-01-15``) and hour of an epoch time."""
-    moment = datetime.datetime.fromtimestamp(now, datetime.UTC)
-    return moment.date().isoformat(), moment.hour
-
-
 @dataclass(eq=False)
 class DailyPuzzles:
     """The groups' daily puzzles (the storage, the private puzzles for their pictures and
@@ -56,23 +57,28 @@ class DailyPuzzles:
     clock: Callable[[], float]
 
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
-        """A deadline round: the answers due, then the puzzles due, of the chats served."""
-        day, hour = day_and_hour(self.clock())
+        """A deadline round: the answers due, then the puzzles due, of the chats served,
+        each at its hours in its own time."""
+        now = self.clock()
         views: list[View] = []
-        for daily in await self.storage.puzzles.dailies_to_reveal(day):
+        latest, _ = day_and_hour(now + EAST)  # no group's day is later than this
+        for daily in await self.storage.puzzles.dailies_to_reveal(latest):
             if platforms is not None and daily.platform not in platforms:
                 continue
-            if (daily.day < day or hour >= REVEAL_HOUR) and await self.storage.puzzles.reveal_daily(
+            chat = await self.storage.get_chat(daily.platform, daily.chat_id)
+            day, hour = day_and_hour(now, chat.prefs.timezone)
+            due = daily.day < day or (daily.day == day and hour >= chat.prefs.reveal_hour)
+            if due and await self.storage.puzzles.reveal_daily(
                 daily.platform, daily.chat_id, daily.day
             ):
-                views.append(await self.answer_view(daily))
-        if hour >= REVEAL_HOUR:
-            return views
+                views.append(await self.answer_view(daily, chat))
         for platform, chat_id in await self.storage.puzzles.daily_chats():
             if platforms is not None and platform not in platforms:
                 continue
             chat = await self.storage.get_chat(platform, chat_id)
-            if not chat.prefs.daily_puzzle or hour < chat.prefs.puzzle_hour:
+            prefs = chat.prefs
+            day, hour = day_and_hour(now, prefs.timezone)
+            if not prefs.daily_puzzle or not prefs.puzzle_hour <= hour < prefs.reveal_hour:
                 continue
             if await self.storage.puzzles.daily(platform, chat_id, day) is not None:
                 continue
@@ -83,9 +89,9 @@ class DailyPuzzles:
 
     async def post(self, chat: Chat, day: str) -> View | None:
         """The day's puzzle for the chat, claimed in the storage (None: none left, or
-        another worker posted it)."""
+        another worker posted it). Where it is posted is kept, for the answer's reply."""
         await self.puzzles.stock()
-        stored = await self.storage.puzzles.next_daily(chat.platform, chat.chat_id)
+        stored = await self.storage.puzzles.next_daily(chat.platform, chat.chat_id, day)
         if stored is None:
             return None
         if not await self.storage.puzzles.set_daily(
@@ -104,14 +110,22 @@ class DailyPuzzles:
             ),
             t(
                 "A player chose badly here. Find the best play: everyone answers once, and the "
-                "answer comes at {hour}:00 UTC.",
-                hour=REVEAL_HOUR,
+                "answer comes at {hour}:00 ({zone}).",
+                hour=chat.prefs.reveal_hour,
+                zone=zone_label(chat.prefs.timezone, self.clock()),
             ),
         ]
         buttons = [
             [Button(c.text, A.encode(stored.id, 0, A.PUZZLE, n))]
             for n, c in enumerate(puzzle.candidates)
         ]
+
+        async def posted(where: MessageRef) -> None:
+            await self.storage.puzzles.set_daily_message(chat.platform, chat.chat_id, day, where)
+
+        channel = None
+        if chat.prefs.puzzle_channel is not None:  # Discord: the server's channel for it
+            channel = MessageRef(0, chat_id=chat.chat_id, channel_id=chat.prefs.puzzle_channel)
         return View(
             lines,
             lang=lang,
@@ -119,12 +133,14 @@ class DailyPuzzles:
             image_stem=f"puzzle-{stored.id}",
             buttons=buttons,
             chat=(chat.platform, chat.chat_id),
+            posted=posted,
+            channel=channel,
         )
 
     async def press(self, user: User, chat: Chat, action: A.Action) -> list[View]:
         """A candidate pressed under the group's puzzle: the one answer kept, acknowledged
         to the person alone."""
-        day, _ = day_and_hour(self.clock())
+        day, _ = day_and_hour(self.clock(), chat.prefs.timezone)
         daily = await self.storage.puzzles.daily(chat.platform, chat.chat_id, day)
         if daily is None or daily.puzzle_id != action.game_id or daily.revealed:
             raise UserFacingError(t("This puzzle is closed; its answer is posted here."))
@@ -150,17 +166,17 @@ class DailyPuzzles:
                 user,
                 chat,
                 t(
-                    "Your answer is in: {play}. The answer comes at {hour}:00 UTC.",
+                    "Your answer is in: {play}. The answer comes at {hour}:00 ({zone}).",
                     play=puzzle.candidates[chosen].text,
-                    hour=REVEAL_HOUR,
+                    hour=chat.prefs.reveal_hour,
+                    zone=zone_label(chat.prefs.timezone, self.clock()),
                 ),
             )
         ]
 
-    async def answer_view(self, daily: DailyPuzzle) -> View:
-        """The day's answer: the best play, every candidate's equity, who found it, and the
-        group's puzzle leaderboard."""
-        chat = await self.storage.get_chat(daily.platform, daily.chat_id)
+    async def answer_view(self, daily: DailyPuzzle, chat: Chat) -> View:
+        """The day's answer, in reply to the morning's puzzle: the best play, every
+        candidate's equity, who found it, and the group's puzzle leaderboard."""
         stored = await self.storage.puzzles.get(daily.puzzle_id)
         lines: list[Text | str] = []
         if stored is not None:
@@ -174,10 +190,15 @@ class DailyPuzzles:
             for place, (user_id, solved) in enumerate(leaders, 1):
                 name = users[user_id].name if user_id in users else "?"
                 lines.append(f"{place}. {name} — {solved}")
+        channel = None
+        if chat.prefs.puzzle_channel is not None:
+            channel = MessageRef(0, chat_id=chat.chat_id, channel_id=chat.prefs.puzzle_channel)
         return View(
             lines,
             lang=language(None, chat, private=False),
             chat=(daily.platform, daily.chat_id),
+            reply_to=daily.message,
+            channel=channel,
         )
 
     async def _answer_lines(self, daily: DailyPuzzle, stored: StoredPuzzle) -> list[Text | str]:

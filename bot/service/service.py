@@ -141,7 +141,7 @@ class GameService:
         self.deadlines = Deadlines(storage, store, boards, contests, tournaments, settings, now)
         self.chats = Chats(storage, store, boards, now)
         self.info = Info(storage, people, settings)
-        self.chat_settings = ChatSettings(storage)
+        self.chat_settings = ChatSettings(storage, now)
         self.prefs = Prefs(storage, settings, self.chat_settings)
         self.privacy = Privacy(storage, now)
         # Games in two chats (the pool's) and the pool itself.

@@ -126,6 +126,9 @@ class View:
     #: is written only when an adapter reads it: most presses are answered on Telegram,
     #: which never shows it, and writing it costs about as much as a database query.
     board: BoardView | None = field(default=None, repr=False)
+    #: Post this view as a reply to that message where the platform has replies (the
+    #: puzzle of the day's answer to the morning's puzzle); alone if the message is gone.
+    reply_to: MessageRef | None = None
     #: A copy made for one seat of a game played in two chats (bot/service/seats.py),
     #: addressed to that seat's chat: never split again.
     seat_copy: bool = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -137,9 +138,23 @@ class User:
     prefs: PlayerPrefs = field(default_factory=PlayerPrefs)
 
 
-#: The hours (UTC) a group's daily puzzle may be posted at; its answer comes at REVEAL_HOUR.
+#: The hours (the group's time) a group's daily puzzle may be posted at, and its answer.
 DAILY_HOURS = (7, 9, 12, 15)
-REVEAL_HOUR = 20
+REVEAL_HOURS = (18, 20, 22)
+#: The named time zones a group may choose (the tz database's names); any other time is a
+#: whole-hour offset from UTC, written ``UTC+3`` or ``UTC-5`` (``UTC`` alone: no offset).
+ZONE_NAMES = ("Europe/Istanbul", "Europe/Moscow", "Europe/Berlin")
+_OFFSET = re.compile(r"UTC(?:[+-](?:[1-9]|1[0-4]))?")
+
+
+def valid_zone(name: object) -> bool:
+    """Whether ``name`` is a time zone a group may have (see :data:`ZONE_NAMES`)."""
+    if not isinstance(name, str):
+        return False
+    if name in ZONE_NAMES:
+        return True
+    match = _OFFSET.fullmatch(name)
+    return match is not None and int(name[3:] or 0) >= -12
 
 
 @dataclass(frozen=True)
@@ -151,16 +166,29 @@ class ChatPrefs(StoredSettings):
     auto_analysis: bool = False
     #: A puzzle is posted every day and answered by the group's members.
     daily_puzzle: bool = False
-    #: The hour (UTC) the day's puzzle is posted (one of DAILY_HOURS).
+    #: The hour the day's puzzle is posted (one of DAILY_HOURS), in the group's time…
     puzzle_hour: int = 9
+    #: … and the hour its answer is posted (one of REVEAL_HOURS).
+    reveal_hour: int = 20
+    #: The group's time zone (see :func:`valid_zone`).
+    timezone: str = "UTC"
+    #: Discord: the channel of the server the puzzle of the day is posted in (where it was
+    #: turned on); None on Telegram, where the chat is the channel.
+    puzzle_channel: str | None = None
 
     @classmethod
     def from_json(cls, text: str | None) -> Self:
-        """Stored settings; keys this version does not know are ignored, and an hour it
-        does not offer falls back to the default."""
+        """Stored settings; keys this version does not know are ignored, and an hour or a
+        time zone it does not offer falls back to the default."""
         data = cls._known(text)
         if data.get("puzzle_hour") not in DAILY_HOURS:
             data.pop("puzzle_hour", None)
+        if data.get("reveal_hour") not in REVEAL_HOURS:
+            data.pop("reveal_hour", None)
+        if not valid_zone(data.get("timezone")):
+            data.pop("timezone", None)
+        if not isinstance(data.get("puzzle_channel"), str):
+            data.pop("puzzle_channel", None)
         return cls(**data)
 
 
@@ -617,7 +645,9 @@ class PuzzleRecords(Protocol):
 
     async def daily_chats(self) -> list[tuple[str, str]]: ...
 
-    async def next_daily(self, platform: str, chat_id: str) -> StoredPuzzle | None: ...
+    async def next_daily(
+        self, platform: str, chat_id: str, day: str = ""
+    ) -> StoredPuzzle | None: ...
 
     async def remove_games_of(self, user_id: int) -> int: ...
 
@@ -853,7 +883,8 @@ __all__ = [
     "DAILY_HOURS",
     "LIVE_TOURNAMENT_STATUSES",
     "OPEN_STATUSES",
-    "REVEAL_HOUR",
+    "REVEAL_HOURS",
+    "ZONE_NAMES",
     "Bucket",
     "Chat",
     "ChatPrefs",
@@ -874,4 +905,5 @@ __all__ = [
     "TournamentStatus",
     "Transaction",
     "User",
+    "valid_zone",
 ]

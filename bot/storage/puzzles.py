@@ -8,6 +8,7 @@ the player and the puzzle (Glicko-2, :mod:`core.glicko2`) in the attempt's trans
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -20,6 +21,16 @@ from core.glicko2 import START, Rating, play
 
 _PLAYER = "user_id, rating, deviation, volatility, streak, best_streak, solved, attempts"
 _PUZZLE = "id, variant, data, source, rating, deviation, volatility"
+
+
+#: The order the games take turns in a group's puzzle of the day, from its first.
+_GAMES = {"tavla": 0, "turkish": 1, "uzun": 2}
+
+
+def _mix(platform: str, chat_id: str, day: str, puzzle_id: object) -> int:
+    """A number that orders equal puzzles for one chat and day, the same on every worker."""
+    digest = hashlib.blake2b(f"{platform}:{chat_id}:{day}:{puzzle_id}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big")
 
 
 def _json(value: Any) -> Any:
@@ -318,17 +329,40 @@ class PuzzleStorage:
             )
         return [(r["platform"], r["chat_id"]) for r in rows]
 
-    async def next_daily(self, platform: str, chat_id: str) -> StoredPuzzle | None:
-        """A puzzle the chat has not had as a daily puzzle (the oldest first)."""
+    async def next_daily(self, platform: str, chat_id: str, day: str = "") -> StoredPuzzle | None:
+        """The chat's puzzle of ``day``, among those it has not had: of the game it had least
+        recently (one it never had first, Tavla before Turkish tavla before Uzun Tavla), the
+        puzzle shown least recently in any group's puzzle of the day (never shown first);
+        among equals, a pick that depends on the chat and the day, not on the puzzles' age."""
         async with self._reading() as db:
-            row = await db.fetchrow(
-                f"SELECT {_PUZZLE} FROM puzzles p WHERE NOT EXISTS (SELECT 1 FROM "
-                "daily_puzzles d WHERE d.puzzle_id = p.id AND d.platform = ? AND "
-                "d.chat_id = ?) ORDER BY id LIMIT 1",
+            had = await db.fetch(
+                "SELECT p.variant, MAX(d.created) AS last FROM daily_puzzles d JOIN puzzles p "
+                "ON p.id = d.puzzle_id WHERE d.platform = ? AND d.chat_id = ? GROUP BY p.variant",
                 platform,
                 chat_id,
             )
-        return None if row is None else puzzle_from_row(row)
+            rows = await db.fetch(
+                "SELECT p.id, p.variant, (SELECT MAX(s.created) FROM daily_puzzles s WHERE "
+                "s.puzzle_id = p.id) AS shown FROM puzzles p WHERE NOT EXISTS (SELECT 1 FROM "
+                "daily_puzzles d WHERE d.puzzle_id = p.id AND d.platform = ? AND d.chat_id = ?)",
+                platform,
+                chat_id,
+            )
+        if not rows:
+            return None
+        last = {str(r["variant"]): float(r["last"]) for r in had}
+        games = {str(r["variant"]) for r in rows}
+        game = min(games, key=lambda v: (last.get(v, -1.0), _GAMES.get(v, len(_GAMES)), v))
+
+        def order(row: Row) -> tuple[float, int]:
+            shown = row["shown"]
+            return (
+                -1.0 if shown is None else float(shown),
+                _mix(platform, chat_id, day, row["id"]),
+            )
+
+        chosen = min((r for r in rows if r["variant"] == game), key=order)
+        return await self.get(int(chosen["id"]))
 
     async def remove_games_of(self, user_id: int) -> int:
         """Take out the puzzles made from the player's games (they keep theirs out)."""

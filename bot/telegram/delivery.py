@@ -251,6 +251,8 @@ class Delivery:
             self.photos.stored(digest, sent)
         else:
             reply_id = reply_to.message_id if reply_to is not None and view.notice else None
+            if view.reply_to is not None:  # a reply the service asks for (a day's answer)
+                reply_id = view.reply_to.message_id
             sent = await with_retries(
                 partial(
                     bot.send_message,
@@ -259,6 +261,8 @@ class Delivery:
                     entities=_entities(view),
                     reply_markup=markup,
                     reply_to_message_id=reply_id,
+                    # The message replied to may be gone: the view is posted all the same.
+                    allow_sending_without_reply=True if reply_id is not None else None,
                 )
             )
         ref = message_ref(sent)

@@ -452,7 +452,22 @@ class FakeDiscord:
     def _send_message(
         self, call: Call, channel: str, files: dict[str, bytes], **_: Any
     ) -> dict[str, Any]:
-        return self._public(self._new_message(int(channel), call.payload, files))
+        reference = (call.payload or {}).get("message_reference")
+        if reference is not None:
+            # A reply: Discord refuses one to a message that is not there, unless told not to.
+            target = self.messages.get(int(reference["message_id"]))
+            there = target is not None and str(target.get("channel_id")) == channel
+            if not there and reference.get("fail_if_not_exists", True):
+                raise _error(400, 50035, "Invalid Form Body: Unknown message")
+            if not there:
+                reference = None
+        message = self._new_message(int(channel), call.payload, files)
+        if reference is not None:
+            message["message_reference"] = {
+                "message_id": str(reference["message_id"]),
+                "channel_id": channel,
+            }
+        return self._public(message)
 
     def _get_message(self, call: Call, channel: str, message: str, **_: Any) -> dict[str, Any]:
         found = self._message(message)
