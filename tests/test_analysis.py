@@ -573,3 +573,28 @@ def test_a_gnubg_move_that_bears_off_is_not_guessed() -> None:
     assert after[0][24] == 1
     assert after[1][5] == 1
     assert after[1][3] == 1
+
+
+def test_a_gnubg_ranking_does_not_depend_on_the_terms_ranked_before() -> None:
+    """gnubg's cache does not tell money play from a double-match-point game: a play
+    ranked at money and then at 4-4 of a 5-point match must come out as ranked alone (T-8:
+    gammons count for nothing there). One gnubg module serves every evaluator."""
+    gnubg = load_gnubg()
+    if gnubg is None:
+        pytest.skip("GNU Backgammon is not installed")
+    from core.ai.gnubg_player import flush_cache
+    from core.analysis.evaluators import GnubgEvaluator
+
+    tavla = variant_by_name("tavla")
+    position, dice = position_from_id("4HPwATDgc/ABMA"), (4, 2)
+    plays = legal_plays(tavla, position, dice)
+    money, dmp = CubeState(), CubeState(match_length=5, my_score=4, opp_score=4)
+    for first, then in ((money, dmp), (dmp, money)):
+        flush_cache(gnubg)
+        alone = GnubgEvaluator(gnubg).rank_plays(tavla, position, dice, plays, then, 0)
+        flush_cache(gnubg)
+        GnubgEvaluator(gnubg).rank_plays(tavla, position, dice, plays, first, 0)
+        after = GnubgEvaluator(gnubg).rank_plays(tavla, position, dice, plays, then, 0)
+        assert alone is not None
+        assert after is not None
+        np.testing.assert_allclose(after, alone, atol=1e-6)

@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,23 @@ def flush_cache(gnubg: ModuleType) -> None:
         os.dup2(saved, 1)
         os.close(saved)
         os.close(null)
+
+
+#: The cube and score gnubg's cache was filled at, by gnubg module: see :func:`use_terms`.
+_TERMS: dict[int, tuple[Any, ...]] = {}
+
+
+def use_terms(gnubg: ModuleType, info: dict[str, Any], fresh: bool = False) -> None:
+    """Empty gnubg's cache when a cubeful evaluation comes at other terms (cube, owner,
+    score, match length) than the last one. Its entries do not tell money play from a
+    double-match-point game: one ranked at the other's terms came back as much as 1.2
+    equity off. One cache serves every user of the module in the process (the analysis,
+    hints, puzzles), so the terms are kept by module, not by evaluator. ``fresh`` empties it
+    whatever the terms (a value that must not depend on what ran before)."""
+    terms = tuple(sorted(info.items()))
+    if fresh or _TERMS.get(id(gnubg)) != terms:
+        flush_cache(gnubg)
+        _TERMS[id(gnubg)] = terms
 
 
 def gnubg_board(position: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:

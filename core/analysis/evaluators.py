@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.ai.cube import CubeState
-from core.ai.gnubg_player import flush_cache, gnubg_board, gnubg_boards, load_gnubg
+from core.ai.gnubg_player import gnubg_board, gnubg_boards, load_gnubg, use_terms
 from core.ai.lookahead import ROLL_WEIGHTS, ROLLS, first_turn, one_ply
 from core.ai.network import (
     Network,
@@ -223,6 +223,7 @@ class GnubgEvaluator:
         """
         board = gnubg_board(position)
         info = self.cubeinfo(state)
+        use_terms(self.gnubg, info)
         quick = self.gnubg.find_best_moves(board, info, self._cubeful[0], tuple(dice))
         scores: dict[Any, float] = {}
         for m in quick:
@@ -260,10 +261,11 @@ class GnubgEvaluator:
         depth, none left out by a move filter: a play's value then does not depend on which
         others are looked at (puzzles rank their candidates so). None where a play bears off
         (see :func:`_after_board`). gnubg's cache is emptied first: its entries, made at
-        another cube or score, would come back as this one's (:func:`flush_cache`)."""
+        another cube or score, could come back as this one's (``use_terms``)."""
         board = gnubg_board(position)
-        flush_cache(self.gnubg)
-        deep = self._deep_scores(board, self.cubeinfo(state), dice, wide=True)
+        info = self.cubeinfo(state)
+        use_terms(self.gnubg, info, fresh=True)
+        deep = self._deep_scores(board, info, dice, wide=True)
         if None in deep:
             return None
         keys = [gnubg_board(play.after) for play in plays]
