@@ -47,11 +47,11 @@ async def run(config: Config) -> None:
         runners = []
         stop = asyncio.Event()
         web = None
+        url = config.database_url or ""
+        dsn = postgres_dsn_from_url(url) if url.startswith(("postgres", "postgresql")) else None
         if hub is not None:
             from bot.web.run import run_web
 
-            url = config.database_url or ""
-            dsn = postgres_dsn_from_url(url) if url.startswith(("postgres", "postgresql")) else None
             web = asyncio.create_task(
                 run_web(config, service, hub, stop, postgres_dsn=dsn, health=health)
             )
@@ -60,7 +60,9 @@ async def run(config: Config) -> None:
         if config.telegram_token:
             from bot.telegram import run_telegram
 
-            runners.append(run_telegram(config, service, stop, runner=rounds, health=health))
+            runners.append(
+                run_telegram(config, service, stop, runner=rounds, health=health, postgres_dsn=dsn)
+            )
         if config.discord_token:
             from bot.discord import run_discord
 

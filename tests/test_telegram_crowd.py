@@ -8,6 +8,7 @@ its turn sends the newest board of its message.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -22,6 +23,7 @@ from bot.telegram.api import _BotContext
 from bot.telegram.busy import SLOW_CHAT_AFTER
 from bot.telegram.delivery import SLOW_CHAT, Delivery
 from bot.telegram.limiter import SlidingWindowLimiter
+from bot.telegram.shared_limits import SharedSends
 from core.game import Phase
 from core.match import Match
 from tests.drivers import press_order
@@ -207,3 +209,40 @@ async def test_in_a_chat_behind_its_limit_a_turn_costs_one_board_showing_the_nex
     assert after == made  # only answered
     assert len(record.settings.own_rolls) == 1
     assert fake.flood.refused == 0
+
+
+async def test_two_workers_share_a_groups_twenty_messages_a_minute(postgres_url):
+    """Two workers of the bot send to one group, each through python-telegram-bot with its
+    own rate limiter, against the strict fake (a minute lasts three seconds): fifteen each.
+    The second hears of the first one's fifteen through the database, sends five and waits
+    for the minute for the rest: Telegram never refuses one. (Each counted only its own:
+    the second sent its fifteen at once and Telegram refused ten.)"""
+    scale = 20.0
+    fake = FakeTelegram(flood=FloodLimits(scale=scale))
+    group = fake.group(-700, "Shared")
+    limiters = [SlidingWindowLimiter(scale=scale, overall=15) for _ in range(2)]
+    heard: list[str] = []
+    listener = limiters[1].heard
+    limiters[1].heard = lambda chat_id, at: (heard.append(chat_id), listener(chat_id, at))  # type: ignore[method-assign]
+    workers = [SharedSends(limiter) for limiter in limiters]
+    for worker in workers:
+        await worker.start(postgres_url)
+    try:
+        first, second = (
+            ApplicationBuilder().token(TOKEN).request(FakeRequest(fake)).rate_limiter(limiter)
+            for limiter in limiters
+        )
+        async with first.build() as one, second.build() as two:
+            for n in range(15):
+                await one.bot.send_message(group.id, f"one {n}")
+            for _ in range(500):  # the notifications on their way (no timing: a bound)
+                if len(heard) >= 15:
+                    break
+                await asyncio.sleep(0.01)
+            assert len(heard) == 15
+            await asyncio.gather(*(two.bot.send_message(group.id, f"two {n}") for n in range(15)))
+    finally:
+        for worker in workers:
+            await worker.close()
+    assert fake.flood.refused == 0
+    assert len(fake.messages(group)) == 30

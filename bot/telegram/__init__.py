@@ -9,7 +9,8 @@ the board, or the answer to a button press.
 The adapter is split by concern: :mod:`.convert` (Telegram's values as the service's),
 :mod:`.api` (Bot API calls: retries, refusals), :mod:`.delivery` (views to messages),
 :mod:`.edits` (board edits, newest board wins), :mod:`.photos` (pictures sent again by their
-file id), :mod:`.outbox` (each chat's sends in order, apart from the updates that made them),
+file id), :mod:`.busy` (chats behind their limits), :mod:`.shared_limits` (each chat's limit
+shared by the workers), :mod:`.outbox` (each chat's sends in order, apart from the updates that made them),
 :mod:`.handlers` (updates to service calls), :mod:`.webhook` (updates from Telegram only);
 this module builds and runs the application.
 """
@@ -17,6 +18,7 @@ this module builds and runs the application.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from telegram import BotCommand, BotCommandScopeAllChatAdministrators
@@ -42,6 +44,7 @@ from bot.service.runner import ROUND_SECONDS, DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import View
 from bot.telegram.limiter import SlidingWindowLimiter, limiter_for
+from bot.telegram.shared_limits import SharedSends
 from bot.telegram.transport import AiohttpRequest
 from bot.web.telegram import enable_web_board
 
@@ -51,6 +54,8 @@ from .delivery import Delivery
 from .edits import EDITED_MEMORY
 from .handlers import TelegramAdapter
 from .webhook import start_webhook
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CAPTION_LIMIT",
@@ -141,6 +146,23 @@ def build_application(
     return app, adapter
 
 
+async def share_limits(
+    postgres_dsn: str | None, limiter: SlidingWindowLimiter | None
+) -> SharedSends | None:
+    """On PostgreSQL (``postgres_dsn``), share each chat's Telegram limit with the bot's
+    other workers (see shared_limits.py); None where there is nothing to share it through,
+    or it can't be."""
+    if limiter is None or postgres_dsn is None:
+        return None
+    shared = SharedSends(limiter)
+    try:
+        await shared.start(postgres_dsn)
+    except Exception:
+        log.warning("each chat's limit is counted by this worker alone", exc_info=True)
+        return None
+    return shared
+
+
 async def run_telegram(
     config: Config,
     service: GameService,
@@ -150,10 +172,12 @@ async def run_telegram(
     tick_seconds: float = TICK_SECONDS,
     runner: DeadlineRunner | None = None,
     health: Health | None = None,
+    postgres_dsn: str | None = None,
 ) -> None:
     """Run the bot until ``stop`` is set (or forever): polling, or a webhook if configured.
     Deadline rounds run every ``tick_seconds``, unless a shared ``runner`` runs them.
-    ``health``: where ``/readyz`` asks whether the adapter is taking updates."""
+    ``health``: where ``/readyz`` asks whether the adapter is taking updates.
+    ``postgres_dsn``: the database the workers share (each chat's limit is shared there)."""
     app, adapter = build_application(config, service, rate_limiter=rate_limiter)
     if health is not None:
         health.add_check(
@@ -163,6 +187,7 @@ async def run_telegram(
     own_rounds = runner is None
     runner = runner or DeadlineRunner(service)
     adapter.serve_deadlines(runner, app.bot)
+    shared = await share_limits(postgres_dsn, adapter.limiter)
     async with app:
         await set_commands(app)
         await set_descriptions(app)
@@ -188,3 +213,5 @@ async def run_telegram(
             await app.updater.stop()
             await app.stop()  # the updates under way are handled, their sends queued
             await adapter.outbox.drain(STOP_GRACE)
+            if shared is not None:
+                await shared.close()

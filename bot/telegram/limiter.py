@@ -164,6 +164,7 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         max_retries: int = 5,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self.limits = {
             "group": (group, (group_period + MARGIN) / scale),
@@ -174,6 +175,10 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         self.max_retries = max_retries
         self.clock = clock
         self.sleep = sleep
+        self.wall = wall  # the time other workers' sends are told in (see :meth:`heard`)
+        #: Told of each send or edit to a chat Telegram took (bot/telegram/shared_limits.py
+        #: tells the bot's other workers), with the chat id.
+        self.on_sent: Callable[[Any], None] | None = None
         self._windows: dict[ChatKey, _Window] = {}
         self._paused: dict[ChatKey, float] = {}  # a chat's 429: no call before this time
         self._queues: dict[ChatKey, asyncio.Lock] = {}  # per chat, while calls wait in it
@@ -236,6 +241,8 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                 raise
             else:
                 self._release(slot, chat, counted_by_telegram=True)
+                if counted and chat is not None and self.on_sent is not None:
+                    self.on_sent(data.get("chat_id"))
                 return result
         raise AssertionError("unreachable")  # the last attempt returns or raises
 
@@ -255,6 +262,14 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             _HELD.reset(token)
             if held.slot is not None:
                 self._release(held.slot, chat, counted_by_telegram=False)
+
+    def heard(self, chat_id: Any, at: float) -> None:
+        """Another worker of the bot sent or edited a message in ``chat_id`` at ``at`` (the
+        :attr:`wall` clock's time): it fills a slot of that chat's window here too."""
+        chat = chat_key(chat_id)
+        if chat is None or self.limits[chat[0]][0] <= 0:
+            return
+        self._window(chat).ends.append(self.clock() - max(0.0, self.wall() - at))
 
     def _window(self, key: ChatKey) -> _Window:
         if key not in self._windows:
