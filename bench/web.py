@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bot.service.service import GameService, ServiceSettings
 from bot.storage.sqlite import SqliteStorage
 from bot.web.auth import LinkSigner
-from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.hub import ChangeHub
 from bot.web.server import WebBoard
 from core.dice import SeededDice
 from tests.web_helpers import start_game
@@ -51,7 +51,7 @@ async def main(pages: int, actions: int) -> None:
         inner = SqliteStorage(str(Path(tmp) / "web.db"))
         await inner.open()
         service = GameService(
-            NotifyingStorage(inner, hub.changed),  # type: ignore[arg-type]
+            hub.watch(inner),  # type: ignore[arg-type]
             ServiceSettings(burst_actions=10**6),
             dice_factory=lambda: SeededDice(bytes([3]) * 32),
         )

@@ -15,7 +15,7 @@ from bot.service.limits import RateLimiter
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
 from bot.web.auth import LinkSigner
-from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.hub import ChangeHub
 from bot.web.server import WebBoard
 from tests.factory import make_service
 from tests.test_web_auth import TOKEN, signed
@@ -35,7 +35,7 @@ async def serving(tmp_path, *, render_images: bool = False):
     hub = ChangeHub()
     inner = SqliteStorage(str(tmp_path / "w.db"))
     await inner.open()
-    storage = NotifyingStorage(inner, hub.changed)
+    storage = hub.watch(inner)
     service = make_service(
         storage,  # type: ignore[arg-type]
         clock=lambda: NOW,

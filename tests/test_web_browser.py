@@ -27,7 +27,7 @@ from bot.storage.base import PlayerPrefs
 from bot.storage.sqlite import SqliteStorage
 from bot.web.auth import LinkSigner
 from bot.web.guard import WebLimits
-from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.hub import ChangeHub
 from bot.web.links import seat_url, watch_url
 from bot.web.server import WebBoard
 from bot.web.state import game_state
@@ -94,7 +94,7 @@ async def serving(tmp_path, limits: WebLimits | None = None):
     inner = SqliteStorage(str(tmp_path / "b.db"))
     await inner.open()
     service = make_service(
-        NotifyingStorage(inner, hub.changed),  # type: ignore[arg-type]
+        hub.watch(inner),  # type: ignore[arg-type]
         first_seed=7,
         render_images=False,
     )

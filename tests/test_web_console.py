@@ -15,7 +15,7 @@ from bot.console import ConsoleAdapter
 from bot.service import actions as A
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
-from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.hub import ChangeHub
 from bot.web.run import console_links, signer_for
 from bot.web.server import WebBoard
 from bot.web.state import game_state
@@ -59,7 +59,7 @@ async def test_the_console_prints_the_board_after_a_turn_played_on_the_web_page(
     hub = ChangeHub()
     storage = SqliteStorage(str(tmp_path / "c.db"))
     await storage.open()
-    service = make_service(NotifyingStorage(storage, hub.changed), render_images=False)  # type: ignore[arg-type]
+    service = make_service(hub.watch(storage), render_images=False)  # type: ignore[arg-type]
     cfg = dataclasses.replace(config(web_base_url="http://127.0.0.1:8080"), web_secret="console")
     out = io.StringIO()
     links = console_links(cfg, service)

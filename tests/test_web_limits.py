@@ -18,7 +18,7 @@ import pytest
 from bot.storage.sqlite import SqliteStorage
 from bot.web.auth import LinkSigner
 from bot.web.guard import AcceptErrorFilter, WebLimits, fitted_limits
-from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.hub import ChangeHub
 from bot.web.run import start
 from bot.web.server import WebBoard
 from tests.factory import make_service
@@ -35,7 +35,7 @@ async def served(tmp_path, limits: WebLimits):
     inner = SqliteStorage(str(tmp_path / "limits.db"))
     await inner.open()
     service = make_service(
-        NotifyingStorage(inner, hub.changed),  # type: ignore[arg-type]
+        hub.watch(inner),  # type: ignore[arg-type]
         clock=lambda: NOW,
         render_images=False,
         burst_actions=10**6,

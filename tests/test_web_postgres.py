@@ -8,7 +8,7 @@ import asyncio
 
 from bot.service.service import GameService, ServiceSettings
 from bot.storage.postgres import PostgresStorage
-from bot.web.hub import ChangeHub, NotifyingStorage
+from bot.web.hub import ChangeHub
 from tests.web_helpers import ALI, GROUP, VELI, accept_of
 
 
@@ -21,7 +21,7 @@ async def test_a_change_on_one_worker_reaches_pages_on_another(postgres_schema):
         await inner.open()
         await hub.listen_postgres(dsn)
         service = GameService(
-            NotifyingStorage(inner, hub.changed),  # type: ignore[arg-type]
+            hub.watch(inner),  # type: ignore[arg-type]
             ServiceSettings(render_images=False),
         )
         workers.append((hub, inner, service))

@@ -42,6 +42,14 @@ class ChangeHub:
         # connection runs one statement at a time, so the changes of the moment go together.
         self._unsent: dict[int, None] = {}
         self._sender: asyncio.Task[None] | None = None
+        #: The storage whose commits this hub announces (see :meth:`watch`): the web board
+        #: reads its committed results and shares its reads within an action.
+        self.watched: NotifyingStorage | None = None
+
+    def watch(self, storage: Any) -> NotifyingStorage:
+        """``storage`` wrapped so that every change it commits reaches the open pages."""
+        self.watched = NotifyingStorage(storage, self.changed)
+        return self.watched
 
     def subscribe(self, game_id: int) -> asyncio.Queue[int]:
         """A queue that receives ``game_id`` after each change of that game."""

@@ -19,7 +19,7 @@ from bot.service.service import GameService
 
 from .auth import LinkSigner, derive_secret
 from .guard import fitted_limits, quiet_floods
-from .hub import ChangeHub, NotifyingStorage
+from .hub import ChangeHub
 from .links import player_links
 from .server import SERVER_NAME, WebBoard
 
@@ -47,7 +47,7 @@ def _signer(secret: str) -> LinkSigner:
 def with_change_hub(storage: Any) -> tuple[Any, ChangeHub]:
     """``storage`` wrapped so that every committed change reaches the open pages."""
     hub = ChangeHub()
-    return NotifyingStorage(storage, hub.changed), hub
+    return hub.watch(storage), hub
 
 
 def console_links(

@@ -44,7 +44,7 @@ from renderers.themes import THEMES
 from . import relay
 from .auth import AuthError, LinkSigner, check_init_data
 from .guard import BUSY_RETRY_AFTER, StreamSlots, WebLimits
-from .hub import ChangeHub, NotifyingStorage
+from .hub import ChangeHub
 from .inputs import MAX_BODY, RESIGN_DIGITS, ActionBody, BadInput, action_body, game_id
 from .layout import layout_json
 from .state import ACTION_CODES, game_state, run_to
@@ -306,8 +306,8 @@ class WebBoard:
 
     def _sharing_reads(self) -> contextlib.AbstractContextManager[None]:
         """Within one action, the game and its players are read once (see NotifyingStorage)."""
-        storage = self.service.storage
-        if isinstance(storage, NotifyingStorage):
+        storage = self.hub.watched
+        if storage is not None:
             return storage.sharing_reads()
         return contextlib.nullcontext()
 
@@ -385,8 +385,8 @@ class WebBoard:
     async def _after(self, record: GameRecord) -> GameRecord:
         """The game after an action on ``record``: as this process committed it when it
         did (the action's own result), else as stored."""
-        storage = self.service.storage
-        if isinstance(storage, NotifyingStorage):
+        storage = self.hub.watched
+        if storage is not None:
             saved = storage.saved(record.stored_id, record.version)
             if saved is not None:
                 return saved
