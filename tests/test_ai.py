@@ -243,8 +243,8 @@ def test_player_for_levels() -> None:
 
 
 def test_uzun_levels_play_their_rounds_nets() -> None:
-    """Uzun's beginner plays ``uzun-round1``, club the stronger ``uzun-round4`` (the best
-    net at 0-ply), expert and master the game's net; a given net replaces each."""
+    """Uzun's beginner plays ``uzun-round1``, club, expert and master the stronger
+    ``uzun-round4``, the analysis the game's net; a given net replaces each."""
     from core.ai.network import shipped_network
 
     game_net = shipped_network("uzun")
@@ -255,7 +255,11 @@ def test_uzun_levels_play_their_rounds_nets() -> None:
     assert player_for("uzun", "club").net.net is round4
     assert player_for("uzun", "beginner").net is round1
     for level in ("expert", "master"):
-        assert player_for("uzun", level).net.net is game_net
+        assert player_for("uzun", level).net.net is round4
+    from core.analysis.evaluators import evaluator_for
+    from core.variants import variant_by_name
+
+    assert evaluator_for(variant_by_name("uzun")).net is game_net  # type: ignore[attr-defined]
     # Tavla and Turkish levels all play the Tavla net.
     assert player_for("turkish", "club").net.net is shipped_network("tavla")
     given = _fresh("uzun")

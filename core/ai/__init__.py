@@ -26,8 +26,9 @@ the self-play Tavla net it replaced is kept as ``weights/tavla-selfplay.npz`` fo
 comparison. The Uzun net (``weights/uzun.npz``) is fitted in two rounds to a net's own 1-ply
 look-ahead (``tools/distill_lookahead.py``), starting from the self-play net; both earlier
 nets ship as the teachers (``uzun-selfplay.npz``, ``uzun-round1.npz``); Uzun's ``beginner``
-plays the first round's and ``club`` the fourth round's (``uzun-round4.npz``, fitted to the
-third round's ``uzun-round3.npz`` look-ahead, :data:`LEVEL_NETS`). Turkish tavla uses the
+plays the first round's, ``club``, ``expert`` and ``master`` the fourth round's
+(``uzun-round4.npz``, fitted to the third round's ``uzun-round3.npz`` look-ahead,
+:data:`LEVEL_NETS`). Turkish tavla uses the
 Tavla net. Cube decisions (Tavla only) take an optional :class:`~core.ai.cube.CubeState`
 with the cube and the match score.
 """
@@ -80,13 +81,17 @@ MASTER_FILTER: dict[str, LookFilter] = {
     "uzun": {"candidates": 12, "threshold": 0.24, "deep": 5, "deep_threshold": 0.16},
 }
 #: Levels that play a shipped net other than their game's, by (network kind, level).
-#: Uzun's ``club`` plays the fourth distillation round's net, the strongest at 0-ply (fitted
-#: to 2-ply labels where it had them: +0.09 a game against the third round's, +0.12 against
-#: the second's); ``beginner`` keeps the first round's. ``expert`` and ``master`` keep the
-#: game's net (``uzun.npz``, the second round's) until the fourth's look-ahead is measured.
+#: Uzun's ``club``, ``expert`` and ``master`` play the fourth distillation round's net, the
+#: strongest (fitted to 2-ply labels where it had them: at 0-ply +0.09 a game against the
+#: third round's and +0.12 against the second's; the expert on it +0.08 against the expert
+#: on the second's); ``beginner`` keeps the first round's. The analysis, hints and puzzles
+#: keep the game's net (``uzun.npz``, the second round's): the shipped puzzles were checked
+#: with it.
 LEVEL_NETS: dict[tuple[str, str], str] = {
     ("uzun", "beginner"): "uzun-round1",
     ("uzun", "club"): "uzun-round4",
+    ("uzun", "expert"): "uzun-round4",
+    ("uzun", "master"): "uzun-round4",
 }
 
 
