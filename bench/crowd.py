@@ -32,7 +32,9 @@ come by webhook to one of them, the pages are spread over all, and each sends at
 the bot's 30 a second. The fake and the players run at nice 10, in a session of their own
 (as bench/load.py). The last line is ``games= tg_msgs_per_s= press_to_board_p50_ms=
 press_to_board_p95_ms= press_to_board_p99_ms= starved_games= 429s_seen= answers_late=`` with
-the told figures, the bot's CPU a press and the load average after it.
+the told figures, the bot's CPU a press and the load average after it; with ``--web``, a
+line ``web_games= web_actions= web_actions_per_s= cpu_ms_per_action=
+action_to_pages_p50_ms= …`` follows (the bots' CPU, over every action and press).
 
 Run: ``python bench/crowd.py [--games 150] [--private 0.2] [--seconds 300] [--database URL]
 [--web K] [--workers W]``.
