@@ -59,8 +59,7 @@ def _play_games(
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     net_a = Network.load(args.a_weights) if args.a_weights else None
     net_b = Network.load(args.b_weights) if args.b_weights else None
-    level_a = args.a.removesuffix("-own")
-    a = player_for(args.variant, level_a, seed=args.seed, net=net_a, use_gnubg=not args.a_own)
+    a = player_for(args.variant, args.a, seed=args.seed, net=net_a, use_gnubg=not args.a_own)
     b = player_for(args.variant, args.b, seed=args.seed + 1, net=net_b)
     out = []
     for g in games:
@@ -108,8 +107,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    if args.a_own:
-        args.a += "-own"  # names the player in the output; player_for sees the level alone
     variant = variant_by_name(args.variant)
     start = time.time()
     games = range(args.games)
@@ -141,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     mean, ci = _mean_ci(results)
     ms_a = 1000 * sum(times_a) / max(1, len(times_a))
     ms_b = 1000 * sum(times_b) / max(1, len(times_b))
-    print(f"{args.variant}: {args.a} (A) against {args.b} (B), {n} games, seed {args.seed}")
+    name_a = f"{args.a}-own" if args.a_own else args.a  # Tavla's master without gnubg
+    print(f"{args.variant}: {name_a} (A) against {args.b} (B), {n} games, seed {args.seed}")
     print(f"decision times by the {args.clock} clock")
     print(f"A points per game: {mean:+.3f} ± {ci:.3f} (95% CI)")
     print(
@@ -149,11 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     if variant.backgammons:
         print(f"backgammons won {bg_wins / n:.1%}, lost {bg_losses / n:.1%}")
-    print(f"decision time A ({args.a}): mean {ms_a:.2f} ms, p95 {1000 * _p95(times_a):.2f} ms")
+    print(f"decision time A ({name_a}): mean {ms_a:.2f} ms, p95 {1000 * _p95(times_a):.2f} ms")
     print(f"decision time B ({args.b}): mean {ms_b:.2f} ms, p95 {1000 * _p95(times_b):.2f} ms")
     print(f"elapsed {time.time() - start:.0f} s")
     print(
-        f"variant={args.variant} a={args.a} b={args.b} games={n} ppg={mean:.3f} ci95={ci:.3f} "
+        f"variant={args.variant} a={name_a} b={args.b} games={n} ppg={mean:.3f} ci95={ci:.3f} "
         f"win={wins / n:.3f} gammon_win={gammon_wins / n:.3f} gammon_loss={gammon_losses / n:.3f} "
         f"a_ms={ms_a:.2f} a_p95_ms={1000 * _p95(times_a):.2f} "
         f"b_ms={ms_b:.2f} b_p95_ms={1000 * _p95(times_b):.2f} clock={args.clock}"
