@@ -85,3 +85,64 @@ async def test_the_help_names_every_game_of_the_rules(service):
     tavla = text_of(await service.command(ALI, GROUP, "rules", ""))
     assert "/rules turkish" in tavla
     assert "/rules uzun" in tavla
+
+
+#: Words the usage lines may show that are not choices (values to fill in, languages).
+_FILL_INS = {
+    "game",
+    "oyun",
+    "партия",
+    "@name",
+    "@isim",
+    "@имя",
+    "points",
+    "puan",
+    "sayı",
+    "очки",
+    "in 2h",
+    "tr",
+    "en",
+    "ru",
+}
+#: Choices in English that a reader of another language has words of their own for.
+_ENGLISH_CHOICES = {"turkish", "fast", "daily", "pool", "knockout", "roundrobin", "swiss"}
+
+
+def _choices(help_text: str) -> set[str]:
+    """Every word a usage line in ``help_text`` offers to type: ``[a|b]``, ``x|y|z``."""
+    found: set[str] = set()
+    for line in help_text.splitlines():
+        usage = line.split(" — ")[0]
+        for group in re.findall(r"\[([^\]]+)\]", usage):
+            found.update(group.split("|"))
+        for bare in re.findall(r"(?<![\[|\w])(\w+(?:\|\w+)+)(?![\]|\w])", usage):
+            found.update(bare.split("|"))
+    return found - _FILL_INS
+
+
+@pytest.mark.parametrize("lang", ["en", "tr", "ru"])
+async def test_every_choice_the_help_shows_is_a_word_the_commands_take(service, lang):
+    """A reader types what the help shows them, in their own words: each choice offered
+    is taken by its command, and Turkish and Russian readers are not shown English
+    choices they have words for (game kinds, pace, pool, tournament formats)."""
+    from bot.service import words as W
+    from bot.service.tournaments.words import FORMAT_WORDS
+
+    views = await service.command(ALI, GROUP, "help", "")
+    shown = _choices("\n".join(translate_lines(v.lines, lang) for v in views))
+    taken = (
+        W.KINDS
+        | W.FAST
+        | W.DAILY
+        | W.POOL
+        | W.UNRATED
+        | set(W.LEVELS)
+        | set(W.RESIGN_LEVELS)
+        | set().union(*FORMAT_WORDS.values())
+    )
+    assert shown, "the help shows no choices"
+    assert shown <= taken, shown - taken
+    if lang == "ru":
+        assert all(re.fullmatch(r"[а-яё]+", word) for word in shown), shown
+    if lang == "tr":
+        assert not shown & _ENGLISH_CHOICES, shown & _ENGLISH_CHOICES

@@ -205,6 +205,19 @@ async def test_hot_seat_resignations_are_answered_from_the_one_keyboard(tmp_path
         await storage.close()
 
 
+async def test_a_finished_games_result_is_printed_once_under_its_board(tmp_path):
+    storage, _, console, out = await make(tmp_path)
+    try:
+        await console.handle("/bot random")
+        await console.handle("/resign")
+        await console.handle("1")  # Yes, resign
+        result = "Ali resigned a single game: Tavla Bot (random) wins 1 point."
+        assert out.getvalue().count(result) == 1, out.getvalue()
+        assert (await storage.get_game(console.game_id)).status is GameStatus.FINISHED
+    finally:
+        await storage.close()
+
+
 async def test_hot_seat_abort_is_confirmed_from_the_keyboard_and_abandons_the_game(tmp_path):
     storage, _, console, out = await make(tmp_path)
     try:

@@ -680,3 +680,20 @@ async def test_the_final_board_keeps_the_players_side_and_names_the_winner(env):
     text = final.text_board
     assert f"* {final.board.label('winner')}" in text
     assert final.board.caption in text
+
+
+async def test_a_game_against_the_computer_called_off_is_abandoned_not_agreed(env):
+    """Nobody agrees with the player who calls off a game against the computer: the
+    message and the board's last caption say it was abandoned, unrated."""
+    service, _ = env
+    game_id = board(await service.command(ALI, GROUP, "bot", "")).game_id
+    said = text_of(await service.command(ALI, GROUP, "abort", ""))
+    assert "The game was abandoned. It is not rated." in said
+    assert "agreement" not in said
+    record = await service.storage.get_game(game_id)
+    assert record.status is GameStatus.ABORTED
+    assert not record.rated
+    chat = await service.storage.get_chat("test", GROUP.chat_id)
+    last = await service.boards.board(service.store.context(record), chat, edit=True)
+    assert "The game was abandoned. It is not rated." in text_of([last])
+    assert "agreement" not in text_of([last])

@@ -185,10 +185,14 @@ class ConsoleAdapter:
                 continue  # an older message made a pointer: the console prints anew anyway
             self._shown += 1
             lang = view.lang or self.lang
+            said = translate_lines(view.lines, lang)
             if view.text_board:
                 self.say("")
                 self.say(view.text_board)
-            self.say(translate_lines(view.lines, lang))
+                # A finished board's text ends with the result the lines say too.
+                tail = view.text_board.rsplit("\n", 1)[-1]
+                said = "\n".join(line for line in said.split("\n") if line != tail)
+            self.say(said)
             if view.image and view.game_id is not None:
                 self._write(f"game-{view.game_id}.png", view.image, lang)
             elif view.image:  # an analysis card, a rating chart, standings: each its own file

@@ -39,7 +39,7 @@ from .presenter import (
     shown_seat,
 )
 from .settings import ServiceSettings
-from .store import ActionContext, GameStore, alone
+from .store import ActionContext, GameStore, nobody_to_agree
 from .views import View
 
 #: Set while the service answers a caller that draws the board pictures itself when it
@@ -130,7 +130,7 @@ class Boards:
         head = caption(match, ctx.names, record.variant)
         lines = [*head[:1], *ctx.ended, *head[1:], *ctx.notes]
         if record.status is GameStatus.ABORTED:  # nobody is to play: how it ended instead
-            lines = [*head[:1], ABANDONED if alone(record) else CALLED_OFF]
+            lines = [*head[:1], ABANDONED if nobody_to_agree(record) else CALLED_OFF]
         limits = self.settings.keypad.get(chat.platform, DEFAULT_LIMITS)
         buttons = (
             []

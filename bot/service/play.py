@@ -22,7 +22,7 @@ from .contests import Contests
 from .errors import UserFacingError
 from .lang import language, notice
 from .presenter import ABANDONED, CALLED_OFF
-from .store import ActionContext, GameStore, alone, picture_state, seat_of
+from .store import ActionContext, GameStore, alone, nobody_to_agree, picture_state, seat_of
 from .tournaments import Tournaments
 from .tutor import Tutor, anyway_action
 from .views import MessageRef, View
@@ -305,12 +305,12 @@ class Play:
             if fresh.status is not GameStatus.ACTIVE:
                 raise UserFacingError(t("This game is already over."))
             asked = fresh.settings.abort_by
-            if alone(fresh) or fresh.settings.computer or (asked is not None and asked != seat):
+            if nobody_to_agree(fresh) or (asked is not None and asked != seat):
                 fresh.status = GameStatus.ABORTED
                 fresh.rated = False
                 fresh.deadline = None
-                # Nobody agreed with a player who held both seats: they abandoned it.
-                line = ABANDONED if alone(fresh) else CALLED_OFF
+                # Nobody agreed with a player alone or against the computer: they abandoned it.
+                line = ABANDONED if nobody_to_agree(fresh) else CALLED_OFF
             else:
                 fresh.settings = replace(fresh.settings, abort_by=seat)
                 line = t(

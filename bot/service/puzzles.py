@@ -50,14 +50,6 @@ def shipped_puzzles() -> list[Puzzle]:
     return found
 
 
-def kind_of(word: str) -> str | None:
-    """The game a command's word names (``/puzzle uzun``)."""
-    for kind, words in (("turkish", W.TURKISH), ("uzun", W.UZUN), ("tavla", W.TAVLA)):
-        if word in words:
-            return kind
-    return None
-
-
 def signed(value: float) -> str:
     """An equity with its sign (a true minus sign)."""
     return f"{value:+.3f}".replace("-", "−")
@@ -91,7 +83,7 @@ class Puzzles:
         """``/puzzle [tavla|turkish|uzun]``: the next puzzle, in private."""
         if not chat.private:
             raise UserFacingError(t("Puzzles are solved in a private chat with me: /puzzle."))
-        variant = kind_of(args.strip().casefold()) if args.strip() else None
+        variant = W.kind_of(args.strip()) if args.strip() else None
         return await self.next_puzzle(user, chat, variant)
 
     async def next_puzzle(self, user: User, chat: Chat, variant: str | None) -> list[View]:

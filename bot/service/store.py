@@ -76,6 +76,12 @@ def alone(record: GameRecord) -> bool:
     return record.seats[0] is not None and record.seats[0] == record.seats[1]
 
 
+def nobody_to_agree(record: GameRecord) -> bool:
+    """Whether calling ``record`` off needs nobody else's word: one person holds both seats,
+    or the other seat is the computer's. Such a game is abandoned, not agreed."""
+    return alone(record) or record.settings.computer is not None
+
+
 def acting_seat(game: Game) -> int:
     """The seat whose answer the game waits for: the other side of a resignation offered,
     else the seat to act (the taker of a double, the player on roll)."""

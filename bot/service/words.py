@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from core.game import ResultKind
 
-TAVLA = frozenset({"tavla", "backgammon"})
-TURKISH = frozenset({"turkish", "türk", "turk", "turkce", "türkçe", "geleneksel"})
-UZUN = frozenset({"uzun", "nardy", "нарды"})
+TAVLA = frozenset({"tavla", "backgammon", "короткие"})
+TURKISH = frozenset({"turkish", "türk", "turk", "turkce", "türkçe", "geleneksel", "турецкие"})
+UZUN = frozenset({"uzun", "nardy", "нарды", "длинные"})
 #: Every word that names a game kind (a leaderboard, the rules, the computer's game).
 KINDS = TAVLA | TURKISH | UZUN
 #: The pool's leaderboard (``/top pool``).
@@ -46,8 +46,10 @@ RESIGN_LEVELS: dict[str, ResultKind] = {
     "2": ResultKind.GAMMON,
     "gammon": ResultKind.GAMMON,
     "mars": ResultKind.GAMMON,
+    "марс": ResultKind.GAMMON,
     "3": ResultKind.BACKGAMMON,
     "backgammon": ResultKind.BACKGAMMON,
+    "кокс": ResultKind.BACKGAMMON,
 }
 #: What Telegram's start links carry after ``/start`` (``t.me/<bot>?start=tavla``).
 START_LINKS = frozenset({"tavla", "uzun"})

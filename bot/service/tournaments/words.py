@@ -8,6 +8,7 @@ import re
 from bot.i18n import Text, t, tn
 from core.tournament import Format, Pace, Settings, TournamentError
 
+from .. import words as W
 from ..errors import UserFacingError
 from ..numbers import parse_number
 
@@ -18,19 +19,6 @@ FORMAT_WORDS = {
     Format.ROUND_ROBIN: {"roundrobin", "round-robin", "rr", "league", "lig", "круговой"},
     Format.SWISS: {"swiss", "isviçre", "isvicre", "швейцарка", "швейцарская"},
 }
-GAME_WORDS = {
-    "tavla": "tavla",
-    "backgammon": "tavla",
-    "turkish": "turkish",
-    "türk": "turkish",
-    "turk": "turkish",
-    "geleneksel": "turkish",
-    "uzun": "uzun",
-    "nardy": "uzun",
-    "нарды": "uzun",
-}
-FAST_WORDS = {"fast", "hızlı", "hizli", "быстро", "blitz"}
-DAILY_WORDS = {"daily", "günlük", "gunluk", "ежедневно"}
 ROUND_WORDS = {"round", "rounds", "tur", "raunt", "тур", "тура", "туров", "раунд", "раунда"}
 POINT_WORDS = {"point", "points", "puan", "очко", "очка", "очков"}
 #: ``2 timeouts``: how many matches lost on time withdraw a player (0: never).
@@ -135,11 +123,11 @@ def parse_settings(words: list[str], now: float) -> Settings:
         relative = _RELATIVE_START.match(word)
         if any(word in forms for forms in FORMAT_WORDS.values()):
             fmt = next(f for f, forms in FORMAT_WORDS.items() if word in forms)
-        elif word in GAME_WORDS:
-            game = GAME_WORDS[word]
-        elif word in FAST_WORDS:
+        elif (kind := W.kind_of(word)) is not None:
+            game = kind
+        elif word in W.FAST:
             pace = Pace.FAST
-        elif word in DAILY_WORDS:
+        elif word in W.DAILY:
             pace = Pace.DAILY
         elif word in MAX_WORDS and next_number is not None:
             max_players = next_number
