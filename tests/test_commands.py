@@ -99,7 +99,9 @@ _FILL_INS = {
     "puan",
     "sayı",
     "очки",
-    "in 2h",
+    "in 2h",  # start times: test_tournament_replace.py reads them in each language
+    "2sa içinde",
+    "через 2ч",
     "tr",
     "en",
     "ru",

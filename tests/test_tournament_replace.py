@@ -83,3 +83,39 @@ def test_help_says_how_far_ahead_and_who_replaces():
     line = translate(find_command("tournament").help, "en")
     assert "week" in line
     assert "admin" in line
+
+
+@pytest.mark.parametrize(
+    "words",
+    ["knockout in 2h", "knockout 2h", "eleme 2sa içinde", "içinde 2sa eleme", "олимпийка через 2ч"],
+)
+def test_a_start_time_is_read_in_each_languages_order(words):
+    """The help shows each reader a start time in their own words: ``in 2h``,
+    ``2sa içinde`` (Turkish puts it after the time), ``через 2ч``."""
+    from bot.service.tournaments.words import parse_settings
+    from core.tournament import Format
+
+    settings = parse_settings(words.split(), 1000.0)
+    assert settings.format is Format.KNOCKOUT
+    assert settings.starts_at == 1000.0 + 2 * 3600
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "swiss 4 rounds uzun 5 points fast max 8 in 30m",
+        "isviçre 4 tur uzun 5 puan hızlı en çok 8 30dk içinde",
+        "швейцарка 4 тура длинные 5 очков быстро макс 8 через 30м",
+    ],
+)
+def test_the_tournament_help_s_example_is_read_in_each_language(words):
+    """The usage's example, in the words the Turkish and Russian help now show."""
+    from bot.service.tournaments.words import parse_settings
+    from core.tournament import Format, Pace
+
+    settings = parse_settings(words.split(), 0.0)
+    assert settings.format is Format.SWISS
+    assert settings.rounds == 4
+    assert (settings.game, settings.match_length, settings.pace) == ("uzun", 5, Pace.FAST)
+    assert settings.max_players == 8
+    assert settings.starts_at == 30 * 60

@@ -26,8 +26,9 @@ TIMEOUT_WORDS = {"timeout", "timeouts", "süre", "таймаут", "таймау
 MAX_WORDS = {"max", "çok", "макс", "максимум"}
 #: ``min 4``: the fewest players it starts with at its start time (2 by default).
 MIN_WORDS = {"min", "az", "мин", "минимум"}
-#: Words that only join others (Turkish ``en çok 8``, ``en az 4``).
-FILLER_WORDS = {"en"}
+#: Words that only join others (Turkish ``en çok 8``, ``en az 4``, ``2sa içinde``: the
+#: Turkish "in" follows the time it goes with).
+FILLER_WORDS = {"en", "içinde"}
 SUBCOMMANDS = {
     "join": {"join", "katıl", "katil", "участвую", "войти"},
     "leave": {"leave", "ayrıl", "ayril", "выйти"},
@@ -137,7 +138,7 @@ def parse_settings(words: list[str], now: float) -> Settings:
             i += 1
         elif word in FILLER_WORDS:
             pass
-        elif word in ("in", "içinde", "через") and following:
+        elif word in ("in", "через") and following:
             i += 1
             starts_at = _starts(now, _RELATIVE_START.match(following), words[i])
         elif relative is not None:
