@@ -10,18 +10,11 @@ from bot.service import actions as A
 from bot.storage.base import GameStatus
 from core.match import Match
 from tests.drivers import press_order
-from tests.test_discord import CHANNEL, GUILD, Bot, custom_ids, find
+from tests.test_discord import CHANNEL, GUILD, custom_ids, find
+from tests.test_discord import bot as bot
 from tests.test_discord import fake as fake
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-@pytest.fixture
-async def bot(fake, tmp_path):
-    running = await Bot(fake, tmp_path / "bot.db", seed=7).start()
-    yield running
-    if not running.stop_event.is_set():
-        await running.stop()
 
 
 def newest_board(fake) -> dict:
