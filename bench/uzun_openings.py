@@ -9,8 +9,8 @@ three rolls (the starter's first, the answer, the starter's second) whose last r
 real choice, and for each rolls out (``core.ai.rollout``, luck-adjusted, the same dice for
 every play, ``--rollout-level`` on both sides) the network's best ``--plays`` plays and
 ``expert``'s choice. It prints a Markdown row a position: the rolls, ``expert``'s play and
-where the rollout ranks it, the rollout's best play, and the equity ``expert`` gives up by
-the rollout (with the 95% interval of the difference's parts). The last line sums up:
+where the rollout ranks it, the rollout's best play (with its 95% interval) and the next
+best, and the equity ``expert`` gives up by the rollout. The last line sums up:
 ``positions= expert_best= expert_within_ci= mean_loss= games=``.
 """
 
@@ -71,8 +71,8 @@ def main() -> int:
         f"Uzun, the starter's second turn; rollouts: {args.rollout_level} on both sides, "
         f"{args.games} games a play, seed {args.seed}, luck-adjusted"
     )
-    print("| Rolls | `expert` | Its rank | Rollout's best | Given up |")
-    print("|---|---|---|---|---|")
+    print("| Rolls | `expert` | Its rank | Rollout's best | Next best | Given up |")
+    print("|---|---|---|---|---|---|")
     seen: set[tuple[tuple[int, int], ...]] = set()
     done = best = within = 0
     losses: list[float] = []
@@ -108,10 +108,12 @@ def main() -> int:
         best += rank == 1
         within += loss <= max(top.ci95, mine.ci95)
         names = ", ".join("{}-{}".format(*larger_first(r)) for r in rolls)
+        next_play, after = ranked[1]
         print(
             f"| {names} (`{position_id(side)}`) | `{format_play(chosen)}` "
             f"{mine.equity:+.3f} | {rank} of {len(ranked)} | `{format_play(top_play)}` "
-            f"{top.equity:+.3f} ± {top.ci95:.3f} | {loss:.3f} |",
+            f"{top.equity:+.3f} ± {top.ci95:.3f} | `{format_play(next_play)}` "
+            f"{after.equity:+.3f} | {loss:.3f} |",
             flush=True,
         )
     cpu = time.process_time() - started
