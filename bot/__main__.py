@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import sys
@@ -79,6 +80,10 @@ async def run(config: Config) -> None:
             # finish those under way and their sends; updates not yet taken stay with
             # Telegram for the next start. Whatever still runs after STOP_DEADLINE seconds
             # is cancelled, so the bot is gone before the manager's 10 s are up.
+            # What start-up built lives as long as the process: kept out of the collector's
+            # full passes, which would otherwise walk it (about 50 ms for 100,000 objects)
+            # every few hundred presses under load.
+            gc.freeze()
             work = asyncio.gather(*runners)
             loop = asyncio.get_running_loop()
             loop.add_signal_handler(signal.SIGTERM, _terminate, loop, stop, work)
