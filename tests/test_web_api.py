@@ -10,7 +10,7 @@ import json
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.service import boards
+from bot.service import boards, presenter
 from bot.service.limits import RateLimiter
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
@@ -411,6 +411,47 @@ async def test_a_web_action_that_does_not_end_the_turn_draws_no_chat_picture(tmp
             assert len(await asyncio.wait_for(arrived.get(), 2)) == 1  # the turn's end
             assert len(drawn) == 1
             assert arrived.empty()
+    finally:
+        relay.unregister("telegram")
+
+
+async def test_web_steps_within_a_turn_lay_out_no_chat_keypad(tmp_path, monkeypatch):
+    """The chat's keypad (every move of the turn, labelled) is laid out only for a board
+    that is read: not at the roll nor at each checker moved on the page, whose chat board
+    is not edited then, nor for the page's own buttons; the board sent at the turn's end
+    still has its buttons."""
+    laid_out: list[int] = []
+    real = presenter.move_rows
+
+    def counted(*args, **kwargs):
+        laid_out.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(presenter, "move_rows", counted)
+    arrived: asyncio.Queue = asyncio.Queue()
+
+    async def deliver(views, chat_id):
+        await arrived.put([v.buttons for v in views if v.game_id is not None])
+
+    relay.register("telegram", deliver)
+    try:
+        async with serving(tmp_path) as (client, _s, _k, game_id, players):
+            me = auth(init_data(int(players[0]), "P0"))
+            state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+            laid_out.clear()
+            state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
+            assert state["legal"] and not laid_out
+            while state["legal"] and "confirm" not in state["buttons"]:
+                source, dests = next(iter(state["legal"].items()))
+                body = {"from": int(source), "to": dests[0]}
+                answer = await post(client, game_id, me, state["version"], action="move", **body)
+                state = answer["state"]
+                if state["legal"]:  # the turn goes on
+                    assert not laid_out
+            if "confirm" in state["buttons"]:
+                await post(client, game_id, me, state["version"], action="confirm")
+            sent = await asyncio.wait_for(arrived.get(), 2)  # the turn's end
+            assert sent and all(rows for rows in sent)  # its board has its buttons
     finally:
         relay.unregister("telegram")
 

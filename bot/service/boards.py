@@ -40,7 +40,7 @@ from .presenter import (
 )
 from .settings import ServiceSettings
 from .store import ActionContext, GameStore, nobody_to_agree
-from .views import View
+from .views import Button, View, buttons_later
 
 #: Set while the service answers a caller that draws the board pictures itself when it
 #: sends them (GameService.press with ``draw=False``): boards then come with their picture
@@ -132,26 +132,22 @@ class Boards:
         if record.status is GameStatus.ABORTED:  # nobody is to play: how it ended instead
             lines = [*head[:1], ABANDONED if nobody_to_agree(record) else CALLED_OFF]
         limits = self.settings.keypad.get(chat.platform, DEFAULT_LIMITS)
-        buttons = (
-            []
-            if record.status is GameStatus.ABORTED
-            else game_buttons(
-                record.id,
-                record.version,
-                game,
-                ctx.selected,
-                limits,
-                hint=hint_button(record) and record.status is GameStatus.ACTIVE,
-            )
-        )
+        game_id, version, selected, names = record.id, record.version, ctx.selected, ctx.names
+        hint = hint_button(record) and record.status is GameStatus.ACTIVE
+        humans: list[int] | None = None
         if BUSY.get() and record.status is GameStatus.ACTIVE and not game.over:
             # The bot rolls for everyone in a busy chat: who wants the cube asks for it.
             kept = record.settings.own_rolls or ()
             humans = [s for s in (0, 1) if s != record.settings.computer and s not in kept]
-            buttons = [
-                *buttons,
-                *own_roll_buttons(record.id, record.version, game, ctx.names, humans),
-            ]
+
+        def keypad() -> list[list[Button]]:
+            rows = game_buttons(game_id, version, game, selected, limits, hint=hint)
+            if humans is not None:
+                rows = [*rows, *own_roll_buttons(game_id, version, game, names, humans)]
+            return rows
+
+        # None: the game's keypad, laid out only if the view's buttons are read.
+        buttons: list[list[Button]] | None = [] if record.status is GameStatus.ABORTED else None
         if record.status is GameStatus.FINISHED:
             buttons = finished_buttons(record.id, record.version)
         elif ctx.question is not None:
@@ -183,12 +179,12 @@ class Boards:
         image = due = None
         if self.settings.render_images and not (keyboard_only or caption_only):
             image, due = await self.picture(view, chat.platform)
-        return View(
+        shown = View(
             lines,
             lang=lang,
             image=image,
             picture_due=due,
-            buttons=buttons,
+            buttons=buttons or [],
             game_id=record.id,
             edit=edit,
             message=record.message,
@@ -197,6 +193,7 @@ class Boards:
             keyboard_only=keyboard_only,
             caption_only=caption_only,
         )
+        return shown if buttons is not None else buttons_later(shown, keypad)
 
     async def boards_of(self, chat: Chat, records: list[GameRecord]) -> list[View]:
         """The boards of these games, shown again (after a move or a pause): edited where

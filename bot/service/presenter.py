@@ -461,11 +461,13 @@ def game_buttons(
     selected: int | None = None,
     limits: KeypadLimits = DEFAULT_LIMITS,
     hint: bool = False,
+    moves: bool = True,
 ) -> list[list[Button]]:
     """Buttons for the seat the game waits for; only legal choices are offered (the moves of
     a turn as :mod:`bot.service.keypad` lays them out). ``hint``: a 💡 button too where the
-    seat has a decision to make (a game whose players may ask for hints)."""
-    rows = _game_buttons(game_id, version, game, selected, limits)
+    seat has a decision to make (a game whose players may ask for hints). ``moves=False``:
+    without the buttons that make steps (the web page offers its moves itself)."""
+    rows = _game_buttons(game_id, version, game, selected, limits, moves)
     if hint and not game.over and not game.resign_offer and _has_decision(game):
         rows = [*rows[:-1], [*rows[-1], Button("💡", A.encode(game_id, version, A.HINT))]]
     return rows
@@ -486,6 +488,7 @@ def _game_buttons(
     game: Game,
     selected: int | None,
     limits: KeypadLimits,
+    moves: bool = True,
 ) -> list[list[Button]]:
     enc = A.encode
     rows: list[list[Button]] = []
@@ -517,7 +520,8 @@ def _game_buttons(
         return rows
     turn = game.current_turn
     assert turn is not None
-    rows.extend(move_rows(game_id, version, turn, selected, limits))
+    if moves:
+        rows.extend(move_rows(game_id, version, turn, selected, limits))
     tail: list[Button] = []
     if turn.done:
         tail.append(Button(t("↩ Undo"), enc(game_id, version, A.UNDO)))

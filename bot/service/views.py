@@ -164,6 +164,32 @@ def _set_text_board(view: View, text: str | None) -> None:
 View.text_board = property(_text_board, _set_text_board)  # type: ignore[assignment]
 
 
+def _buttons(view: View) -> list[list[Button]]:
+    due = view.__dict__.pop("_buttons_due", None)
+    if due is not None:
+        view.__dict__["_buttons"] = due()
+    rows: list[list[Button]] = view.__dict__.get("_buttons", [])
+    return rows
+
+
+def _set_buttons(view: View, rows: list[list[Button]]) -> None:
+    view.__dict__.pop("_buttons_due", None)
+    view.__dict__["_buttons"] = rows
+
+
+# ``buttons`` likewise: given, or laid out by :func:`buttons_later`'s maker when first read.
+View.buttons = property(_buttons, _set_buttons)  # type: ignore[assignment]
+
+
+def buttons_later(view: View, make: Callable[[], list[list[Button]]]) -> View:
+    """``view`` whose buttons ``make`` lays out when they are first read. A board's keypad
+    (every move of a turn, labelled) costs more than the rest of the view: a board that is
+    never sent (a step played on the web page, whose chat is edited when the turn ends)
+    never lays it out. ``make`` must not depend on anything changed after this call."""
+    view.__dict__["_buttons_due"] = make
+    return view
+
+
 __all__ = [
     "BOARD_HERE",
     "Actor",
@@ -175,4 +201,5 @@ __all__ = [
     "PlayerPrefs",
     "User",
     "View",
+    "buttons_later",
 ]

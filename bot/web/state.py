@@ -217,7 +217,7 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
             stuck = stuck_reasons(turn, lang)
         codes = [
             A.decode(b.action).code  # type: ignore[union-attr]
-            for row in game_buttons(record.id or 0, record.version, game)
+            for row in game_buttons(record.id or 0, record.version, game, moves=False)
             for b in row
         ]
         if game.phase is Phase.ROLL:  # the Undo there is the opponent's take-back
