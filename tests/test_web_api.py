@@ -14,6 +14,7 @@ from bot.service import boards, presenter
 from bot.service.limits import RateLimiter
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
+from bot.web import state as web_state
 from bot.web.auth import LinkSigner
 from bot.web.hub import ChangeHub
 from bot.web.server import WebBoard
@@ -280,6 +281,35 @@ async def test_every_open_page_gets_the_new_state_after_a_change(web):
     player.close()
 
 
+async def test_pages_get_an_action_s_result_without_reading_it_back(web, monkeypatch):
+    """The pages of the worker that committed an action show its result as committed: the
+    action reads its game once and the pages woken by it read nothing (each read was a
+    database round trip per action); the answer is the same state as the actor's page's."""
+    client, _service, signer, game_id, players = web
+    me = init_data(int(players[0]), "P0")
+    watcher, watched = await open_stream(client, game_id, "watch " + signer.watch_token(game_id))
+    player, played = await open_stream(client, game_id, me)
+    first = await asyncio.wait_for(watched(), 2)
+    await asyncio.wait_for(played(), 2)
+    reads: list[int] = []
+    real = SqliteStorage.get_game
+
+    async def counted(self, *args):
+        reads.append(1)
+        return await real(self, *args)
+
+    monkeypatch.setattr(SqliteStorage, "get_game", counted)
+    answer = await post(client, game_id, auth(me), first["version"], action="roll")
+    assert answer["ok"]
+    second = await asyncio.wait_for(watched(), 1)
+    mine = await asyncio.wait_for(played(), 1)
+    assert second["version"] == mine["version"] == answer["state"]["version"]
+    assert mine == answer["state"]
+    assert len(reads) == 1
+    watcher.close()
+    player.close()
+
+
 async def test_live_updates_need_a_stream_token_of_that_game(web):
     client, _service, signer, game_id, _players = web
     for token in ("", signer.stream_token(game_id + 1, None, "en"), "1..en.9999999999.00"):
@@ -440,7 +470,8 @@ async def test_web_steps_within_a_turn_lay_out_no_chat_keypad(tmp_path, monkeypa
             state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
             laid_out.clear()
             state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
-            assert state["legal"] and not laid_out
+            assert state["legal"]
+            assert not laid_out
             while state["legal"] and "confirm" not in state["buttons"]:
                 source, dests = next(iter(state["legal"].items()))
                 body = {"from": int(source), "to": dests[0]}
@@ -451,9 +482,33 @@ async def test_web_steps_within_a_turn_lay_out_no_chat_keypad(tmp_path, monkeypa
             if "confirm" in state["buttons"]:
                 await post(client, game_id, me, state["version"], action="confirm")
             sent = await asyncio.wait_for(arrived.get(), 2)  # the turn's end
-            assert sent and all(rows for rows in sent)  # its board has its buttons
+            assert sent
+            assert all(rows for rows in sent)  # its board has its buttons
     finally:
         relay.unregister("telegram")
+
+
+async def test_a_move_by_its_two_points_takes_its_steps_from_the_state_shown(web, monkeypatch):
+    """A move the page names by its two points is made with the steps of the state the page
+    was given (worked out once): an action works out the moves of its new state only."""
+    client, _service, _signer, game_id, players = web
+    me = auth(init_data(int(players[0]), "P0"))
+    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+    state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
+    worked: list[int] = []
+    real = web_state.checker_moves
+
+    def counted(*args, **kwargs):
+        worked.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(web_state, "checker_moves", counted)
+    source, moves = next(iter(state["moves"].items()))
+    body = {"from": int(source), "to": moves[-1]["to"]}
+    answer = await post(client, game_id, me, state["version"], action="move", **body)
+    assert answer["ok"], answer
+    assert answer["state"]["board"]["points"] != state["board"]["points"]
+    assert len(worked) == (1 if answer["state"]["my_turn"] else 0)
 
 
 async def test_a_web_action_reads_its_game_and_players_once(web, monkeypatch):

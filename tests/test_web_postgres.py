@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
+
 from bot.service.service import GameService, ServiceSettings
 from bot.storage.postgres import PostgresStorage
-from bot.web.hub import ChangeHub
+from bot.web.hub import CHANNEL, ChangeHub
 from tests.web_helpers import ALI, GROUP, VELI, accept_of
 
 
@@ -32,13 +34,15 @@ async def test_a_change_on_one_worker_reaches_pages_on_another(postgres_schema):
         page = hub_b.subscribe(challenge_id)
         # Veli's press reaches worker A; the page open on worker B hears of it.
         await service_a.press(VELI, GROUP, accept_of(views))
-        assert await asyncio.wait_for(page.get(), 2) == challenge_id
+        accepted = await service_b.storage.get_game(challenge_id)
+        # It is told the version the game changed to.
+        assert await asyncio.wait_for(page.get(), 2) == accepted.version
         # And the other way round, with worker A's own pages woken by its own change.
         own = hub_a.subscribe(challenge_id)
         record = await service_b.storage.get_game(challenge_id)
         async with service_b.storage.transaction() as tx:
-            await tx.save_game(record, record.version)
-        assert await asyncio.wait_for(own.get(), 2) == challenge_id
+            saved = await tx.save_game(record, record.version)
+        assert await asyncio.wait_for(own.get(), 2) == saved.version
     finally:
         for hub, inner, _ in workers:
             await hub.close()
@@ -55,9 +59,27 @@ async def test_changes_committed_together_all_reach_the_other_workers_pages(post
     try:
         pages = {game: receiver.subscribe(game) for game in range(1, 41)}
         for game in pages:  # each commit reports its game, without waiting for the others
-            sender.changed([game])
+            sender.changed({game: game + 100})
         for game, page in pages.items():
-            assert await asyncio.wait_for(page.get(), 5) == game
+            assert await asyncio.wait_for(page.get(), 5) == game + 100
+    finally:
+        await sender.close()
+        await receiver.close()
+
+
+async def test_a_change_told_without_its_version_still_wakes_the_pages(postgres_schema):
+    """A worker that names only the game (as before versions were told) wakes the pages
+    too; they then read the game as stored."""
+    dsn, _schema = postgres_schema
+    receiver = ChangeHub()
+    await receiver.listen_postgres(dsn)
+    sender = await asyncpg.connect(dsn)
+    try:
+        page = receiver.subscribe(7)
+        await sender.execute("SELECT pg_notify($1, '7')", CHANNEL)
+        assert await asyncio.wait_for(page.get(), 5) is None
+        await sender.execute("SELECT pg_notify($1, '7:12')", CHANNEL)
+        assert await asyncio.wait_for(page.get(), 5) == 12
     finally:
         await sender.close()
         await receiver.close()

@@ -36,11 +36,12 @@ class ChangeHub:
     """Subscriptions of open pages to games, and the fan-out of changes to them."""
 
     def __init__(self) -> None:
-        self._queues: dict[int, set[asyncio.Queue[int]]] = {}
+        self._queues: dict[int, set[asyncio.Queue[int | None]]] = {}
         self._pg: Any = None  # the asyncpg connection that listens and notifies
-        # Games whose change is still to be announced, and the one task announcing them: a
-        # connection runs one statement at a time, so the changes of the moment go together.
-        self._unsent: dict[int, None] = {}
+        # Games whose change is still to be announced (with their new version, None when not
+        # known), and the one task announcing them: a connection runs one statement at a
+        # time, so the changes of the moment go together.
+        self._unsent: dict[int, int | None] = {}
         self._sender: asyncio.Task[None] | None = None
         #: The storage whose commits this hub announces (see :meth:`watch`): the web board
         #: reads its committed results and shares its reads within an action.
@@ -51,13 +52,14 @@ class ChangeHub:
         self.watched = NotifyingStorage(storage, self.changed)
         return self.watched
 
-    def subscribe(self, game_id: int) -> asyncio.Queue[int]:
-        """A queue that receives ``game_id`` after each change of that game."""
-        queue: asyncio.Queue[int] = asyncio.Queue(QUEUE_SIZE)
+    def subscribe(self, game_id: int) -> asyncio.Queue[int | None]:
+        """A queue that receives the game's new version after each change of that game
+        (None: a change whose version is not known)."""
+        queue: asyncio.Queue[int | None] = asyncio.Queue(QUEUE_SIZE)
         self._queues.setdefault(game_id, set()).add(queue)
         return queue
 
-    def unsubscribe(self, game_id: int, queue: asyncio.Queue[int]) -> None:
+    def unsubscribe(self, game_id: int, queue: asyncio.Queue[int | None]) -> None:
         queues = self._queues.get(game_id)
         if queues is not None:
             queues.discard(queue)
@@ -68,20 +70,23 @@ class ChangeHub:
         """How many pages follow ``game_id`` in this process."""
         return len(self._queues.get(game_id, ()))
 
-    def deliver(self, game_id: int) -> None:
-        """Wake every page of ``game_id`` in this process."""
+    def deliver(self, game_id: int, version: int | None = None) -> None:
+        """Wake every page of ``game_id`` in this process: it changed to ``version``."""
         for queue in list(self._queues.get(game_id, ())):
-            with contextlib.suppress(asyncio.QueueFull):
-                # A full queue already holds a wake-up: the page will read the newest state.
-                queue.put_nowait(game_id)
+            if queue.full():
+                # It already holds wake-ups: the page will read the newest state.
+                queue.get_nowait()
+                version = None
+            queue.put_nowait(version)
 
-    def changed(self, game_ids: list[int]) -> None:
-        """Committed changes of ``game_ids``: tell this process's pages, or all workers."""
+    def changed(self, games: dict[int, int | None]) -> None:
+        """Committed changes of ``games`` (their new versions, None: not known): tell this
+        process's pages, or all workers."""
         if self._pg is None:
-            for game_id in game_ids:
-                self.deliver(game_id)
+            for game_id, version in games.items():
+                self.deliver(game_id, version)
             return
-        self._unsent.update(dict.fromkeys(game_ids))
+        self._unsent.update(games)
         if self._sender is None:
             self._sender = asyncio.get_running_loop().create_task(self._notify())
 
@@ -90,24 +95,26 @@ class ChangeHub:
         until none is left."""
         try:
             while self._unsent:
-                games = list(self._unsent)
+                games = dict(self._unsent)
                 self._unsent.clear()
                 if self._pg is None:  # closed meanwhile (the worker stops): here at least
-                    for game_id in games:
-                        self.deliver(game_id)
+                    for game_id, version in games.items():
+                        self.deliver(game_id, version)
                     continue
                 try:
                     await self._pg.execute(
                         "SELECT pg_notify($1, game) FROM unnest($2::text[]) AS game",
                         CHANNEL,
-                        [str(game_id) for game_id in games],
+                        [_payload(game_id, version) for game_id, version in games.items()],
                     )
                 except Exception:
                     # Lost connection: deliver here at least; pages elsewhere catch up on
                     # reconnect.
-                    log.warning("could not notify other workers of games %s", games, exc_info=True)
-                    for game_id in games:
-                        self.deliver(game_id)
+                    log.warning(
+                        "could not notify other workers of games %s", list(games), exc_info=True
+                    )
+                    for game_id, version in games.items():
+                        self.deliver(game_id, version)
         finally:
             self._sender = None
 
@@ -118,9 +125,10 @@ class ChangeHub:
         conn = await asyncpg.connect(dsn)
 
         def on_notify(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
-            game_id = parse_id(payload)
+            game, _, version = payload.partition(":")
+            game_id = parse_id(game)
             if game_id is not None:
-                self.deliver(game_id)
+                self.deliver(game_id, parse_id(version) if version else None)
 
         await conn.add_listener(CHANNEL, on_notify)
         self._pg = conn
@@ -133,6 +141,11 @@ class ChangeHub:
             conn, self._pg = self._pg, None
             with contextlib.suppress(Exception):
                 await conn.close()
+
+
+def _payload(game_id: int, version: int | None) -> str:
+    """A change as NOTIFY carries it: ``game:version``, or the game alone."""
+    return str(game_id) if version is None else f"{game_id}:{version}"
 
 
 #: Games whose newest record committed by this process is kept (see NotifyingStorage.saved).
@@ -184,7 +197,7 @@ class NotifyingStorage:
     them: work the request leaves behind (a chat's board edited later) reads afresh.
     """
 
-    def __init__(self, inner: Any, on_commit: Callable[[list[int]], None]) -> None:
+    def __init__(self, inner: Any, on_commit: Callable[[dict[int, int | None]], None]) -> None:
         self._inner = inner
         self._on_commit = on_commit
         self._saved: OrderedDict[int, GameRecord] = OrderedDict()
@@ -245,7 +258,9 @@ class NotifyingStorage:
                     self._saved[game_id] = record
             while len(self._saved) > SAVED_MEMORY:
                 self._saved.popitem(last=False)
-            self._on_commit(sorted(written))
+            self._on_commit(
+                {n: (r.version if r is not None else None) for n, r in sorted(written.items())}
+            )
 
     def saved(self, game_id: int, newer_than: int) -> GameRecord | None:
         """The record of ``game_id`` as this process last committed it, if its version is

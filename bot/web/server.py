@@ -349,7 +349,9 @@ class WebBoard:
             # several dice is one action, as a chat button's).
             steps = list(body.move)
             if len(steps) == 1:
-                steps = run_to(record, who.seat, *steps[0])
+                # The page's state of this version, when worked out here, has its moves.
+                known = self._states.get((record.id, record.version, who.seat, who.lang))
+                steps = run_to(record, who.seat, *steps[0], known=known)
             code, arg = A.MOVE, ".".join(f"{a}-{b}" for a, b in steps)
         elif name in ACTION_CODES:
             code, arg = ACTION_CODES[name], ""
@@ -372,15 +374,19 @@ class WebBoard:
             )
             self._relaying.add(task)
             task.add_done_callback(self._relaying.discard)
-        answer: dict[str, Any] = {
-            "ok": not notices,
-            "state": self._state_of(fresh, who.seat, who.lang),
-        }
+        answer: dict[str, Any] = {"ok": not notices}
         if name == "rematch" and not notices:
             answer["next"] = await self._next_game(record, who, views)
         if notices:
             answer["message"] = "\n".join(translate(line, who.lang) for line in notices[0].lines)
-        return web.json_response(answer)
+        # The state as the actor's page gets it on its stream: encoded once for both.
+        state = self._encoded_state(fresh, who.seat, who.lang)
+        head = json.dumps(answer, ensure_ascii=False).encode()
+        return web.Response(
+            body=b"".join((head[:-1], b', "state": ', state, b"}")),
+            content_type="application/json",
+            charset="utf-8",
+        )
 
     async def _after(self, record: GameRecord) -> GameRecord:
         """The game after an action on ``record``: as this process committed it when it
@@ -455,7 +461,7 @@ class WebBoard:
         response: web.StreamResponse,
         record: GameRecord,
         who: Viewer,
-        queue: asyncio.Queue[int],
+        queue: asyncio.Queue[int | None],
     ) -> None:
         """Send ``who`` the state of ``record`` and then each new one, until the game ends
         (then an ``end`` event: the page stops listening), the stream's maximum age (then a
@@ -470,22 +476,30 @@ class WebBoard:
                 await response.write(b"event: renew\ndata: age\n\n")
                 return
             try:
-                await asyncio.wait_for(queue.get(), min(PING_SECONDS, left))
+                versions = [await asyncio.wait_for(queue.get(), min(PING_SECONDS, left))]
             except TimeoutError:
                 if renew_at > loop.time():
                     await response.write(b": ping\n\n")
                 continue
             while not queue.empty():  # several changes at once: send the newest only
-                queue.get_nowait()
-            fresh = await self._shared_load(record.stored_id)
+                versions.append(queue.get_nowait())
+            newest = None if None in versions else max(v for v in versions if v is not None)
+            fresh = await self._shared_load(record, newest)
             if fresh is not None:
                 record = fresh
                 await self._send_state(response, record, who)
         if record.status not in OPEN_STATUSES:
             await response.write(b"event: end\ndata: over\n\n")
 
-    async def _shared_load(self, game_id: int) -> GameRecord | None:
-        """The stored game; pages woken together share one read."""
+    async def _shared_load(self, shown: GameRecord, newest: int | None) -> GameRecord | None:
+        """The game after ``shown``, changed to version ``newest`` (None: not known): as this
+        process committed it when that is the newest (no read), else as stored, one read
+        shared by the pages woken together."""
+        game_id = shown.stored_id
+        storage = self.hub.watched
+        saved = storage.saved(game_id, shown.version) if storage is not None else None
+        if saved is not None and newest is not None and saved.version >= newest:
+            return saved
         pending = self._loading.get(game_id)
         if pending is None:
             pending = asyncio.ensure_future(self.service.game_record(game_id))
@@ -496,13 +510,19 @@ class WebBoard:
     async def _send_state(
         self, response: web.StreamResponse, record: GameRecord, who: Viewer
     ) -> None:
-        key = (record.id or 0, record.version, who.seat, who.lang)
-        event = self._encoded.get(key)
-        if event is None:
-            data = json.dumps(self._state_of(record, who.seat, who.lang), ensure_ascii=False)
-            event = f"event: state\ndata: {data}\n\n".encode()
-            _keep(self._encoded, key, event)
-        await response.write(event)
+        state = self._encoded_state(record, who.seat, who.lang)
+        await response.write(b"".join((b"event: state\ndata: ", state, b"\n\n")))
+
+    def _encoded_state(self, record: GameRecord, seat: int | None, lang: str) -> bytes:
+        """:meth:`_state_of` as JSON (one line), encoded once for the pages and the answer
+        that show it."""
+        key = (record.id or 0, record.version, seat, lang)
+        encoded = self._encoded.get(key)
+        if encoded is None:
+            state = self._state_of(record, seat, lang)
+            encoded = json.dumps(state, ensure_ascii=False).encode()
+            _keep(self._encoded, key, encoded)
+        return encoded
 
     def _state_of(self, record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
         """The game's state for ``seat`` in ``lang``, worked out once: the answer to an

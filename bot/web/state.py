@@ -63,7 +63,7 @@ def unique(values: Iterable[int]) -> list[int]:
     return list(dict.fromkeys(values))
 
 
-def checker_moves(turn: Turn) -> dict[str, list[dict[str, Any]]]:
+def checker_moves(turn: Turn, only: int | None = None) -> dict[str, list[dict[str, Any]]]:
     """Every move of each checker that can move now, by its point: each destination it
     reaches with one die or several dice of the turn, with the steps that take it there
     (made in order by the service) and the move written as in the chat.
@@ -73,8 +73,11 @@ def checker_moves(turn: Turn) -> dict[str, list[dict[str, Any]]]:
     Moves with the same steps are one (the service picks the die as a chat button does); a
     point is reached in the fewest steps that reach it (a longer way stays a move of several
     taps); two ways of as many steps to the same point (one hitting on the way) both stay,
-    for the player to choose. Single-die moves come first."""
+    for the player to choose. Single-die moves come first. ``only``: the moves of the
+    checker on that point alone."""
     sources = unique(step.source for step, _ in turn.legal_steps())
+    if only is not None:
+        sources = [source for source in sources if source == only]
     found: dict[str, list[dict[str, Any]]] = {}
     for source in sorted(sources, reverse=True):
         seen: set[tuple[tuple[int, int], ...]] = set()
@@ -113,19 +116,30 @@ def stuck_reasons(turn: Turn, lang: str) -> dict[str, str]:
     return reasons
 
 
-def run_to(record: GameRecord, seat: int, source: int, dest: int) -> list[tuple[int, int]]:
+def run_to(
+    record: GameRecord,
+    seat: int,
+    source: int,
+    dest: int,
+    known: dict[str, Any] | None = None,
+) -> list[tuple[int, int]]:
     """The steps that take the checker on ``source`` to ``dest`` this turn (a page or a
     client that names only the two points): core's move there over one die or several, the
     first listed when two ways lead there; just the two points when no move leads there
-    (the service then says why) or it is not ``seat``'s move."""
+    (the service then says why) or it is not ``seat``'s move. ``known``: the state of
+    ``record`` already worked out for ``seat`` (:func:`game_state`), whose moves are these."""
     pair = [(source, dest)]
     if record.match is None or record.status is not GameStatus.ACTIVE:
         return pair
-    game = Match.from_dict(record.match).game
-    turn = game.current_turn if game is not None else None
-    if game is None or game.over or game.awaiting != seat or turn is None:
-        return pair
-    ways = [m for m in checker_moves(turn).get(str(source), []) if m["to"] == dest]
+    if known is not None and known.get("version") == record.version and known["my_turn"]:
+        moves = known["moves"]
+    else:
+        game = Match.from_dict(record.match).game
+        turn = game.current_turn if game is not None else None
+        if game is None or game.over or game.awaiting != seat or turn is None:
+            return pair
+        moves = checker_moves(turn, only=source)
+    ways = [m for m in moves.get(str(source), []) if m["to"] == dest]
     return [(a, b) for a, b in ways[0]["steps"]] if ways else pair
 
 
