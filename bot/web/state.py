@@ -7,6 +7,7 @@ from core through the presenter, the same source as the chat's picture and butto
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from bot.i18n import tn, translate, translate_lines
@@ -26,7 +27,7 @@ from bot.service.presenter import (
 )
 from bot.service.store import seat_names
 from bot.service.views import GameRecord, GameStatus
-from core.game import Game, Phase
+from core.game import Game, Phase, ResultKind
 from core.match import Match
 from core.notation import format_steps
 from core.position import BAR, OFF
@@ -154,7 +155,16 @@ def capitalised(text: str, lang: str) -> str:
 def resign_levels(game: Game, opponent: str, lang: str) -> list[dict[str, str]]:
     """The page's choice of resignations: each level the game allows (core's
     :meth:`~core.game.Game.resign_levels`), its button and the question that confirms it."""
-    return [
+    return [dict(level) for level in _resign_levels(tuple(game.resign_levels()), opponent, lang)]
+
+
+@lru_cache(maxsize=4096)
+def _resign_levels(
+    levels: tuple[tuple[ResultKind, int], ...], opponent: str, lang: str
+) -> tuple[dict[str, str], ...]:
+    """:func:`resign_levels`' words, the same for every state of a game until the cube
+    turns: put into words once (each page of each action had them translated anew)."""
+    return tuple(
         {
             "kind": kind.value,
             "label": capitalised(
@@ -175,8 +185,8 @@ def resign_levels(game: Game, opponent: str, lang: str) -> list[dict[str, str]]:
                 lang,
             ),
         }
-        for kind, points in game.resign_levels()
-    ]
+        for kind, points in levels
+    )
 
 
 def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
