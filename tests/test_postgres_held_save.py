@@ -358,7 +358,7 @@ async def test_pages_hear_of_a_held_save_only_once_it_is_written(storage):
     stale at the end is no change to tell."""
     from bot.web.hub import NotifyingStorage
 
-    told: list[list[int]] = []
+    told: list[dict[int, int | None]] = []
     notifying = NotifyingStorage(storage, told.append)
     game = await started(storage)
     first = await storage.get_game(game.stored_id)
@@ -369,11 +369,13 @@ async def test_pages_hear_of_a_held_save_only_once_it_is_written(storage):
         await tx.save_game(first, first.version)
         await tx.add_events(game.stored_id, [("roll", {})])
         assert told == []
-    assert told == [[game.stored_id]]
+    written = await storage.get_game(game.stored_id)
+    assert written is not None
+    assert told == [{game.stored_id: written.version}]  # the game, and its new version
     with pytest.raises(StaleVersionError):
         async with notifying.transaction() as tx:
             await tx.save_game(second, second.version)
-    assert told == [[game.stored_id]]
+    assert len(told) == 1
 
 
 async def test_a_press_whose_connection_is_lost_during_its_held_save_is_told_storage_error(
