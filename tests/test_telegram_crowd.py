@@ -18,12 +18,13 @@ from bot.i18n import LANGUAGES, translate
 from bot.service import actions as A
 from bot.service import boards
 from bot.service.play import OWN_ROLLS
-from bot.service.views import MessageRef, View
+from bot.service.views import Button, MessageRef, View
 from bot.telegram.api import _BotContext
 from bot.telegram.busy import SLOW_CHAT_AFTER
 from bot.telegram.delivery import SLOW_CHAT, Delivery
 from bot.telegram.limiter import SlidingWindowLimiter
 from bot.telegram.shared_limits import SharedSends
+from bot.web import relay
 from core.game import Phase
 from core.match import Match
 from tests.drivers import press_order
@@ -146,6 +147,81 @@ async def test_a_board_edit_waiting_for_the_bots_turn_sends_the_newest_board_in_
     assert made.index("board 2") < made.index("notice 29")  # in the first board's turn
     assert fake.message(group, first.message_id)["text"] == "board 2"
     assert 2 in service.shown
+    assert fake.flood.refused == 0
+
+
+async def test_a_chat_board_of_a_game_played_on_the_web_gives_way_to_boards_people_wait_for():
+    """The bot has used its thirty messages of the second. A turn played on the web board
+    by players who both follow the game on its page ends: its group's board is handed over
+    first, then the boards of 40 chat games that ask a player to move, then a newer web
+    turn. The chat games' boards go first; the web game's board goes once none waits, in one
+    edit showing its newest turn. Its end, handed over as nobody follows the page any more,
+    still reaches the group. (The web game's board took an urgent slot before the chats'.)
+    Virtual time; python-telegram-bot with the bot's rate limiter against the strict fake."""
+    clock = VirtualTime()
+    fake = FakeTelegram(flood=FloodLimits(), clock=clock)
+    limiter = SlidingWindowLimiter(clock=clock, sleep=clock.sleep)
+    app = ApplicationBuilder().token(TOKEN).request(FakeRequest(fake)).rate_limiter(limiter)
+    service = _Service()
+    async with app.build() as application:
+        context = _BotContext(application.bot)
+        delivery = Delivery(service)  # type: ignore[arg-type]
+        delivery.limiter = limiter
+
+        async def relayed(views: list[View], chat_id: str) -> None:
+            delivery.relayed(views, context, chat_id)
+
+        async def board_of(chat: int, text: str) -> MessageRef:
+            sent = await application.bot.send_message(chat, text)
+            return MessageRef(sent.message_id, chat_id=str(chat), photo=False)
+
+        def board(game: int, version: int, ref: MessageRef, text: str) -> View:
+            roll = [[Button("Roll", A.encode(game, version, A.ROLL, ""))]]
+            return View([text], game_id=game, edit=True, version=version, message=ref, buttons=roll)
+
+        web_group = fake.group(-500, "Kahvehane")
+        web_ref = await board_of(web_group.id, "web 0")
+        chats = [fake.group(-2000 - n).id for n in range(40)]
+        refs = []
+        for n, chat in enumerate(chats):
+            if n % 25 == 24:
+                await clock.advance(1.1)  # the bot's 30 a second
+            refs.append(await board_of(chat, f"chat {n} 0"))
+        await clock.advance(60.0)  # a minute later: every group's window is free again
+        for n in range(30):
+            await application.bot.send_message(fake.group(-1000 - n).id, "elsewhere")
+        relay.register("telegram", relayed, draws=True)
+        try:
+
+            async def drawn(view: View) -> View:  # (the adapter draws: not called)
+                return view
+
+            chat_id = str(web_group.id)
+            await relay.deliver(
+                "telegram", chat_id, [board(7, 1, web_ref, "web 1")], drawn, on_page=True
+            )
+            await settle()
+            for n, (chat, ref) in enumerate(zip(chats, refs, strict=True)):
+                delivery.hand_over([board(100 + n, 1, ref, f"chat {n} 1")], context, chat_id=chat)
+            await relay.deliver(
+                "telegram", chat_id, [board(7, 2, web_ref, "web 2")], drawn, on_page=True
+            )
+            for _ in range(40):
+                await clock.advance(0.1)
+            end = [board(7, 3, web_ref, "web over"), View(["🏆 Ali wins!"], game_id=7)]
+            await relay.deliver("telegram", chat_id, end, drawn, on_page=False)
+            for _ in range(20):
+                await clock.advance(0.1)
+            await delivery.outbox.drain(5)
+        finally:
+            relay.unregister("telegram")
+    made = [c.params["text"] for c in fake.calls if c.status == 200 and "text" in c.params]
+    edits = made[made.index("elsewhere") :]
+    web = [text for text in edits if text.startswith("web")]
+    assert web == ["web 2", "web over"]  # the newest turn's board in one edit, then the end
+    assert all(edits.index(f"chat {n} 1") < edits.index("web 2") for n in range(40))
+    assert fake.message(web_group, web_ref.message_id)["text"] == "web over"
+    assert "🏆 Ali wins!" in made
     assert fake.flood.refused == 0
 
 

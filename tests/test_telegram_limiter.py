@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.telegram.limiter import URGENT, SlidingWindowLimiter, chat_key
+from bot.telegram.limiter import BACKGROUND, URGENT, SlidingWindowLimiter, chat_key
 
 # PTB's RetryAfter warns about its own retry_after when it is made.
 pytestmark = pytest.mark.filterwarnings(
@@ -346,6 +346,73 @@ async def test_a_board_that_asks_to_move_goes_before_other_sends(clock):
     await clock.advance(60.0)
     await asyncio.gather(*notices, *boards)
     assert backlog_is_empty(api.limiter)
+
+
+def marked(var: Any, api: Api, chats: list[int]) -> list[asyncio.Task[Any]]:
+    """Board edits to ``chats`` made with ``var`` (URGENT, BACKGROUND) set."""
+    token = var.set(True)
+    try:
+        return [api.start("editMessageMedia", chat) for chat in chats]
+    finally:
+        var.reset(token)
+
+
+async def test_background_calls_take_the_slots_the_others_leave(clock):
+    """The chat boards of games followed on the web (BACKGROUND) wait behind the boards that
+    ask a player to move and the other sends that came after them, and go as soon as none
+    waits; they do not count in a chat's backlog (a board sent now goes before them)."""
+    api = api_with(clock, overall=2, overall_period=1.0)
+    for n in range(2):
+        await api.call("sendMessage", 5000 + n)
+    followed = marked(BACKGROUND, api, [-3000 - n for n in range(4)])
+    await settle()
+    assert api.limiter.backlog(GROUP) == 0.0
+    notices = [api.start("sendMessage", -1000 - n) for n in range(3)]
+    boards = marked(URGENT, api, [-2000 - n for n in range(5)])
+    await clock.advance(10.0)
+    await asyncio.gather(*followed, *notices, *boards)
+    order = [chat for _, chat, _ in api.made[2:]]
+    assert order == [
+        *(-2000 - n for n in range(5)),
+        *(-1000 - n for n in range(3)),
+        *(-3000 - n for n in range(4)),
+    ]
+
+
+async def test_a_background_call_goes_within_a_minute_however_busy_the_bot(clock):
+    """Boards that ask to move come faster than the bot may send, without end: a board of a
+    game followed on the web still goes, once it has waited a minute."""
+    api = api_with(clock, overall=2, overall_period=1.0)
+    for n in range(2):
+        await api.call("sendMessage", 5000 + n)
+    followed = marked(BACKGROUND, api, [-3000])[0]
+    boards: list[asyncio.Task[Any]] = []
+    for second in range(70):
+        boards += marked(URGENT, api, [-2000 - 3 * second - n for n in range(3)])
+        await clock.advance(1.0)
+    assert followed.done()
+    assert 60.0 <= api.times(-3000)[0] <= 61.1
+    for task in boards:
+        task.cancel()
+    await asyncio.gather(*boards, return_exceptions=True)
+
+
+async def test_a_chat_with_a_board_to_send_hurries_its_background_call(clock):
+    """A group's board of a game followed on the web waits behind other chats' boards; a
+    board that asks a player to move in that same group (another game, played in the chat)
+    would queue behind it: the group's waiting call moves to the urgent queue instead."""
+    api = api_with(clock, overall=2, overall_period=1.0)
+    for n in range(2):
+        await api.call("sendMessage", 5000 + n)
+    followed = marked(BACKGROUND, api, [GROUP])[0]
+    await clock.advance(0.5)  # (the bot's slots of this second are taken)
+    boards = marked(URGENT, api, [-2000 - n for n in range(6)])
+    await settle()
+    api.limiter.hurry(GROUP, urgent=True)
+    await clock.advance(10.0)
+    await asyncio.gather(followed, *boards)
+    order = [chat for _, chat, _ in api.made[2:]]
+    assert order == [GROUP, *(-2000 - n for n in range(6))]  # it came first of them
 
 
 def backlog_is_empty(limiter: SlidingWindowLimiter) -> bool:

@@ -12,6 +12,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bot.service import boards, presenter
 from bot.service.limits import RateLimiter
+from bot.storage.base import GameStatus
 from bot.storage.sqlite import SqliteStorage
 from bot.web import relay
 from bot.web import state as web_state
@@ -629,3 +630,73 @@ async def test_uzun_tavla_head_is_each_player_s_24_point(web):
             and board["points"][p]["count"] >= 14
         ]
         assert opponent_head == [12]  # rules U-1: the heads face each other across the board
+
+
+async def test_the_chat_board_of_a_game_followed_on_both_pages_waits_for_nobody(web):
+    """The chat's board after a turn played on the web goes to the chat marked followed on
+    the page (relay.ON_PAGE: nobody waits for it in the chat, so the chat's adapter sends it
+    after the boards people there wait for) only while both players have the game's page
+    open: not while one follows it in the chat alone, nor at the game's end."""
+    client, service, _signer, game_id, players = web
+    delivered: list[tuple[list, bool]] = []
+    arrived: asyncio.Queue[None] = asyncio.Queue()
+
+    async def deliver(views, _chat_id):
+        delivered.append((views, relay.ON_PAGE.get()))
+        await arrived.put(None)
+
+    headers = {seat: init_data(int(players[seat]), f"P{seat}") for seat in (0, 1)}
+
+    async def play_turn(seat: int) -> dict:
+        me = auth(headers[seat])
+        state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+        assert state["my_turn"]
+
+        async def act(**body):
+            answer = await client.post(
+                f"/api/game/{game_id}/action",
+                json={**body, "version": state["version"]},
+                headers=me,
+            )
+            data = await answer.json()
+            assert data["ok"], data.get("message")
+            return data["state"]
+
+        if "roll" in state["buttons"]:
+            state = await act(action="roll")
+        while state["legal"]:
+            source, dests = next(iter(state["legal"].items()))
+            state = await act(action="move", **{"from": int(source), "to": dests[0]})
+        if "confirm" in state["buttons"]:
+            state = await act(action="confirm")
+        await asyncio.wait_for(arrived.get(), 2)
+        return state
+
+    async def open_page(seat: int) -> None:
+        page, first_state = await open_stream(client, game_id, headers[seat])
+        pages.append(page)
+        await asyncio.wait_for(first_state(), 2)  # the page follows the game
+
+    relay.register("telegram", deliver)
+    pages = []
+    try:
+        await open_page(0)
+        await play_turn(0)  # the other player has no page open: they may watch the chat
+        assert delivered[-1][1] is False
+        await open_page(1)
+        seat, followed = 1, 0
+        while True:
+            await play_turn(seat)
+            record = await service.game_record(game_id)
+            if record.status is not GameStatus.ACTIVE:
+                break
+            assert delivered[-1][1] is True  # both follow it on their pages
+            followed += 1
+            seat = 1 - seat
+        assert followed
+        assert delivered[-1][1] is False  # the end reaches the chat as any press's would
+        assert any(v.game_id == game_id for v in delivered[-1][0])
+    finally:
+        for page in pages:
+            page.close()
+        relay.unregister("telegram")

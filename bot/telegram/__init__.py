@@ -194,9 +194,7 @@ async def run_telegram(
         await app.start()
 
         async def deliver(views: list[View], chat_id: str) -> None:
-            # A turn played on the web: its board joins the chat's queue like a press's,
-            # where a newer board of the same message replaces it (the newest state wins).
-            adapter.hand_over(views, _BotContext(app.bot), chat_id=chat_id)
+            adapter.relayed(views, _BotContext(app.bot), chat_id)
 
         enable_web_board(config, deliver, app.bot)
         assert app.updater is not None

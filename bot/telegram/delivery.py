@@ -17,13 +17,14 @@ from bot.i18n import normalize_language, t, translate
 from bot.service.runner import DeadlineRunner
 from bot.service.service import GameService
 from bot.service.views import BOARD_HERE, MessageRef, View
+from bot.web import relay
 from bot.web.telegram import web_board_served, with_web_board
 
 from .api import _BotContext, _unreachable, with_retries
 from .busy import BUSY_FOR, SLOW_CHAT_AFTER, BusyChats
 from .convert import CAPTION_LIMIT, PLATFORM, _entities, _text, keyboard, message_ref
 from .edits import BoardEdits, edit_target
-from .limiter import URGENT, SlidingWindowLimiter
+from .limiter import BACKGROUND, URGENT, SlidingWindowLimiter
 from .outbox import Outbox
 from .photos import Photos
 
@@ -93,35 +94,56 @@ class Delivery:
         reply_to: Message | None = None,
         pressed: Message | None = None,
         update: object = None,
+        followed_elsewhere: bool = False,
     ) -> None:
         """Deliver ``views`` as :meth:`send` does, after the chat's sends handed over before,
         without waiting for them (see outbox.py). A failure is logged and the user told.
 
         The board versions edited are announced at once: an edit still queued behind the
-        chat's flood limit is skipped when a newer board of that message comes after it."""
+        chat's flood limit is skipped when a newer board of that message comes after it.
+        ``followed_elsewhere``: the game's players follow it on its web page, nobody waits
+        for these sends in the chat: they take the bot's slots left over (``BACKGROUND``).
+        """
         views = [view for view in views if not view.quiet]
         if not views:
             return
         claims = self.edits.claim(views, pressed)
         bot = context.bot
-        urgent = any(asks_to_move(view) for view in views)
+        urgent = not followed_elsewhere and any(asks_to_move(view) for view in views)
+        if not followed_elsewhere and self.limiter is not None:
+            # A board of a game played on the web, waiting in this chat's turn, must not
+            # hold up what a person here waits for.
+            self.limiter.hurry(chat_id, urgent)
         posted = time.monotonic()
 
         async def job() -> None:
-            # A person waits for these sends: they go before others at the bot's limit.
+            # A person waits for these sends: they go before others at the bot's limit;
+            # nobody waits for a game followed on its page: they go after the others.
             token = URGENT.set(urgent)
-            self._note_wait(chat_id, time.monotonic() - posted)
+            behind = BACKGROUND.set(followed_elsewhere)
+            if not followed_elsewhere:  # (such sends wait by design: the chat is not slow)
+                self._note_wait(chat_id, time.monotonic() - posted)
             try:
                 await self.send(views, context, chat_id=chat_id, reply_to=reply_to, pressed=pressed)
             except Exception as exc:
                 log.error("sending to chat %s failed", chat_id, exc_info=exc)
                 await self.apologise(update, bot)
             finally:
+                BACKGROUND.reset(behind)
                 URGENT.reset(token)
                 for key in claims:
                     self.edits.unclaim(key)
 
         self.outbox.post(str(chat_id), job)
+
+    def relayed(
+        self, views: list[View], context: ContextTypes.DEFAULT_TYPE | Any, chat_id: int | str
+    ) -> None:
+        """Deliver the views of a turn played on the web board: they join the chat's queue
+        like a press's, where a newer board of the same message replaces one still queued
+        (the newest state wins); when the players follow the game on its page, they go
+        after what people in the chats wait for (see hand_over)."""
+        self.hand_over(views, context, chat_id=chat_id, followed_elsewhere=relay.ON_PAGE.get())
 
     def busy(self, chat_id: int | str) -> bool:
         """Whether the chat cannot keep up with Telegram's limits: its boards say so (see

@@ -20,7 +20,10 @@ its own chat's window (one call at a time per chat), then queues for the bot's w
 the other chats' calls, so every chat with something to send gets one message in its turn,
 however much another chat has queued. Calls marked urgent (:data:`URGENT`: a board that asks a
 player to move) go before the rest, and the rest before them once they have waited
-:data:`DEFER_AT_MOST` seconds. One task hands out the bot's slots: a freed slot wakes the one
+:data:`DEFER_AT_MOST` seconds. Calls marked :data:`BACKGROUND` (the chat's board of a game its
+players follow on the web board: nobody waits for it in the chat) take the slots the others
+leave, or go once they have waited :data:`BACKGROUND_AT_MOST` seconds; a chat's call waiting
+so is moved up when the chat has something more pressing to send (:meth:`hurry`). One task hands out the bot's slots: a freed slot wakes the one
 call whose turn it is, not every call waiting (with a thousand chats queued, waking them all
 for each slot cost more than the sends).
 """
@@ -95,6 +98,22 @@ TOTAL: ChatKey = ("total", None)
 URGENT: ContextVar[bool] = ContextVar("telegram_urgent", default=False)
 #: Seconds a call that is not urgent waits at most behind urgent ones, once in the bot's queue.
 DEFER_AT_MOST = 10.0
+#: Set (by the adapter) for the sends of a game whose players follow it on the web board:
+#: nobody waits for them in the chat, so they take the slots the other calls leave.
+BACKGROUND: ContextVar[bool] = ContextVar("telegram_background", default=False)
+#: Seconds a background call waits at most behind the others, once in the bot's queue: such
+#: a board is about a minute behind its game at worst, and (the newest board replacing one
+#: still queued, bot/telegram/edits.py) costs the bot about one message a minute a game.
+BACKGROUND_AT_MOST = 60.0
+#: The bot's queues, in the order they are served (see :meth:`SlidingWindowLimiter._next_turn`).
+URGENT_RANK, OTHER_RANK, BACKGROUND_RANK = 0, 1, 2
+
+
+def rank() -> int:
+    """The queue of the calls made now: urgent, background or the others."""
+    if URGENT.get():
+        return URGENT_RANK
+    return BACKGROUND_RANK if BACKGROUND.get() else OTHER_RANK
 
 
 class _Held:
@@ -187,9 +206,11 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         # Per chat, set when one of its counted calls ends (for a call waiting on that chat's
         # window while the chat's calls are under way).
         self._chat_ended: dict[ChatKey, asyncio.Event] = {}
-        # The calls waiting for the bot's window, in turn: urgent ones, then the others,
-        # each with the time it came (one per chat: a chat's calls queue in its lock first).
-        self._turns: tuple[deque[_Turn], deque[_Turn]] = (deque(), deque())
+        # The calls waiting for the bot's window, in turn: urgent ones, the others, the
+        # background ones, each with the time it came (one per chat: a chat's calls queue in
+        # its lock first).
+        self._turns: tuple[deque[_Turn], ...] = (deque(), deque(), deque())
+        self._in_background: dict[ChatKey | None, _Turn] = {}  # each chat's, if waiting
         self._dealer: asyncio.Task[None] | None = None
 
     async def initialize(self) -> None:
@@ -221,7 +242,7 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             if counted and held is not None and held.slot is not None and held.chat == chat:
                 slot, held.slot = held.slot, None  # taken ahead of the call, in its turn
             else:
-                slot = await self._take_slot(chat, URGENT.get()) if counted else []
+                slot = await self._take_slot(chat, rank()) if counted else []
             try:
                 result = await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -254,7 +275,7 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         board edit sends the newest board of its message, see bot/telegram/edits.py). A
         slot not used is given back."""
         chat = chat_key(chat_id)
-        held = _Held(chat, await self._take_slot(chat, URGENT.get()))
+        held = _Held(chat, await self._take_slot(chat, rank()))
         token = _HELD.set(held)
         try:
             yield
@@ -289,7 +310,7 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             if until <= now:
                 del self._paused[key]
 
-    async def _take_slot(self, chat: ChatKey | None, urgent: bool = False) -> list[_Window]:
+    async def _take_slot(self, chat: ChatKey | None, queue: int = OTHER_RANK) -> list[_Window]:
         """Wait until one more call fits in ``chat``'s window, then for the bot's turn, and
         take a place in each. Calls to one chat take their slots in the order they came (an
         asyncio.Lock is fair); chats take the bot's slots in turn (see :meth:`_deal`)."""
@@ -299,7 +320,7 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                 await self._chat_free(chat)
                 if self.limits[chat[0]][0] > 0:
                     slot.append(self._window(chat))
-            total = await self._bots_turn(urgent)
+            total = await self._bots_turn(queue, chat)
             if total is not None:
                 slot.append(total)
             if chat is not None:
@@ -322,8 +343,9 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             ended = self._chat_ended.setdefault(chat, asyncio.Event())
             await self._wait(wait, ended)
 
-    async def _bots_turn(self, urgent: bool) -> _Window | None:
-        """Wait for this call's turn at the bot's window; return it with a slot taken."""
+    async def _bots_turn(self, queue: int, chat: ChatKey | None) -> _Window | None:
+        """Wait for this call's turn at the bot's window (in the bot's ``queue``: see
+        :func:`rank`); return it with a slot taken."""
         if self.limits["total"][0] <= 0:
             return None
         window = self._window(TOTAL)
@@ -331,7 +353,9 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
             window.ends.append(math.inf)
             return window
         turn = _Turn(asyncio.get_running_loop().create_future(), self.clock())
-        self._turns[0 if urgent else 1].append(turn)
+        self._turns[queue].append(turn)
+        if queue == BACKGROUND_RANK:
+            self._in_background[chat] = turn
         if self._dealer is None:
             self._dealer = asyncio.ensure_future(self._deal())
         try:
@@ -341,6 +365,9 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                 window.ends.remove(math.inf)  # dealt, but the call is gone: give it back
                 self._signal_ended()
             raise
+        finally:
+            if self._in_background.get(chat) is turn:
+                del self._in_background[chat]
         return window
 
     async def _deal(self) -> None:
@@ -363,14 +390,33 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
 
     def _next_turn(self) -> _Turn | None:
         """The call whose turn it is: the first urgent one, unless the first other one has
-        waited too long (calls given up on are dropped)."""
+        waited too long; then the first other one; the first background one when no other
+        call waits or when it has waited too long (calls given up on are dropped)."""
         for queue in self._turns:
             while queue and queue[0].dealt.done():
                 queue.popleft()
-        urgent, other = self._turns
-        if other and (not urgent or self.clock() - other[0].since >= DEFER_AT_MOST):
+        urgent, other, background = self._turns
+        now = self.clock()
+        if background and now - background[0].since >= BACKGROUND_AT_MOST:
+            return background[0]
+        if other and (not urgent or now - other[0].since >= DEFER_AT_MOST):
             return other[0]
-        return urgent[0] if urgent else None
+        if urgent:
+            return urgent[0]
+        return background[0] if background else None
+
+    def hurry(self, chat_id: Any, urgent: bool) -> None:
+        """``chat_id`` has a call to make that is not background (urgent or not): its own
+        background call waiting for the bot's window, which the chat's other calls queue
+        behind, moves to that queue, keeping the time it came."""
+        waiting = self._in_background.pop(chat_key(chat_id), None)
+        if waiting is None or waiting.dealt.done():
+            return
+        self._turns[BACKGROUND_RANK].remove(waiting)
+        target = self._turns[URGENT_RANK if urgent else OTHER_RANK]
+        # In the order the calls came, as if it had been queued there.
+        place = next((n for n, turn in enumerate(target) if turn.since > waiting.since), None)
+        target.insert(len(target) if place is None else place, waiting)
 
     def _pop_turn(self, turn: _Turn) -> None:
         for queue in self._turns:
@@ -381,7 +427,8 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
     def backlog(self, chat_id: Any, queued: int = 0) -> float:
         """About how many (Telegram) seconds a send to ``chat_id`` made now would wait, with
         ``queued`` sends of that chat before it: its chat's window and 429 pause, its queued
-        sends at the chat's rate, and the calls of other chats queued for the bot's window."""
+        sends at the chat's rate, and the calls of other chats queued for the bot's window
+        (not the background ones, which go after it)."""
         now = self.clock()
         chat = chat_key(chat_id)
         wait = 0.0
@@ -395,7 +442,8 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                 wait += queued * period / count
         count, period = self.limits["total"]
         if count > 0:
-            wait += sum(len(queue) for queue in self._turns) * period / count
+            ahead = self._turns[URGENT_RANK], self._turns[OTHER_RANK]
+            wait += sum(len(queue) for queue in ahead) * period / count
         if not math.isfinite(wait):  # calls under way fill the window: about a period
             wait = period
         return wait * self.scale

@@ -24,7 +24,7 @@ import json
 import logging
 import math
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -146,6 +146,8 @@ class WebBoard:
         self.streams = StreamSlots(self.limits)
         self._closing = asyncio.Event()
         self._relaying: set[asyncio.Task[None]] = set()  # chat edits on their way
+        # The pages following each game's seats here (their live streams open).
+        self._pages: Counter[tuple[int, int]] = Counter()
         # Every page of a game wakes at the same change: one read and one state for them all.
         self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
         self._states: OrderedDict[StateKey, dict[str, Any]] = OrderedDict()
@@ -370,7 +372,13 @@ class WebBoard:
         if rest and chat_follows(before, after, rolled=name == "roll"):
             # The group's picture follows each finished turn, off the page's answer time.
             task = asyncio.get_running_loop().create_task(
-                relay.deliver(record.platform, record.chat_id, rest, self.service.drawn)
+                relay.deliver(
+                    record.platform,
+                    record.chat_id,
+                    rest,
+                    self.service.drawn,
+                    on_page=self._followed_here(fresh),
+                )
             )
             self._relaying.add(task)
             task.add_done_callback(self._relaying.discard)
@@ -387,6 +395,14 @@ class WebBoard:
             content_type="application/json",
             charset="utf-8",
         )
+
+    def _followed_here(self, record: GameRecord) -> bool:
+        """Whether every player of the game (not the computer) has its page open here and
+        the game goes on: then nobody waits for its board in the chat (see relay.ON_PAGE)."""
+        if record.id is None or record.status not in OPEN_STATUSES:
+            return False
+        people = [seat for seat in (0, 1) if seat != record.settings.computer]
+        return all(self._pages[record.id, seat] for seat in people)
 
     async def _after(self, record: GameRecord) -> GameRecord:
         """The game after an action on ``record``: as this process committed it when it
@@ -443,6 +459,9 @@ class WebBoard:
             )
             await response.prepare(request)
             queue = self.hub.subscribe(record.id)
+            page = (record.id, seat) if seat is not None else None
+            if page is not None:
+                self._pages[page] += 1
             try:
                 # A little after the age at which _follow says goodbye itself: this one
                 # ends a write stuck on a page that stopped reading.
@@ -452,6 +471,10 @@ class WebBoard:
                 pass
             finally:
                 self.hub.unsubscribe(record.id, queue)
+                if page is not None:
+                    self._pages[page] -= 1
+                    if not self._pages[page]:
+                        del self._pages[page]
         finally:
             self.streams.give_back(address)
         return response
