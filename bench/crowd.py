@@ -27,6 +27,19 @@ of the group games on it instead: both players open the game's page (the API wit
 launch data, and its live stream), act through the API at the same pace, and the bench
 measures ``action_to_pages``, from an action sent to its new state on every page of the game;
 the chat's board of such a game is edited at the end of each turn, through the same queue.
+
+``--take-web P``: when a game's board first says the chat is busy and offers the web board, its
+players take the offer with probability P: they open the game's page (as ``--web`` players:
+the API with Telegram's launch data, the live stream; the one player of a private chat too)
+and play on through the API, the chat's board then following the game at each turn's end as
+the bot's spare messages allow. Their actions are measured as ``action_to_pages`` apart from
+the presses of the games still played in the chats. The default, 0.8, is what the chats can
+carry: a busy chat's turn costs about 1.2 messages and comes every 8-9 s at a human pace, so
+the bot's 30 messages a second keep about 200 games at pace in the chats; of 1,000 games, four
+in five must take the offer for the fifth that stays to play at pace, which is the case the
+design is meant for (a crowd the chats cannot carry, most of it on the web board). A lower
+share shows the chats slowing for those who stay; ``--take-web 0`` keeps every game in its
+chat. At 150 games no chat is busy, and nobody is offered anything.
 ``--workers W`` runs W bot processes on one PostgreSQL database (``--database``): the updates
 come by webhook to one of them, the pages are spread over all, and each sends at its share of
 the bot's 30 a second. The fake and the players run at nice 10, in a session of their own
@@ -34,10 +47,16 @@ the bot's 30 a second. The fake and the players run at nice 10, in a session of 
 press_to_board_p95_ms= press_to_board_p99_ms= starved_games= 429s_seen= answers_late=`` with
 the told figures, the bot's CPU a press and the load average after it; with ``--web``, a
 line ``web_games= web_actions= web_actions_per_s= cpu_ms_per_action=
-action_to_pages_p50_ms= …`` follows (the bots' CPU, over every action and press).
+action_to_pages_p50_ms= …`` follows (the bots' CPU, over every action and press). The games
+moved to the web board are told in a line of their own, ``moved_games= moved_actions=
+moved_action_to_pages_p50_ms= moved_action_to_pages_p95_ms= moved_action_to_pages_p99_ms=
+moved_starved_games=`` (an action whose pages waited over 30 s starves its game), and a last
+line over all games, ``all_games= all_p99_ms= all_starved_games= told_players_share=``
+(``all_p99_ms``: of the chat games' presses and the moved games' actions together;
+``told_players_share``: the players whose board said, at any time, that the chat is busy).
 
 Run: ``python bench/crowd.py [--games 150] [--private 0.2] [--seconds 300] [--database URL]
-[--web K] [--workers W]``.
+[--web K] [--workers W] [--take-web 0.8]``.
 """
 
 from __future__ import annotations
@@ -135,16 +154,27 @@ class Stats:
         #: Web games: from an action sent to its state on every page of the game.
         self.page_waits: list[float] = []
         self.web_refused = 0
+        #: Games whose board ever said that the chat is busy (warm-up included).
+        self.ever_told: set[int] = set()
+        #: Games whose players took the web board when told, and their actions measured.
+        self.moved: set[int] = set()
+        self.moved_waits: list[float] = []
+        self.moved_starved: set[int] = set()
+        self.moved_failed = 0
 
 
 class Game:
     """One game in a chat: a group with two players, or a private chat with one player
     against the computer."""
 
-    def __init__(self, fake: CrowdFake, n: int, private: bool) -> None:
+    def __init__(self, fake: CrowdFake, n: int, private: bool, take_web: float = 0.0) -> None:
         self.fake = fake
         self.n = n
         self.private = private
+        #: The chance that its players take the web board when first told the chat is busy.
+        self.take_web = take_web
+        #: Decided (when first told): the players go on on the web board.
+        self.to_web: bool | None = None
         self.a = fake.user(100_000 + n, f"A{n}", username=f"a{n}")
         self.b = None if private else fake.user(500_000 + n, f"B{n}", username=f"b{n}")
         self.chat = (
@@ -202,6 +232,8 @@ class Game:
         last_actor: FakeUser | None = None
         while time.perf_counter() < until:
             message = self.board()
+            if message is not None and self._told(message, rng, stats):
+                return  # the players go on on the web board
             codes = buttons(message) if message else {}
             data = next((codes[c] for c in PREFERENCE if c in codes), None)
             actor = self._actor(message) if message else None
@@ -215,6 +247,16 @@ class Game:
             if self._seen(self.board()) != self._seen(message):
                 continue  # the board changed meanwhile (the computer, a late edit)
             await self._press(actor, message, data, stats)
+
+    def _told(self, message: dict, rng: random.Random, stats: Stats) -> bool:
+        """Whether the players, looking at this board, take the web board it offers (it
+        says the chat is busy; they decide the first time)."""
+        if not any(line in message.get("caption", "") for line in SLOW):
+            return False
+        stats.ever_told.add(self.n)
+        if self.to_web is None:
+            self.to_web = rng.random() < self.take_web
+        return self.to_web
 
     @staticmethod
     def _seen(message: dict | None) -> tuple | None:
@@ -366,25 +408,25 @@ class WebPage:
 
 
 class WebGame:
-    """A game of a group played on the web board: both players' pages follow it live."""
+    """A game played on the web board: its players' pages follow it live (both players of
+    a group's game; the one player of a private chat's, against the computer). ``moved``:
+    its players left the chat for it (``--take-web``)."""
 
-    def __init__(self, game: Game, http: ClientSession, base: str) -> None:
+    def __init__(self, game: Game, http: ClientSession, base: str, moved: bool = False) -> None:
         self.game = game
         self.http = http
         self.base = base
+        self.moved = moved
         self.pages: list[WebPage] = []
 
     async def open(self) -> None:
         board = self.game.board()
         assert board is not None
-        assert self.game.b is not None
         data = next(iter(buttons(board).values()))
         decoded = A.decode(data)
         assert decoded is not None
-        self.pages = [
-            WebPage(self.http, self.base, decoded.game_id, user)
-            for user in (self.game.a, self.game.b)
-        ]
+        users = [self.game.a] if self.game.b is None else [self.game.a, self.game.b]
+        self.pages = [WebPage(self.http, self.base, decoded.game_id, user) for user in users]
         for page in self.pages:
             await page.open()
 
@@ -418,10 +460,17 @@ class WebGame:
         start = time.perf_counter()
         url = f"{self.base}/api/game/{page.game}/action"
         async with self.http.post(url, json=body, headers=page.headers) as answer:
-            ok = answer.status == 200 and (await answer.json()).get("ok")
-            version = (await answer.json())["state"]["version"] if ok else None
+            data = await answer.json() if answer.status == 200 else {}
+            ok = data.get("ok")
+            version = data["state"]["version"] if ok else None
         if not ok or version is None:
             stats.web_refused += measured
+            return
+        if data.get("next"):  # a rematch: the pages follow the new game
+            for other in self.pages:
+                other.close()
+                other.game = data["next"]["game"]
+                await other.open()
             return
         # Every page of the game shows the new state.
         for other in self.pages:
@@ -432,9 +481,18 @@ class WebGame:
                     await asyncio.wait_for(other.changed.wait(), max(left, 0.001))
                 except TimeoutError:
                     stats.gave_up += 1
+                    if measured and self.moved:
+                        stats.moved_starved.add(self.game.n)
                     return
-        if measured:
-            stats.page_waits.append(time.perf_counter() - start)
+        if not measured:
+            return
+        waited = time.perf_counter() - start
+        if not self.moved:
+            stats.page_waits.append(waited)
+            return
+        stats.moved_waits.append(waited)
+        if waited > STARVED_S:
+            stats.moved_starved.add(self.game.n)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -498,7 +556,7 @@ async def run(args: argparse.Namespace) -> None:
                 else:
                     await fake.wait_calls("getUpdates", 1, 60)
                 private = round(args.games * args.private)
-                table = [Game(fake, n, n < private) for n in range(args.games)]
+                table = [Game(fake, n, n < private, args.take_web) for n in range(args.games)]
                 start = time.perf_counter()
                 await asyncio.gather(*(g.open() for g in table))
                 # The last --web group games are played on the web board, spread over the
@@ -517,9 +575,30 @@ async def run(args: argparse.Namespace) -> None:
                 rng = random.Random(args.seed)
                 on_web = {id(w.game) for w in webs}
                 forever = time.perf_counter() + 1e9
+
+                async def in_chat(game: Game, rng: random.Random) -> None:
+                    """A game played in its chat, until its players take the web board."""
+                    await game.play(forever, rng, stats)
+                    # Told that the chat is busy, they open the game's page (spread over
+                    # the workers' pages as the --web games).
+                    base = f"http://127.0.0.1:{web_ports[game.n % args.workers]}"
+                    moved = WebGame(game, http, base, moved=True)
+                    try:
+                        await moved.open()
+                    except Exception:
+                        stats.moved_failed += 1
+                        raise
+                    stats.moved.add(game.n)
+                    await moved.play(forever, rng, stats)
+
                 players = [
-                    asyncio.ensure_future(g.play(forever, random.Random(rng.random()), stats))
-                    for g in [*(g for g in table if id(g) not in on_web), *webs]
+                    asyncio.ensure_future(in_chat(g, random.Random(rng.random())))
+                    for g in table
+                    if id(g) not in on_web
+                ]
+                players += [
+                    asyncio.ensure_future(w.play(forever, random.Random(rng.random()), stats))
+                    for w in webs
                 ]
                 # Let the players settle into their pace before measuring.
                 await asyncio.sleep(args.warmup)
@@ -562,6 +641,25 @@ async def run(args: argparse.Namespace) -> None:
         f" presses={len(waits)} told_slow={len(stats.told_slow)} told_lag={stats.told_lag}"
         f" load={load[0]}"
     )
+    moved = stats.moved_waits
+    if args.take_web:
+        print(
+            f"moved_games={len(stats.moved)} moved_actions={len(moved)}"
+            f" moved_action_to_pages_p50_ms={percentile(moved, 0.5) * 1000:.0f}"
+            f" moved_action_to_pages_p95_ms={percentile(moved, 0.95) * 1000:.0f}"
+            f" moved_action_to_pages_p99_ms={percentile(moved, 0.99) * 1000:.0f}"
+            f" moved_starved_games={len(stats.moved_starved)}"
+            f" moved_failed={stats.moved_failed}"
+        )
+        people = sum(1 if g.private else 2 for g in table)
+        told = sum(1 if g.private else 2 for g in table if g.n in stats.ever_told)
+        # Over all games: the web board's games and those moved there, the chats' presses.
+        every = [*waits, *moved, *stats.page_waits]
+        print(
+            f"all_games={args.games} all_p99_ms={percentile(every, 0.99) * 1000:.0f}"
+            f" all_starved_games={len(stats.starved | stats.moved_starved)}"
+            f" told_players_share={told / max(1, people):.2f}"
+        )
     if args.web:
         pages = stats.page_waits
         print(
@@ -588,6 +686,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--workers", type=int, default=1, help="bot processes (more than one: PostgreSQL)"
+    )
+    parser.add_argument(
+        "--take-web",
+        type=float,
+        default=0.8,
+        help="the share of games whose players take the web board when told the chat is busy",
     )
     args = parser.parse_args()
     if args.workers > 1 and not (args.database or "").startswith("postgres"):
