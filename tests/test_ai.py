@@ -267,6 +267,34 @@ def test_uzun_levels_play_their_rounds_nets() -> None:
     assert player_for("uzun", "beginner", net=given).net is given
 
 
+def test_tavla_own_master_plays_the_wide_net() -> None:
+    """Tavla's master without gnubg plays ``tavla-256`` (fitted to twice the gnubg data);
+    Tavla's other levels, every Turkish level, gnubg's cube and the analysis keep the
+    game's net, and a given net replaces it."""
+    from core.ai.network import shipped_network
+
+    game_net, wide = shipped_network("tavla"), shipped_network("tavla-256")
+    if game_net is None:
+        pytest.skip("no shipped weights")
+    assert wide is not None and wide is not game_net and wide.w1.shape[0] == 256
+    assert wide.meta["teacher"] == "gnubg 0-ply cubeless"
+    assert player_for("tavla", "master", use_gnubg=False).net.net is wide
+    assert player_for("tavla", "club").net.net is game_net
+    assert player_for("tavla", "expert").net.net is game_net
+    assert player_for("tavla", "beginner").net is game_net
+    assert player_for("turkish", "master").net.net is game_net
+    gnubg_master = player_for("tavla", "master")
+    if hasattr(gnubg_master, "cube_player"):
+        assert gnubg_master.cube_player.net.net is game_net
+    from core.analysis.evaluators import evaluator_for
+    from core.variants import variant_by_name
+
+    analysis = evaluator_for(variant_by_name("tavla"), "network")
+    assert analysis.net is game_net  # type: ignore[attr-defined]
+    given = _fresh("tavla")
+    assert player_for("tavla", "master", net=given, use_gnubg=False).net.net is given
+
+
 def test_a_level_whose_net_is_missing_plays_the_games_net(monkeypatch) -> None:
     from core.ai import LEVEL_NETS
     from core.ai.network import shipped_network

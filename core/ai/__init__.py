@@ -80,18 +80,21 @@ MASTER_FILTER: dict[str, LookFilter] = {
     "tavla": {"candidates": 12, "threshold": 0.24, "deep": 3, "deep_threshold": 0.06},
     "uzun": {"candidates": 12, "threshold": 0.24, "deep": 5, "deep_threshold": 0.16},
 }
-#: Levels that play a shipped net other than their game's, by (network kind, level).
+#: Levels that play a shipped net other than their game's, by (variant, level).
 #: Uzun's ``club``, ``expert`` and ``master`` play the fourth distillation round's net, the
 #: strongest (fitted to 2-ply labels where it had them: at 0-ply +0.09 a game against the
 #: third round's and +0.12 against the second's; the expert on it +0.08 against the expert
 #: on the second's); ``beginner`` keeps the first round's. The analysis, hints and puzzles
 #: keep the game's net (``uzun.npz``, the second round's): the shipped puzzles were checked
-#: with it.
+#: with it. Tavla's own ``master`` (without gnubg) plays the wider net fitted to twice the
+#: gnubg-labelled data (``tavla-256``); its other levels, Turkish tavla, the cube and the
+#: analysis keep ``tavla.npz``.
 LEVEL_NETS: dict[tuple[str, str], str] = {
     ("uzun", "beginner"): "uzun-round1",
     ("uzun", "club"): "uzun-round4",
     ("uzun", "expert"): "uzun-round4",
     ("uzun", "master"): "uzun-round4",
+    ("tavla", "master"): "tavla-256",
 }
 
 
@@ -169,7 +172,9 @@ def player_for(
     from .race import BearoffEvaluator
 
     level = level.strip().lower()
-    kind = network_kind(variant_name.strip().lower())
+    variant = variant_name.strip().lower()
+    kind = network_kind(variant)
+    given = net
     if level == "random":
         return RandomPlayer(seed)
     if level == "pubeval":
@@ -179,7 +184,7 @@ def player_for(
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
     if net is None:
-        net = _level_network(kind, level)
+        net = _level_network(variant, kind, level)
     if net is None:
         if kind == "uzun":
             return HeuristicUzunPlayer(noise=8.0 if level == "beginner" else 0.0, seed=seed)
@@ -192,22 +197,26 @@ def player_for(
         return NeuralPlayer(exact, name="club")
     if level == "expert":
         return NeuralPlayer(exact, plies=1, name="expert", **EXPERT_FILTER[kind])
-    if use_gnubg and variant_name.strip().lower() == "tavla":
+    if use_gnubg and variant == "tavla":
         from .gnubg_player import GnubgPlayer, load_gnubg
 
         gnubg = load_gnubg()
         if gnubg is not None:
-            cube = NeuralPlayer(exact, plies=1, name="expert", **EXPERT_FILTER[kind])
+            # gnubg's cube comes from the expert's net: its allowances were tuned on it.
+            cube_net = given if given is not None else _level_network(variant, kind, "expert")
+            cube = NeuralPlayer(
+                BearoffEvaluator(cube_net or net), plies=1, name="expert", **EXPERT_FILTER[kind]
+            )
             return GnubgPlayer(gnubg, cube_player=cube)
     return NeuralPlayer(exact, plies=1, name="master", **MASTER_FILTER[kind])
 
 
-def _level_network(kind: str, level: str) -> Network | None:
-    """The shipped net ``level`` plays for a network ``kind``: its own in
-    :data:`LEVEL_NETS` when that file is there, else the game's."""
+def _level_network(variant: str, kind: str, level: str) -> Network | None:
+    """The shipped net ``level`` plays in ``variant`` (whose network is ``kind``): its own
+    in :data:`LEVEL_NETS` when that file is there, else the game's."""
     from .network import shipped_network
 
-    own = LEVEL_NETS.get((kind, level))
+    own = LEVEL_NETS.get((variant, level))
     net = shipped_network(own) if own is not None else None
     return net if net is not None else shipped_network(kind)
 
