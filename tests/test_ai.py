@@ -276,7 +276,9 @@ def test_tavla_own_master_plays_the_wide_net() -> None:
     game_net, wide = shipped_network("tavla"), shipped_network("tavla-256")
     if game_net is None:
         pytest.skip("no shipped weights")
-    assert wide is not None and wide is not game_net and wide.w1.shape[0] == 256
+    assert wide is not None
+    assert wide is not game_net
+    assert wide.w1.shape[0] == 256
     assert wide.meta["teacher"] == "gnubg 0-ply cubeless"
     assert player_for("tavla", "master", use_gnubg=False).net.net is wide
     assert player_for("tavla", "club").net.net is game_net
