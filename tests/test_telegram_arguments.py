@@ -29,4 +29,4 @@ async def test_unknown_words_are_refused_with_the_usage(fake, bot):
     await fake.send_text(veli, group, "/top chess")
     refused = await fake.wait_for(lambda: fake.messages(group) or None, 10)
     assert refused[-1]["text"].startswith("Не понял «chess».")
-    assert "/top [pool] [uzun|turkish]" in refused[-1]["text"]
+    assert "/top [пул] [длинные|турецкие]" in refused[-1]["text"]
