@@ -75,7 +75,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -615,9 +615,7 @@ async def run(args: argparse.Namespace) -> None:
                 )
                 msgs = fake.flood.accepted - accepted
                 refusals = fake.flood.refused - refused
-                for player in players:
-                    player.cancel()
-                await asyncio.gather(*players, return_exceptions=True)
+                await cancel_all(players)
             finally:
                 await asyncio.gather(*(stop_bot(bot) for bot in bots))
     finally:
@@ -671,6 +669,18 @@ async def run(args: argparse.Namespace) -> None:
             f" action_to_pages_p99_ms={percentile(pages, 0.99) * 1000:.0f}"
             f" web_refused={stats.web_refused}"
         )
+
+
+async def cancel_all(tasks: Iterable[asyncio.Future[Any]]) -> None:
+    """Cancel ``tasks`` and wait for them to end. A cancel that meets an awaited result at
+    the same moment can be lost inside Python 3.11's ``asyncio.wait_for``: the player plays
+    on, waiting for an opponent already gone, and the bench would never end. So a task
+    still running a few seconds later is cancelled again."""
+    pending = set(tasks)
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=5)
 
 
 def main() -> None:
