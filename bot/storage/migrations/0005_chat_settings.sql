@@ -2,5 +2,5 @@
 -- a JSON object.
 --
 -- Keys (all optional; a missing key means the default): "auto_analysis" (every finished
--- rated match in the chat is analysed and its card posted, issue 15).
+-- rated match in the chat is analysed and its card posted).
 ALTER TABLE chats ADD COLUMN prefs TEXT NOT NULL DEFAULT '{}';
