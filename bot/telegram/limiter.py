@@ -23,9 +23,10 @@ player to move) go before the rest, and the rest before them once they have wait
 :data:`DEFER_AT_MOST` seconds. Calls marked :data:`BACKGROUND` (the chat's board of a game its
 players follow on the web board: nobody waits for it in the chat) take the slots the others
 leave, or go once they have waited :data:`BACKGROUND_AT_MOST` seconds; a chat's call waiting
-so is moved up when the chat has something more pressing to send (:meth:`hurry`). One task hands out the bot's slots: a freed slot wakes the one
-call whose turn it is, not every call waiting (with a thousand chats queued, waking them all
-for each slot cost more than the sends).
+so is moved up when the chat has something more pressing to send (:meth:`hurry`). One task
+hands out the bot's slots: a freed slot wakes the one call whose turn it is, not every call
+waiting (with a thousand chats queued, waking them all for each slot cost more than the
+sends).
 """
 
 from __future__ import annotations
