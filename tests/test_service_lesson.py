@@ -13,7 +13,9 @@ from bot.i18n import translate
 from bot.service import actions as A
 from bot.service.views import Place, View
 from bot.storage.base import GameStatus
+from core.ai import player_for
 from core.match import Match
+from core.notation import format_play
 from tests.factory import find
 from tests.test_service import ALI, AYSE, GROUP, VELI, board, service_at, text_of
 
@@ -163,6 +165,32 @@ async def test_the_typed_example_is_a_move_that_plays(env) -> None:
     assert typed is not None, said
     made = await service.command(VELI, GROUP, "move", typed.group(1))
     assert not any(v.notice for v in made), text_of(made)
+
+
+async def test_the_typed_example_is_a_sound_play_not_the_first_legal_one(env) -> None:
+    """The typed example is the play the ``club`` level chooses for that roll, so that a
+    learner who copies it learns a good move, not whichever play the move generator lists
+    first."""
+    service, _ = env
+    seen_differ = False
+    for actor in (ALI, AYSE):
+        views, said = await first_move(
+            service, actor, Place("test", actor.user_id, private=True), ""
+        )
+        typed = re.search(r"reaches: (.+?) is one of yours now", said)
+        assert typed is not None, said
+        record = await service.storage.get_game(board(views).game_id)
+        game = Match.from_dict(record.match).game
+        assert game is not None
+        assert game.dice is not None
+        plays = game.legal_plays()
+        club = player_for(game.variant.name, "club").choose_play(
+            game.variant, game.position(), plays
+        )
+        assert typed.group(1) == format_play(club), (game.dice, typed.group(1))
+        seen_differ |= format_play(plays[0]) != format_play(club)
+    # The seeded rolls include one where the generator's first play is not club's.
+    assert seen_differ
 
 
 async def test_uzun_tavla_teaches_its_own_rules_U3_U4(env) -> None:

@@ -18,9 +18,11 @@ from typing import Any
 
 from bot.i18n import Text, t
 from bot.storage.base import Chat, GameRecord, Storage, User
+from core.ai import player_for
 from core.dice import larger_first
 from core.game import Game
 from core.learn import lesson as L
+from core.movegen import Play
 from core.notation import format_play
 
 from . import actions as A
@@ -266,6 +268,14 @@ def _lines(
     return []
 
 
+def _example_play(game: Game) -> Play:
+    """The play the first move's note shows as typed: the one ``club`` chooses, so that a
+    learner who copies it learns a sound move (the first legal play is often a poor one,
+    such as running both back checkers with 3-1)."""
+    player = player_for(game.variant.name, "club")
+    return player.choose_play(game.variant, game.position(), game.legal_plays())
+
+
 def _move_lines(game: Game, private: bool, board: View) -> list[Text | str]:
     """The first move: the dice, the buttons, typing, where a checker may land."""
     assert game.dice is not None
@@ -281,7 +291,7 @@ def _move_lines(game: Game, private: bool, board: View) -> list[Text | str]:
         _buttons_line(board),
         t("↩ Undo takes back; ✅ Confirm ends your turn; 💡 shows the best plays."),
     ]
-    play = format_play(game.legal_plays()[0])
+    play = format_play(_example_play(game))
     if private:
         lines.append(
             t(
