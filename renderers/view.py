@@ -207,7 +207,13 @@ class BoardView:
         return self.white if color == WHITE else self.black
 
     def name(self, color: str) -> str:
-        return str(self.names.get(color) or color.capitalize())
+        """The player's name on ``color``'s side; a board without names (a puzzle's) calls
+        the side by its colour in the board's language: White, Beyaz, Белые."""
+        name = self.names.get(color)
+        if name:
+            return str(name)
+        word = self.label(color)
+        return word[:1].upper() + word[1:]
 
     def label(self, key: str, **params: object) -> str:
         """The word ``key`` in the view's language, with ``{n}``-style parameters filled."""

@@ -129,3 +129,17 @@ def test_cache_keeps_its_byte_budget_dropping_the_least_recently_used() -> None:
     cache.put("huge", b"h" * 31)  # larger than the whole budget: not kept, nothing dropped
     assert cache.get("huge") is None
     assert cache.get("a") is not None
+
+
+def test_a_board_without_names_calls_the_sides_by_their_colour_in_its_language() -> None:
+    """A puzzle's board has no players' names: its sides are White and Black in the reader's
+    words (a Turkish or Russian reader saw English "White" and "Black" on the picture)."""
+    from bot.service.presenter import picture_labels
+
+    for lang, white, black in (("tr", "Beyaz", "Siyah"), ("ru", "Белые", "Чёрные")):
+        view = BoardView.from_position(
+            TAVLA, TAVLA.start_position(), WHITE, labels=picture_labels(lang)
+        )
+        assert (view.name(WHITE), view.name(BLACK)) == (white, black)
+    view = BoardView.from_position(TAVLA, TAVLA.start_position(), WHITE)
+    assert (view.name(WHITE), view.name(BLACK)) == ("White", "Black")
