@@ -362,6 +362,34 @@ async def test_export_and_dice_check(env):
     assert "✅" in text_of(checked)
 
 
+async def test_dice_tells_the_recipe_that_rebuilds_every_die(env):
+    """Common ground (fair dice): a player who follows /dice's words by hand gets the game's
+    dice. It said "every roll is HMAC-SHA256(seed, roll number)": each die has its own
+    number, and the roll numbers gave other dice."""
+    import hmac
+
+    from core.events import dice_record
+
+    service, _ = env
+    views = await start_game(service)
+    game_id = board(views).game_id
+    await play_out(service, views)
+    said = text_of(await service.command(ALI, GROUP, "dice", ""))
+    seed = bytes.fromhex(said.split("Seed: ")[1].split()[0])
+    assert "Die number k (0, 1, 2" in said
+    assert "b mod 6 + 1, where b is the first byte below 252 of HMAC-SHA256(seed, k" in said
+    assert "k as 8 bytes, big-endian" in said
+    events = await service.storage.events(game_id)
+    drawn = [
+        die for roll in dice_record(e.data for e in events if e.type == "core") for die in roll
+    ]
+    by_hand = []
+    for k in range(len(drawn)):
+        digest = hmac.digest(seed, k.to_bytes(8, "big"), "sha256")
+        by_hand.append(next(b for b in digest if b < 252) % 6 + 1)
+    assert by_hand == drawn
+
+
 async def test_deadline_reminder_then_claim(env):
     service, clock = env
     views = await start_game(service)

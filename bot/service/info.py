@@ -300,9 +300,16 @@ class Info:
             result = verify_game_rolls(seed, record.commitment, rolls)
             lines.append(t("Seed: {seed}", seed=seed))
             lines.append(
+                # The recipe in full, so that anyone can redo it by hand: each die has its
+                # own number (an opening die too), and a byte of 252 or more is skipped so
+                # that the six faces are exactly equally likely.
                 tn(
-                    "Every roll is HMAC-SHA256(seed, roll number); the {n} roll checks out: {ok}.",
-                    "Every roll is HMAC-SHA256(seed, roll number); all {n} rolls check out: {ok}.",
+                    "Die number k (0, 1, 2… in the order drawn, opening dice included) is "
+                    "b mod 6 + 1, where b is the first byte below 252 of HMAC-SHA256(seed, k as 8 "
+                    "bytes, big-endian); the {n} roll checks out: {ok}.",
+                    "Die number k (0, 1, 2… in the order drawn, opening dice included) is "
+                    "b mod 6 + 1, where b is the first byte below 252 of HMAC-SHA256(seed, k as 8 "
+                    "bytes, big-endian); all {n} rolls check out: {ok}.",
                     len(rolls),
                     ok="✅" if result.ok else "❌",
                 )
