@@ -79,6 +79,24 @@ async def test_rules_of_uzun_tavla_in_every_spelling(service, word):
     assert "Uzun Tavla" in text_of(await service.command(ALI, GROUP, "rules", word))
 
 
+async def test_rules_of_uzun_tell_the_second_players_first_turn_exception_u5(service):
+    """U-5: after White opens 5-5 (to Black's 16), Black's 6-2 takes two checkers off the
+    head, as the game plays it; the rules said only 6-6, 4-4 or 3-3 could take two, which a
+    player forced to play 24/18 24/22 read as a wrong rule."""
+    from core.dice import FixedDice
+    from core.game import Game
+    from core.variants import variant_by_name
+
+    game = Game.new(variant_by_name("uzun"), FixedDice([6, 5]))
+    game.roll(0, FixedDice([(5, 5)]))  # White's only play: 24/4, Black's 16
+    game.roll(1, FixedDice([(6, 2)]))
+    assert game.history[-1]["play"] in ("24/22 24/18", "24/18 24/22")
+    assert game.history[-1]["forced"] is True
+    text = text_of(await service.command(ALI, GROUP, "rules", "uzun"))
+    assert "6-6, 4-4 or 3-3 from the start" in text
+    assert "for the second player also a roll that the first player's checker blocks" in text
+
+
 async def test_the_help_names_every_game_of_the_rules(service):
     text = text_of(await service.command(ALI, GROUP, "help", ""))
     assert "/rules [turkish|uzun]" in text

@@ -67,7 +67,9 @@ RULES: dict[str, tuple[Text, ...]] = {
         ),
         t("No hitting: a point with any opposing checker is closed."),
         t(
-            "Only one checker may leave the head per turn; on your first turn 6-6, 4-4 or 3-3 may take two."
+            "Only one checker may leave the head per turn. On your first turn a second one leaves "
+            "when one alone cannot play the whole roll: 6-6, 4-4 or 3-3 from the start, and for "
+            "the second player also a roll that the first player's checker blocks."
         ),
         t("You may not build a wall of six points unless an opposing checker is already past it."),
         t(

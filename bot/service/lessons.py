@@ -322,8 +322,9 @@ def _move_lines(game: Game, private: bool, board: View) -> list[Text | str]:
             t(
                 "There is no hitting in Uzun Tavla: a checker may land only on an empty point "
                 "or on your own; even one opposing checker closes a point. Only one checker "
-                "may leave the head (point 24) a turn; on a first turn 6-6, 4-4 and 3-3 may "
-                "take two."
+                "may leave the head (point 24) a turn; on a first turn a second one leaves when "
+                "one alone cannot play the whole roll (6-6, 4-4 and 3-3 at the start, and for "
+                "the second player a roll the first player's checker blocks)."
             )
         )
     return lines
