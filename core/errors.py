@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     MUST_USE_DICE = "must_use_dice"
     NO_CHECKER = "no_checker"
     NO_CHECKER_ON_BAR = "no_checker_on_bar"
+    NO_BAR = "no_bar"
     NO_CUBE = "no_cube"
     NO_DICE_LEFT = "no_dice_left"
     NO_DIE = "no_die"

@@ -502,6 +502,10 @@ class Turn:
         dice = self.remaining_dice
         if not dice:
             return IllegalPlayError("All the dice have been played", ErrorCode.NO_DICE_LEFT)
+        if source == BAR and not self.variant.hitting:  # U-3: nothing is hit, no bar
+            return IllegalPlayError(
+                "Uzun Tavla has no bar: no checker is ever hit", ErrorCode.NO_BAR
+            )
         if own[BAR] and source != BAR:
             return IllegalPlayError(
                 "You have a checker on the bar: enter it first", ErrorCode.MUST_ENTER_FIRST

@@ -97,6 +97,13 @@ def test_U3_no_bar_in_uzun() -> None:
         UZUN.validate(Position.from_points({24: 14}, {24: 15}, mover_bar=1))
 
 
+def test_U3_a_move_from_the_bar_is_told_there_is_no_bar() -> None:
+    """U-3: nothing is ever hit, so Uzun Tavla has no bar; ``bar/20`` was answered "You have
+    no checker on the bar", as if one could be there."""
+    assert error_code(START, (6, 5), "bar/20") == "no_bar"
+    assert error_code(START, (6, 5), "24/18 bar/20") == "no_bar"
+
+
 # -- U-4 head rule ----------------------------------------------------------------------
 
 

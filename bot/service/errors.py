@@ -39,6 +39,7 @@ MESSAGES: dict[ErrorCode, Text] = {
     ErrorCode.MUST_ENTER_FIRST: t("You have a checker on the bar: enter it first."),
     ErrorCode.NO_CHECKER: t("You have no checker on {point}."),
     ErrorCode.NO_CHECKER_ON_BAR: t("You have no checker on the bar."),
+    ErrorCode.NO_BAR: t("Uzun Tavla has no bar: no checker is ever hit."),
     ErrorCode.OPPONENTS_CHECKER: t("The checkers on {point} are your opponent's, not yours."),
     ErrorCode.NO_DIE: t("None of your dice fits that move."),
     ErrorCode.BLOCKED: t("Point {point} is closed: your opponent holds it."),
