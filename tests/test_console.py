@@ -358,3 +358,27 @@ async def test_the_consoles_own_words_follow_lang(tmp_path):
             assert hello in out.getvalue()
         finally:
             await storage.close()
+
+
+async def test_commands_act_on_the_game_on_screen_not_an_older_one(tmp_path):
+    """One keyboard may hold several games; a command acts on the one whose board it just
+    printed. /resign after /bot asked to resign the hot-seat game started before, and /abort
+    abandoned it."""
+    storage, _, console, _ = await make(tmp_path)
+    try:
+        await console.handle("/tavla")
+        hot_seat = console.game_id
+        await console.handle("/bot")
+        against_computer = console.game_id
+        assert against_computer != hot_seat
+        for command in ("/resign", "/board"):
+            await console.handle(command)
+            assert console.game_id == against_computer, command
+        await console.handle("/abort")  # at once against the computer
+        assert (await storage.get_game(against_computer)).status is GameStatus.ABORTED
+        assert (await storage.get_game(hot_seat)).status is GameStatus.ACTIVE
+        # With the game on screen over, a command finds the game still going.
+        await console.handle("/board")
+        assert console.game_id == hot_seat
+    finally:
+        await storage.close()

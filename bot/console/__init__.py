@@ -138,7 +138,9 @@ class ConsoleAdapter:
                 sides = (PLAYERS[0].name, PLAYERS[1].name)
                 views = await self.service.hot_seat(PLAYERS[0], PLACE, name, args, sides=sides)
             else:
-                views = await self.service.command(actor, PLACE, name, args)
+                views = await self.service.command(
+                    actor, PLACE, name, args, reply_to_game=await self._on_screen()
+                )
                 if spec is not None and spec.name == "abort":
                     views += await self._other_agrees(actor)
         else:
@@ -156,6 +158,18 @@ class ConsoleAdapter:
                     self.tell(t("Web board for {name}: {url}", name=name, url=url), lang)
                 else:
                     self.tell(t("Web board to watch: {url}", url=url), lang)
+
+    async def _on_screen(self) -> int | None:
+        """The game whose board was printed last while it goes on: a command acts on it, as
+        a chat's command replying to that board does (the keyboard may hold several games,
+        and the service's own choice could be an older one). None once it is over: the
+        service then finds the player's game still going, or the last one finished."""
+        if self.game_id is None:
+            return None
+        record = await self.service.game_record(self.game_id)
+        if record is None or record.status is not GameStatus.ACTIVE:
+            return None
+        return self.game_id
 
     async def _other_agrees(self, actor: Actor) -> list[View]:
         """A hot-seat game started by an earlier version has the two local players in its
