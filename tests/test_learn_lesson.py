@@ -69,6 +69,16 @@ def test_home_and_the_first_checkers_off_T6_T7() -> None:
     assert L.OFF_THEM in topics(L.moments(game, 1))  # seat 1 has none off yet
 
 
+def test_home_is_told_before_the_first_checker_off_of_the_same_turn_T6() -> None:
+    """T-6: a turn that brings the last checker home and bears one off tells "all home: now
+    bear off" first and then "your first checker is off" (it told them the other way
+    round, the bear-off explained after it was done)."""
+    game = on_roll(TAVLA, {8: 1, 6: 2, 5: 3, 4: 3, 3: 3, 2: 2, 1: 1}, {18: 2, 13: 5, 8: 3, 7: 5})
+    game.roll(0, FixedDice([(3, 1)]))
+    game.move_text(0, "8/5 1/off")
+    assert topics(L.moments(game, 0, {L.MOVE, L.ROLL})) == [L.HOME, L.OFF_YOU]
+
+
 def test_five_points_in_a_row_in_uzun_U6() -> None:
     """U-6: five points in a row are one short of a block; four are not yet."""
     theirs = {24: 15}

@@ -41,7 +41,9 @@ MOVE = "move"
 END = "end"
 
 #: The order the moments are told in: what happened, where things stand, what to do now.
-ORDER = (HIT, HIT_YOU, DANCE, DANCE_THEM, STUCK, OFF_YOU, OFF_THEM, BLOCK, HOME)
+#: Being home comes before the first checker off: one turn may do both, and the bear-off is
+#: explained before what it led to.
+ORDER = (HIT, HIT_YOU, DANCE, DANCE_THEM, STUCK, HOME, OFF_YOU, OFF_THEM, BLOCK)
 NOW = (DOUBLED, ROLL, MOVE)
 
 
