@@ -493,6 +493,16 @@ class Turn:
             arrived.add(leg.dest)
         return self._explain(legs[0]) if legs else IllegalPlayError("Illegal move")
 
+    @staticmethod
+    def _no_die(leg: Leg, dice: Sequence[int]) -> IllegalPlayError:
+        """No die left fits ``leg``: named with the move and the dice still to play (another
+        move of the same turn may well fit the dice the player has in mind)."""
+        move = f"{point_name(leg.source)}/{point_name(leg.dest)}"
+        left = " ".join(map(str, sorted(dice, reverse=True)))
+        return IllegalPlayError(
+            f"No die left ({left}) fits {move}", ErrorCode.NO_DIE, move=move, dice=left
+        )
+
     def _explain(self, leg: Leg) -> IllegalPlayError:
         """Why the checker move ``leg`` cannot be made now: the first rule it breaks."""
         gen = self._gen
@@ -533,15 +543,9 @@ class Turn:
                     ErrorCode.BEAR_OFF_NOT_HOME,
                 )
             if max(dice) < distance and distance not in sums:
-                return IllegalPlayError(
-                    f"No die lets that checker bear off from {where}", ErrorCode.NO_DIE, point=where
-                )
+                return self._no_die(leg, dice)
         elif distance not in sums:
-            return IllegalPlayError(
-                f"No die of {'-'.join(map(str, self.dice))} moves {distance} pips",
-                ErrorCode.NO_DIE,
-                distance=distance,
-            )
+            return self._no_die(leg, dice)
         if dest != OFF:
             n = opp[self.variant.opposite[dest]]
             if n >= 2 or (n == 1 and not self.variant.hitting):

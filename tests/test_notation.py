@@ -447,3 +447,24 @@ def test_notation_round_trip_tavla(drawn, roll) -> None:
 def test_notation_round_trip_uzun(drawn, roll) -> None:
     variant, position, first_turn = drawn
     assert_round_trip(variant, position, roll, first_turn)
+
+
+@pytest.mark.parametrize(
+    ("dice", "text", "said"),
+    [
+        # 13/8 takes the 5: it is 6/5 that no die left fits.
+        ((5, 3), "13/8 6/5", "None of the dice left to play (3) fits 6/5."),
+        ((6, 5), "13/8(2)", "None of the dice left to play (6) fits 13/8."),
+        ((5, 3), "24/20", "None of the dice left to play (5 3) fits 24/20."),
+    ],
+)
+def test_a_move_no_die_fits_is_named_with_the_dice_left(dice, text, said) -> None:
+    """A player told "None of your dice fits that move" for ``13/8 6/5`` with 5-3 read it as
+    false (the 5 fits 13/8): the answer names the move no die fits and the dice left."""
+    from bot.i18n import translate
+    from bot.service.errors import error_text
+
+    with pytest.raises(IllegalPlayError) as error:
+        Turn(TAVLA, START, dice).apply_text(text)
+    assert error.value.code == "no_die"
+    assert translate(error_text(error.value), "en") == said

@@ -41,7 +41,7 @@ MESSAGES: dict[ErrorCode, Text] = {
     ErrorCode.NO_CHECKER_ON_BAR: t("You have no checker on the bar."),
     ErrorCode.NO_BAR: t("Uzun Tavla has no bar: no checker is ever hit."),
     ErrorCode.OPPONENTS_CHECKER: t("The checkers on {point} are your opponent's, not yours."),
-    ErrorCode.NO_DIE: t("None of your dice fits that move."),
+    ErrorCode.NO_DIE: t("None of the dice left to play ({dice}) fits {move}."),
     ErrorCode.BLOCKED: t("Point {point} is closed: your opponent holds it."),
     ErrorCode.BEAR_OFF_NOT_HOME: t(
         "You can bear off only when all your checkers are in your home board."
