@@ -191,3 +191,21 @@ async def test_a_declined_resignation_is_not_told_under_the_finished_board(env):
     accepted = await service.press(ALI, HOME, find(board(offered), A.RESIGN_ACCEPT))
     assert "Ali resigned a single game: Veli wins 1 point." in text_of(accepted)
     assert "play goes on" not in text_of(accepted)
+
+
+async def test_text_at_a_roll_or_a_double_says_what_the_game_waits_for(env):
+    """T-8: a move typed when the player may double before rolling is told both choices (it
+    was told only to roll, as if doubling were not allowed); one typed when facing a double
+    is told to take or pass (it said "That can't be done right now")."""
+    service, _ = env
+    game_id = await start(service, "3")
+    _, game = await game_of(service, game_id)
+    await play_until_seat(service, game_id, 1 - game.awaiting)
+    _, game = await game_of(service, game_id)
+    assert game.phase is Phase.ROLL and game.may_double(game.awaiting)
+    said = text_of(await service.text(ALI, HOME, "13/8 6/5"))
+    assert said == "Roll the dice first, or double: press 🎲 Roll or Double to 2."
+    (view,) = [v for v in await service.command(ALI, HOME, "board", "") if v.buttons]
+    await service.press(ALI, HOME, find(view, A.DOUBLE))
+    said = text_of(await service.text(ALI, HOME, "13/8 6/5"))
+    assert said == "Your opponent doubled to 2: take or pass first."

@@ -211,7 +211,21 @@ class Play:
         seat = seat_of(record, user, ctx.game)
         game = ctx.game
         if game.phase is Phase.ROLL and seat == game.awaiting:
+            if game.may_double(seat):  # T-8: doubling comes before the roll
+                raise UserFacingError(
+                    t(
+                        "Roll the dice first, or double: press 🎲 Roll or Double to {value}.",
+                        value=game.cube_value * 2,
+                    )
+                )
             raise UserFacingError(t("Roll the dice first."))
+        if game.phase is Phase.DOUBLED and seat == game.awaiting:
+            raise UserFacingError(
+                t(
+                    "Your opponent doubled to {value}: take or pass first.",
+                    value=game.cube_value * 2,
+                )
+            )
         try:
             game.move_text(seat, text)
         except NotationError:
