@@ -202,7 +202,8 @@ async def test_text_at_a_roll_or_a_double_says_what_the_game_waits_for(env):
     _, game = await game_of(service, game_id)
     await play_until_seat(service, game_id, 1 - game.awaiting)
     _, game = await game_of(service, game_id)
-    assert game.phase is Phase.ROLL and game.may_double(game.awaiting)
+    assert game.phase is Phase.ROLL
+    assert game.may_double(game.awaiting)
     said = text_of(await service.text(ALI, HOME, "13/8 6/5"))
     assert said == "Roll the dice first, or double: press 🎲 Roll or Double to 2."
     (view,) = [v for v in await service.command(ALI, HOME, "board", "") if v.buttons]
