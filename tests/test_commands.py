@@ -125,7 +125,10 @@ _FILL_INS = {
     "ru",
 }
 #: Choices in English that a reader of another language has words of their own for.
-_ENGLISH_CHOICES = {"turkish", "fast", "daily", "pool", "knockout", "roundrobin", "swiss"}
+_ENGLISH_CHOICES = {
+    *("turkish", "fast", "daily", "pool", "knockout", "roundrobin", "swiss"),
+    *("gammon", "backgammon"),  # mars and katmerli mars (rules.md T-7)
+}
 
 
 def _choices(help_text: str) -> set[str]:
@@ -166,3 +169,21 @@ async def test_every_choice_the_help_shows_is_a_word_the_commands_take(service, 
         assert all(re.fullmatch(r"[а-яё]+", word) for word in shown), shown
     if lang == "tr":
         assert not shown & _ENGLISH_CHOICES, shown & _ENGLISH_CHOICES
+
+
+@pytest.mark.parametrize("words", ["katmerli", "katmerli mars", "KATMERLI"])
+async def test_a_backgammon_is_resigned_in_turkish_words_t9(tmp_path, words):
+    """T-7, T-9: Turkish players call a backgammon "katmerli mars" (rules.md names the
+    word); ``/resign katmerli`` was refused as a word the bot did not know."""
+    from tests.test_hot_seat import ALI as HOT_SEAT_ALI
+    from tests.test_hot_seat import HOME, SIDES
+
+    storage = SqliteStorage(str(tmp_path / "k.db"))
+    await storage.open()
+    try:
+        service = make_service(storage, burst_actions=10**6, render_images=False)
+        await service.hot_seat(HOT_SEAT_ALI, HOME, "tavla", "", sides=SIDES)
+        asked = text_of(await service.command(HOT_SEAT_ALI, HOME, "resign", words))
+        assert "resign a backgammon?" in asked
+    finally:
+        await storage.close()

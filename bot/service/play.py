@@ -26,7 +26,7 @@ from .store import ActionContext, GameStore, alone, nobody_to_agree, picture_sta
 from .tournaments import Tournaments
 from .tutor import Tutor, anyway_action
 from .views import MessageRef, View
-from .words import RESIGN_LEVELS
+from .words import RESIGN_LEVELS, joined
 
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
 BOARD_JUST_CHANGED = t("The board has just changed: look again.")
@@ -274,7 +274,7 @@ class Play:
     ) -> list[View]:
         """``/resign [gammon|backgammon]``: the board asks the player to confirm the resignation
         (one press offers it)."""
-        words = args.split()
+        words = joined(args)
         kind = RESIGN_LEVELS.get(words[0].casefold()) if words else ResultKind.SINGLE
         if kind is None or len(words) > 1:
             raise UserFacingError(unknown_argument("resign", words[-1]))

@@ -49,8 +49,26 @@ RESIGN_LEVELS: dict[str, ResultKind] = {
     "марс": ResultKind.GAMMON,
     "3": ResultKind.BACKGAMMON,
     "backgammon": ResultKind.BACKGAMMON,
+    "katmerli": ResultKind.BACKGAMMON,
     "кокс": ResultKind.BACKGAMMON,
 }
+#: Two words that name one choice: a Turkish backgammon is "katmerli mars" (rules.md T-7),
+#: not a backgammon and a gammon at once.
+PHRASES: dict[tuple[str, str], str] = {("katmerli", "mars"): "katmerli"}
+
+
+def joined(text: str) -> list[str]:
+    """The words of ``text``, each of :data:`PHRASES` as its one word."""
+    words = text.split()
+    out: list[str] = []
+    for word in words:
+        if out and (out[-1].casefold(), word.casefold()) in PHRASES:
+            out[-1] = PHRASES[out[-1].casefold(), word.casefold()]
+        else:
+            out.append(word)
+    return out
+
+
 #: What Telegram's start links carry after ``/start`` (``t.me/<bot>?start=tavla``).
 START_LINKS = frozenset({"tavla", "uzun"})
 
@@ -102,7 +120,7 @@ def clash(text: str) -> tuple[str, str] | None:
     turkish``, ``3 5``, ``expert master``), or None: a command must not quietly take the
     last one. Two spellings of one choice (``uzun nardy``) are no clash."""
     chosen: dict[str, tuple[str, str]] = {}
-    for word in text.split():
+    for word in joined(text):
         found = meaning(word)
         if found is None:
             continue
