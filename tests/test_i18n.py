@@ -155,17 +155,40 @@ def test_translations_format_cleanly(lang):
 def test_turkish_hangs_no_suffix_on_a_placeholder():
     """A Turkish suffix follows the sound of the word before it (%12'si, %40'ı, %5'i), which
     a catalogue cannot know for a number or a name filled in later: "%{percent}'i" read
-    "%12'i" under a puzzle's answer."""
+    "%12'i" under a puzzle's answer, and "{hour}:00'da" read "20:00'da" (yirmide)."""
     import re
 
     po = read(LOCALE_DIR / "tr" / "LC_MESSAGES" / "messages.po", locale="tr")
-    suffixed = re.compile(r"\}['’][a-zçğıöşü]")
+    suffixed = re.compile(r"\}[^\s'’]*['’][a-zçğıöşü]")  # {n}'si, {hour}:00'da
     wrong = [
         key(m.id)
         for m in po
         if m.id and m.string and any(suffixed.search(s) for s in forms(m.string))
     ]
     assert not wrong, wrong
+
+
+async def test_turkish_settings_speak_to_the_player_as_sen(tmp_path):
+    """The bot says "sen" to a player everywhere ("Sıra sende"); /settings said "siz"
+    ("Ayarlarınız", "yazın"), beside "sen" on the same screen."""
+    import re
+
+    from bot.service.service import Actor, Place
+    from bot.storage.sqlite import SqliteStorage
+    from tests.factory import make_service
+
+    storage = SqliteStorage(str(tmp_path / "s.db"))
+    await storage.open()
+    try:
+        service = make_service(storage, render_images=False)
+        ayse = Actor("test", "7", "Ayşe", "ayse", "tr")
+        views = await service.command(ayse, Place("test", "7", private=True), "settings", "")
+        text = "\n".join(translate(line, "tr") for v in views for line in v.lines)
+        assert "Ayarların" in text
+        formal = re.findall(r"\w+(?:ınız|iniz|unuz|ünüz|sınız|siniz)\b|\bsiz\w*", text)
+        assert not formal, formal
+    finally:
+        await storage.close()
 
 
 @pytest.mark.parametrize(
