@@ -57,6 +57,15 @@ def _player_lines(view: BoardView, color: str) -> tuple[str, str]:
     return name, "  ".join(facts)
 
 
+def _bar_word(view: BoardView) -> str:
+    """The middle strip's three letters: the bar in the board's language where the word
+    fits (БАР), BAR where it does not; blank in Uzun Tavla, which has no bar (U-3)."""
+    if not view.variant.hitting:
+        return "   "
+    word = view.label("bar").upper()
+    return word if len(word) == 3 else "BAR"
+
+
 def render_text(view: BoardView) -> str:
     """The board of ``view`` as lines of text (no trailing newline)."""
     board = view.points()
@@ -81,7 +90,7 @@ def render_text(view: BoardView) -> str:
     lines = [numbers(top_points), frame]
     # The upper half grows down from the frame; the bar's upper half holds the viewer's.
     lines += [row(top_points, r, upper=True) for r in range(ROWS)]
-    lines.append("|" + " " * 18 + "|BAR|" + " " * 18 + "|")
+    lines.append("|" + " " * 18 + "|" + _bar_word(view) + "|" + " " * 18 + "|")
     lines += [row(bottom_points, r, upper=False) for r in reversed(range(ROWS))]
     lines += [frame, numbers(bottom_points)]
 

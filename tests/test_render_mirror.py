@@ -268,3 +268,23 @@ def test_text_board_is_mirrored_too(board: str) -> None:
     for i in (0, 14):  # the point numbers above and below the board
         assert text_left[i][:43].split() == text_right[i][:43].split()[::-1]
     assert text_left[14][:43].split() == [str(p) for p in range(1, 13)]
+
+
+def test_the_text_boards_bar_is_named_in_the_boards_language_and_uzun_has_none() -> None:
+    """The middle of the text board said "BAR" in Latin letters to a Russian reader, and in
+    Uzun Tavla, where nothing is ever hit and there is no bar (U-3)."""
+    from bot.service.presenter import picture_labels
+
+    def middle(name: str, lang: str) -> str:
+        variant = variant_by_name(name)
+        view = BoardView.from_position(
+            variant, variant.start_position(), WHITE, labels=picture_labels(lang)
+        )
+        from renderers.text import ROWS
+
+        return render_text(view).splitlines()[2 + ROWS][19:24]  # numbers, frame, upper half
+
+    assert middle("tavla", "en") == "|BAR|"
+    assert middle("tavla", "ru") == "|БАР|"
+    assert middle("turkish", "tr") == "|BAR|"  # "kırık" does not fit: Turkish says bar too
+    assert middle("uzun", "ru") == "|   |"
