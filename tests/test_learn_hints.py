@@ -216,3 +216,19 @@ def test_judge_cube_is_pure() -> None:
     assert judge_cube(hint, "double") is None
     assert judge_cube(hint, "no double", threshold=0.5) is None
     assert judge_cube(hint, "no double").percent == 14
+
+
+def test_the_best_plays_picture_of_a_double_shows_all_four_dice_played() -> None:
+    """The 💡 picture shows the board after the best play: of a double's four dice it drew
+    two as played and two as still to play."""
+    from bot.service.hints import Hints
+    from core.learn import play_hint
+
+    tavla = variant_by_name("tavla")
+    match = Match(tavla, length=1)
+    match.start_game(FixedDice([6, 5]))
+    hint = play_hint(tavla, tavla.start_position(), (4, 4))
+    assert hint is not None
+    view = Hints._ghost_view(match, ("Ali", "Veli"), match.game.turn, hint, "en")
+    assert len(view.dice) in (2, 4)
+    assert all(view.die_used(i) for i in range(4))

@@ -216,7 +216,7 @@ class Hints:
             best.after,
             mover_color=colour,
             dice=larger_first(hint.dice),
-            dice_used=(True, True),
+            dice_used=(True,) * 4,  # the whole roll is played: a double's four dice too
             last_play=best.steps,
             last_play_color=colour,
             cube_value=game.cube_value if game.variant.cube else None,
