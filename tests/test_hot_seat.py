@@ -210,3 +210,19 @@ async def test_text_at_a_roll_or_a_double_says_what_the_game_waits_for(env):
     await service.press(ALI, HOME, find(view, A.DOUBLE))
     said = text_of(await service.text(ALI, HOME, "13/8 6/5"))
     assert said == "Your opponent doubled to 2: take or pass first."
+
+
+async def test_a_matchs_seed_is_said_to_come_when_the_match_ends(env):
+    """Fair dice: a match's games share one seed, revealed when the match ends. The opening
+    said "when the game ends", and /dice after the first game of a match said the same,
+    though that game was over and no seed came."""
+    service, _ = env
+    views = await service.hot_seat(ALI, HOME, "tavla", "3", sides=SIDES)
+    assert "SHA-256 of this match's secret seed" in text_of(views)
+    assert "revealed when the match ends" in text_of(views)
+    offered = await offer(service)
+    await service.press(ALI, HOME, find(board(offered), A.RESIGN_ACCEPT))
+    said = text_of(await service.command(ALI, HOME, "dice", ""))
+    assert "The seed is revealed when the match ends." in said
+    single = await service.hot_seat(ALI, HOME, "tavla", "", sides=SIDES)
+    assert "SHA-256 of this game's secret seed" in text_of(single)

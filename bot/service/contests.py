@@ -122,14 +122,22 @@ class Contests:
         """The first views of a contest opened by :meth:`open`: the dice's seal and the board."""
         record = ctx.record
         board = await self.boards.board(ctx, chat, edit=False)
+        # A match's games share one seed: it is revealed when the match ends, not the game.
+        sealed = (
+            t(
+                "The dice are sealed: SHA-256 of this match's secret seed is {c}. /dice shows "
+                "it; the seed is revealed when the match ends.",
+                c=ctx.dice.commitment,
+            )
+            if ctx.match.length > 1
+            else t(
+                "The dice are sealed: SHA-256 of this game's secret seed is {c}. /dice shows it; "
+                "the seed is revealed when the game ends.",
+                c=ctx.dice.commitment,
+            )
+        )
         intro = View(
-            [
-                t(
-                    "The dice are sealed: SHA-256 of this game's secret seed is {c}. /dice shows it; "
-                    "the seed is revealed when the game ends.",
-                    c=ctx.dice.commitment,
-                )
-            ],
+            [sealed],
             lang=language(user, chat, private=False),
             game_id=record.id,
             replace_pressed=not new,  # an accepted challenge becomes the game's first line

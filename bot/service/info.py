@@ -317,7 +317,10 @@ class Info:
                 )
             )
         else:
-            lines.append(t("The seed is revealed when the game ends."))
+            if Match.from_dict(record.match or {}).length > 1:
+                lines.append(t("The seed is revealed when the match ends."))
+            else:
+                lines.append(t("The seed is revealed when the game ends."))
         return [View(lines, lang=language(user, chat))]
 
     async def _latest_game(self, user: User, chat: Chat, game_id: int | None) -> GameRecord:
