@@ -233,3 +233,22 @@ async def test_learn_takes_a_game_word_only_and_one_game_at_a_time(env) -> None:
     assert again[0].notice
     assert "already have a game against the computer" in text_of(again)
     assert not any("Your first game" in text_of([v]) for v in again)
+
+
+@pytest.mark.parametrize(
+    ("variant", "rules"),
+    [("tavla", "/rules"), ("turkish", "/rules turkish"), ("uzun", "/rules uzun")],
+)
+def test_the_end_of_a_first_game_points_to_its_own_rules(variant, rules) -> None:
+    """After ``/learn turkish`` the closing note sent the player to ``/rules``: the cube
+    game's rules, with backgammons worth 3, which Turkish tavla does not have."""
+    from bot.service.lessons import _lines
+    from core.dice import FixedDice
+    from core.game import Game
+    from core.learn import lesson as L
+    from core.variants import variant_by_name
+
+    game = Game.new(variant_by_name(variant), FixedDice([6, 5]))
+    said = [translate(line, "en") for line in _lines(game, variant, 0, L.Moment(L.END), None, None)]
+    (end,) = said
+    assert end.endswith(f"and {rules} has the whole rule book.")

@@ -262,7 +262,7 @@ def _lines(
                 bot=f"/bot{kind}",
                 puzzle=f"/puzzle{kind}",
                 play=f"/play{kind}",
-                rules="/rules uzun" if variant == "uzun" else "/rules",
+                rules=f"/rules{kind}",  # Turkish tavla's own: /rules is the cube game's
             )
         ]
     return []
