@@ -187,3 +187,13 @@ async def test_a_backgammon_is_resigned_in_turkish_words_t9(tmp_path, words):
         assert "resign a backgammon?" in asked
     finally:
         await storage.close()
+
+
+async def test_a_huge_unknown_word_is_not_echoed_whole(service):
+    """A bad argument is quoted back; a word thousands of characters long filled the whole
+    answer (and a chat message's limit) with it, hiding the usage line."""
+    said = text_of(await service.command(ALI, GROUP, "resign", "x" * 5000))
+    assert len(said) < 300
+    assert "“" + "x" * 30 in said
+    assert "…”" in said
+    assert "/resign" in said  # the usage is still there

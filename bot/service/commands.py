@@ -258,11 +258,20 @@ def all_names() -> Iterator[str]:
     return iter(_BY_NAME)
 
 
+#: The most of a word an answer quotes back: a longer one would hide the usage after it.
+QUOTED = 40
+
+
+def quoted(word: str) -> str:
+    """``word`` as an answer quotes it: cut short with … when it is long."""
+    return word if len(word) <= QUOTED else word[:QUOTED] + "…"
+
+
 def unknown_argument(command: Command | str, word: str) -> Text:
     """The answer to an argument ``command`` does not take: the word and the usage."""
     spec = find_command(command) if isinstance(command, str) else command
     assert spec is not None, command
-    return t("I didn't understand “{word}”. {usage}", word=word, usage=spec.usage_line)
+    return t("I didn't understand “{word}”. {usage}", word=quoted(word), usage=spec.usage_line)
 
 
 def clashing_arguments(command: Command | str, first: str, second: str) -> Text:
@@ -272,8 +281,8 @@ def clashing_arguments(command: Command | str, first: str, second: str) -> Text:
     assert spec is not None, command
     return t(
         "Choose one: “{first}” or “{second}”. {usage}",
-        first=first,
-        second=second,
+        first=quoted(first),
+        second=quoted(second),
         usage=spec.usage_line,
     )
 
