@@ -197,3 +197,24 @@ async def test_a_huge_unknown_word_is_not_echoed_whole(service):
     assert "“" + "x" * 30 in said
     assert "…”" in said
     assert "/resign" in said  # the usage is still there
+
+
+async def test_rules_without_a_game_word_are_those_of_the_game_being_played(tmp_path):
+    """rules.md variant ``turkish``: a player in a Turkish tavla game typing /rules was shown
+    the cube game's rules (the cube, backgammons worth 3), which read as wrong rules."""
+    from tests.test_hot_seat import ALI as HOT_SEAT_ALI
+    from tests.test_hot_seat import HOME, SIDES
+
+    storage = SqliteStorage(str(tmp_path / "r.db"))
+    await storage.open()
+    try:
+        service = make_service(storage, burst_actions=10**6, render_images=False)
+        plain = text_of(await service.command(HOT_SEAT_ALI, HOME, "rules", ""))
+        assert plain.startswith("Tavla:")
+        await service.hot_seat(HOT_SEAT_ALI, HOME, "tavla", "turkish", sides=SIDES)
+        text = text_of(await service.command(HOT_SEAT_ALI, HOME, "rules", ""))
+        assert text.startswith("Turkish tavla:")
+        asked = text_of(await service.command(HOT_SEAT_ALI, HOME, "rules", "uzun"))
+        assert asked.startswith("Uzun Tavla:")  # a game named is the one told
+    finally:
+        await storage.close()

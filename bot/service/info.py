@@ -126,11 +126,35 @@ class Info:
         ]
         return [View(lines, lang=language(user, chat))]
 
-    async def rules(self, *, user: User, chat: Chat, args: str = "", **_: Any) -> list[View]:
+    async def rules(
+        self,
+        *,
+        user: User,
+        chat: Chat,
+        args: str = "",
+        reply_to_game: int | None = None,
+        **_: Any,
+    ) -> list[View]:
         """``/rules [turkish|uzun]``: the rules of a game in brief (any spelling of its name
-        the commands take: ``/rules нарды``)."""
-        kind = kind_of(args.strip()) or "tavla"
+        the commands take: ``/rules нарды``); without one, those of the game the player is
+        playing here (a Turkish tavla player is not shown the cube game's), else Tavla's."""
+        kind = kind_of(args.strip()) or await self._kind_played(user, chat, reply_to_game)
         return [View(list(RULES[kind]), lang=language(user, chat))]
+
+    async def _kind_played(self, user: User, chat: Chat, game_id: int | None) -> str:
+        """The kind of the player's game going on here (the one replied to first), else
+        ``tavla``."""
+        games = [
+            g
+            for g in await self.storage.games_in_chat(
+                chat.platform, chat.chat_id, (GameStatus.ACTIVE,)
+            )
+            if user.id in g.seats and g.match is not None
+        ]
+        if not games:
+            return "tavla"
+        chosen = next((g for g in games if g.id == game_id), max(games, key=lambda g: g.updated))
+        return Match.from_dict(chosen.match or {}).variant.name
 
     async def set_lang(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
