@@ -50,11 +50,10 @@ def _mean_ci(values: list[int]) -> tuple[float, float]:
 
 
 def _play_games(
-    args: argparse.Namespace, games: list[int], label: str = ""
+    args: argparse.Namespace, games: list[int]
 ) -> list[tuple[int, int, list[float], list[float]]]:
     """Plays games ``games`` (by number: the dice and seats depend on it alone): for each,
-    the number, A's signed points, and A's and B's decision times. ``label`` starts the
-    progress lines (a worker's number)."""
+    the number, A's signed points, and A's and B's decision times."""
     variant = variant_by_name(args.variant)
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     net_a = Network.load(args.a_weights) if args.a_weights else None
@@ -70,11 +69,16 @@ def _play_games(
         points = record.points if record.winner == a_seat else -record.points
         out.append((g, points, record.times[a_seat], record.times[1 - a_seat]))
         if args.progress and len(out) % args.progress == 0:
-            n = len(out)
-            mean, ci = _mean_ci([r[1] for r in out])
-            wins = sum(r[1] > 0 for r in out)
-            print(f"{label}{n} games: ppg={mean:+.3f} ± {ci:.3f} win={wins / n:.3f}", flush=True)
+            _print_progress(out)
     return out
+
+
+def _print_progress(played: list[tuple[int, int, list[float], list[float]]]) -> None:
+    """The running score of the games ``played`` so far."""
+    n = len(played)
+    mean, ci = _mean_ci([r[1] for r in played])
+    wins = sum(r[1] > 0 for r in played)
+    print(f"{n} games: ppg={mean:+.3f} ± {ci:.3f} win={wins / n:.3f}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,12 +115,17 @@ def main(argv: list[str] | None = None) -> int:
     start = time.time()
     games = range(args.games)
     if args.jobs > 1:
-        # Whole pairs (same dice, seats swapped) to each worker, in game order.
-        parts = [[g for g in games if (g // 2) % args.jobs == j] for j in range(args.jobs)]
+        # Blocks of whole pairs (same dice, seats swapped) to the workers, in game order;
+        # the running score is printed here, over every game of the blocks finished.
+        size = 2 * max(1, (args.progress or 100) // 2)
+        parts = [list(games[i : i + size]) for i in range(0, args.games, size)]
+        quiet = argparse.Namespace(**{**vars(args), "progress": 0})
+        played = []
         with ProcessPoolExecutor(args.jobs) as pool:
-            labels = [f"worker {j}: " for j in range(args.jobs)]
-            runs = pool.map(_play_games, [args] * args.jobs, parts, labels)
-            played = [r for part in runs for r in part]
+            for part in pool.map(_play_games, [quiet] * len(parts), parts):
+                played += part
+                if args.progress:
+                    _print_progress(played)
         played.sort(key=lambda r: r[0])
     else:
         played = _play_games(args, list(games))
