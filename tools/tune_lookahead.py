@@ -37,21 +37,25 @@ from core.ai.network import equity  # noqa: E402
 from core.ai.sim import play_game  # noqa: E402
 from core.dice import RandomDice  # noqa: E402
 from core.position import CHECKERS, OFF  # noqa: E402
-from core.variants import variant_by_name  # noqa: E402
+from core.variants import Variant, variant_by_name  # noqa: E402
 
 UZUN = variant_by_name("uzun")
 
 
-def _value(outs: np.ndarray) -> np.ndarray:
-    return equity(outs, True, False)
+def _value(outs: np.ndarray, variant: Variant = UZUN) -> np.ndarray:
+    return equity(outs, True, variant.backgammons)
 
 
-def two_ply(net: Any, answer: Replies, full: bool) -> tuple[float, int]:
+def two_ply(net: Any, answer: Replies, full: bool, variant: Variant = UZUN) -> tuple[float, int]:
     """(value, boards evaluated) two rolls deep: all 21 of the mover's rolls after each
     answer (``full``) or a third of them, by ``core.ai.lookahead.two_ply_values``."""
     sizes: list[int] = []
-    (value,) = two_ply_values(net, UZUN, [answer], _value, float, full=full, sizes=sizes)
-    return value, sizes[0]
+
+    def value(outs: np.ndarray) -> np.ndarray:
+        return _value(outs, variant)
+
+    (got,) = two_ply_values(net, variant, [answer], value, float, full=full, sizes=sizes)
+    return got, sizes[0]
 
 
 def collect(seed: int, games: int, out: Path) -> None:
