@@ -431,6 +431,37 @@ def test_chat_settings_store_only_changes_and_ignore_unknown_keys():
 # --- games and events --------------------------------------------------------------------
 
 
+async def test_a_game_reads_with_its_players_and_chat_as_each_read_alone(storage: Storage, players):
+    """One query for what a web action needs: the game, its seats' users, its chat."""
+    ali, veli = players
+    await storage.get_chat("telegram", "-100", "Kahvehane")
+    await storage.set_chat_lang("telegram", "-100", "tr")
+    await storage.set_chat_prefs("telegram", "-100", ChatPrefs(auto_analysis=True))
+    await storage.set_user_prefs(veli.id, PlayerPrefs(home="left"))
+    record = await insert(storage, new_game(ali.id, veli.id))
+    both = await storage.game_with_people(record.id)
+    assert both is not None
+    assert both.game == await storage.get_game(record.id)
+    assert both.users == await storage.get_users([ali.id, veli.id])
+    assert both.chat == await storage.get_chat("telegram", "-100")
+    # The users as read serve an update that changes nothing of them, and no other.
+    assert both.unchanged_user("telegram", "101", "Ali", "ali", "tr") == both.users[ali.id]
+    assert both.unchanged_user("telegram", "101", "Ali", "ali", None) == both.users[ali.id]
+    assert both.unchanged_user("telegram", "102", "Veli Can", None, "en") == both.users[veli.id]
+    assert both.unchanged_user("telegram", "101", "Ali", "ali", "ru") is None
+    assert both.unchanged_user("telegram", "101", "Ali", "ali2", "tr") is None
+    assert both.unchanged_user("telegram", "101", "Ali B", "ali", "tr") is None
+    assert both.unchanged_user("discord", "101", "Ali", "ali", "tr") is None
+    # A challenge's empty seat, in a chat never stored; a game that does not exist.
+    open_seat = await insert(storage, new_game(ali.id, None, chat_id="-200"))
+    alone = await storage.game_with_people(open_seat.id)
+    assert alone is not None
+    assert alone.game == open_seat
+    assert alone.users == {ali.id: ali}
+    assert alone.chat is None
+    assert await storage.game_with_people(open_seat.id + 1) is None
+
+
 async def test_insert_get_and_save_game(storage: Storage, players):
     ali, veli = players
     record = await insert(storage, new_game(ali.id, veli.id))

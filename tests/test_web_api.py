@@ -21,13 +21,13 @@ from bot.web.hub import ChangeHub
 from bot.web.server import WebBoard
 from tests.factory import make_service
 from tests.test_web_auth import TOKEN, signed
-from tests.web_helpers import seats, set_bear_off, start_game
+from tests.web_helpers import ALI, VELI, seats, set_bear_off, start_game
 
 NOW = 1_800_000_000.0
 
 
-def init_data(user_id: int, name: str, **extra: str) -> str:
-    user = json.dumps({"id": user_id, "first_name": name, "language_code": "en"})
+def init_data(user_id: int, name: str, *, lang: str = "en", **extra: str) -> str:
+    user = json.dumps({"id": user_id, "first_name": name, "language_code": lang})
     return "tma " + signed({"user": user, "auth_date": str(int(NOW) - 10), **extra})
 
 
@@ -63,6 +63,13 @@ async def serving(tmp_path, *, render_images: bool = False):
 async def web(tmp_path):
     async with serving(tmp_path) as parts:
         yield parts
+
+
+def as_stored(user_id: str, *, name: str | None = None) -> str:
+    """Launch data of a player (ALI or VELI) with the name and language stored for them
+    (``name``: another name)."""
+    actor = ALI if user_id == ALI.user_id else VELI
+    return init_data(int(user_id), name or actor.name, lang=actor.lang or "en")
 
 
 def auth(value: str) -> dict[str, str]:
@@ -259,7 +266,7 @@ async def open_stream(client, game_id: int, header: str):
 
 async def test_every_open_page_gets_the_new_state_after_a_change(web):
     client, _service, signer, game_id, players = web
-    me = init_data(int(players[0]), "P0")
+    me = as_stored(players[0])
     watcher, watched = await open_stream(client, game_id, "watch " + signer.watch_token(game_id))
     player, played = await open_stream(client, game_id, me)
     first = await asyncio.wait_for(watched(), 2)
@@ -287,28 +294,35 @@ async def test_pages_get_an_action_s_result_without_reading_it_back(web, monkeyp
     action reads its game once and the pages woken by it read nothing (each read was a
     database round trip per action); the answer is the same state as the actor's page's."""
     client, _service, signer, game_id, players = web
-    me = init_data(int(players[0]), "P0")
+    me = as_stored(players[0])
     watcher, watched = await open_stream(client, game_id, "watch " + signer.watch_token(game_id))
     player, played = await open_stream(client, game_id, me)
     first = await asyncio.wait_for(watched(), 2)
     await asyncio.wait_for(played(), 2)
-    reads: list[int] = []
-    real = SqliteStorage.get_game
-
-    async def counted(self, *args):
-        reads.append(1)
-        return await real(self, *args)
-
-    monkeypatch.setattr(SqliteStorage, "get_game", counted)
+    reads = count_reads(monkeypatch)
     answer = await post(client, game_id, auth(me), first["version"], action="roll")
     assert answer["ok"]
     second = await asyncio.wait_for(watched(), 1)
     mine = await asyncio.wait_for(played(), 1)
     assert second["version"] == mine["version"] == answer["state"]["version"]
     assert mine == answer["state"]
-    assert len(reads) == 1
+    assert reads == ["game_with_people"]
     watcher.close()
     player.close()
+
+
+def count_reads(monkeypatch) -> list[str]:
+    """The storage's reads from now on, by name (each one a round trip on PostgreSQL)."""
+    reads: list[str] = []
+    for name in ("get_game", "game_with_people", "get_users", "get_or_create_user", "get_chat"):
+        real = getattr(SqliteStorage, name)
+
+        async def counted(self, *args, _real=real, _name=name, **kwargs):
+            reads.append(_name)
+            return await _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(SqliteStorage, name, counted)
+    return reads
 
 
 async def test_live_updates_need_a_stream_token_of_that_game(web):
@@ -512,26 +526,30 @@ async def test_a_move_by_its_two_points_takes_its_steps_from_the_state_shown(web
     assert len(worked) == (1 if answer["state"]["my_turn"] else 0)
 
 
-async def test_a_web_action_reads_its_game_and_players_once(web, monkeypatch):
-    """An action reads the game and its players once: to check who acts, the service reuses
-    them, and the answer is the action's own result, not read back (each read was a round
-    trip to the database: three of the game, two of the players)."""
-    client, _service, _signer, game_id, players = web
-    me = auth(init_data(int(players[0]), "P0"))
-    state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
-    reads: list[str] = []
-    for name in ("get_game", "get_users"):
-        real = getattr(SqliteStorage, name)
-
-        async def counted(self, *args, real=real, name=name):
-            reads.append(name)
-            return await real(self, *args)
-
-        monkeypatch.setattr(SqliteStorage, name, counted)
-    answer = await post(client, game_id, me, state["version"], action="roll")
-    assert answer["ok"], answer
-    assert answer["state"]["version"] > state["version"]  # the new state, all the same
-    assert sorted(reads) == ["get_game", "get_users"]
+async def test_an_action_reads_its_game_players_and_chat_in_one_read(web, monkeypatch):
+    """An action reads the game, its players and its chat once, together: to check who
+    acts, and the service reuses them; the answer is the action's own result, not read back
+    (each read is a round trip to the database: there were five an action)."""
+    client, service, _signer, game_id, players = web
+    me = as_stored(players[0])
+    state = await (await client.get(f"/api/game/{game_id}", headers=auth(me))).json()
+    reads = count_reads(monkeypatch)
+    answer = await post(client, game_id, auth(me), state["version"], action="roll")
+    assert answer["ok"]
+    assert reads == ["game_with_people"]
+    source, moves = next(iter(answer["state"]["moves"].items()))
+    reads.clear()
+    body = {"from": int(source), "to": moves[0]["to"]}
+    moved = await post(client, game_id, auth(me), answer["state"]["version"], action="move", **body)
+    assert moved["ok"]
+    assert reads == ["game_with_people"]
+    # A player whose name changed since is written anew (and read again as written).
+    reads.clear()
+    renamed = as_stored(players[0], name="Ali Baba")
+    undone = await post(client, game_id, auth(renamed), moved["state"]["version"], action="undo")
+    assert undone["ok"]
+    assert "get_or_create_user" in reads
+    assert (await service.storage.find_user("telegram", players[0])).name == "Ali Baba"
 
 
 async def post(client, game_id: int, header: dict, version: int, **body) -> dict:

@@ -7,11 +7,17 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
+from aiohttp.test_utils import TestClient, TestServer
 
 from bot.service.service import GameService, ServiceSettings
-from bot.storage.postgres import PostgresStorage
+from bot.storage.postgres import PostgresDb, PostgresStorage
+from bot.web.auth import LinkSigner
 from bot.web.hub import CHANNEL, ChangeHub
-from tests.web_helpers import ALI, GROUP, VELI, accept_of
+from bot.web.server import WebBoard
+from tests.factory import make_service
+from tests.test_web_api import NOW, as_stored, auth, post
+from tests.test_web_auth import TOKEN
+from tests.web_helpers import ALI, GROUP, VELI, accept_of, seats, set_bear_off, start_game
 
 
 async def test_a_change_on_one_worker_reaches_pages_on_another(postgres_schema):
@@ -94,3 +100,43 @@ async def test_a_change_told_without_its_version_still_wakes_the_pages(postgres_
     finally:
         await sender.close()
         await receiver.close()
+
+
+async def test_a_web_action_costs_two_statements(postgres_schema, monkeypatch):
+    """On PostgreSQL a player's action on the page reads the game, its players and its
+    chat in one statement and saves in one (there were five round trips an action)."""
+    dsn, schema = postgres_schema
+    hub = ChangeHub()
+    inner = PostgresStorage(dsn, server_settings={"search_path": schema})
+    await inner.open()
+    service = make_service(hub.watch(inner), clock=lambda: NOW, burst_actions=10**6)  # type: ignore[arg-type]
+    board = WebBoard(service, hub, LinkSigner("s"), telegram_token=TOKEN, clock=lambda: NOW)
+    client = TestClient(TestServer(board.app))
+    await client.start_server()
+    try:
+        game_id = await start_game(service)
+        await set_bear_off(service, game_id, turn=0)
+        mover = next(p for p, seat in (await seats(service, game_id)).items() if seat == 0)
+        me = auth(as_stored(mover))
+        state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+        sent: list[str] = []
+        for name in ("fetch", "fetchrow", "fetchval", "execute", "executemany"):
+            real = getattr(PostgresDb, name)
+
+            async def counted(self, sql, *args, _real=real):
+                sent.append(sql)
+                return await _real(self, sql, *args)
+
+            monkeypatch.setattr(PostgresDb, name, counted)
+        answer = await post(client, game_id, me, state["version"], action="roll")
+        assert answer["ok"]
+        assert len(sent) == 2
+        source, moves = next(iter(answer["state"]["moves"].items()))
+        sent.clear()
+        body = {"from": int(source), "to": moves[0]["to"]}
+        moved = await post(client, game_id, me, answer["state"]["version"], action="move", **body)
+        assert moved["ok"]
+        assert len(sent) == 2
+    finally:
+        await client.close()
+        await inner.close()

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.i18n import Text, t
-from bot.storage.base import GameRecord, GameStatus, PlayerPrefs, User
+from bot.storage.base import Chat, GamePeople, GameRecord, GameStatus, PlayerPrefs, User
 from bot.storage.refs import MessageRef
 from renderers.picture import image_extension
 from renderers.text import render_text
@@ -194,6 +194,8 @@ __all__ = [
     "BOARD_HERE",
     "Actor",
     "Button",
+    "Chat",
+    "GamePeople",
     "GameRecord",
     "GameStatus",
     "MessageRef",

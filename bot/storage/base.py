@@ -714,6 +714,54 @@ class Transaction(Protocol):
         ...
 
 
+def name_key(text: str) -> str:
+    """The lookup key of a name or username: no "@", no case."""
+    return text.strip().removeprefix("@").strip().casefold()
+
+
+def user_unchanged(
+    user: User, handle: str, name: str, username: str | None, platform_lang: str | None
+) -> bool:
+    """Whether a stored ``user`` (with its stored ``handle``) already has the name, username
+    and platform language an update brings (None: the language is not told), so that
+    nothing needs writing."""
+    return (
+        user.name == name
+        and handle == name_key(username or name)
+        and (platform_lang is None or user.platform_lang == platform_lang)
+    )
+
+
+@dataclass
+class GamePeople:
+    """A game read together with the people it concerns: the users on its seats (by id; a
+    seat whose user is not found is left out) and its chat (None: not stored yet)."""
+
+    game: GameRecord
+    users: dict[int, User]
+    #: Each user's stored handle (what an update's name or username is compared with).
+    handles: dict[int, str]
+    chat: Chat | None
+
+    def unchanged_user(
+        self,
+        platform: str,
+        platform_id: str,
+        name: str,
+        username: str | None,
+        platform_lang: str | None,
+    ) -> User | None:
+        """The seated user with that platform id, when an update bringing ``name``,
+        ``username`` and ``platform_lang`` changes nothing of it (None: not seated here, or
+        it needs writing)."""
+        for user_id, user in self.users.items():
+            if (user.platform, user.platform_id) == (platform, platform_id):
+                if user_unchanged(user, self.handles[user_id], name, username, platform_lang):
+                    return user
+                return None
+        return None
+
+
 class Storage(Protocol):
     """The database. Every method not inside :meth:`transaction` is its own transaction."""
 
@@ -787,6 +835,11 @@ class Storage(Protocol):
         ...
 
     async def get_game(self, game_id: int) -> GameRecord | None: ...
+
+    async def game_with_people(self, game_id: int) -> GamePeople | None:
+        """The game, the users on its seats and its chat, in one read (None: no such
+        game): a web action needs all three."""
+        ...
 
     async def set_game_message(self, game_id: int, message: MessageRef | None) -> None:
         """Remember where the game's board is shown. This is not a change of the game, so

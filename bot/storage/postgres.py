@@ -49,6 +49,7 @@ import asyncpg
 
 from bot.storage.base import (
     OPEN_STATUSES,
+    GamePeople,
     GameRecord,
     GameStatus,
     StorageError,
@@ -233,10 +234,21 @@ class PostgresStorage(SqlStorage):
     async def get_game(self, game_id: int) -> GameRecord | None:
         """The game; outside a transaction, once this process's writes of its board's
         message under way are done (see :meth:`_recording_board`)."""
+        await self._board_recorded(game_id)
+        return await super().get_game(game_id)
+
+    async def game_with_people(self, game_id: int) -> GamePeople | None:
+        """As :meth:`get_game`: once this process's writes of its board's message under way
+        are done."""
+        await self._board_recorded(game_id)
+        return await super().game_with_people(game_id)
+
+    async def _board_recorded(self, game_id: int) -> None:
+        """Outside a transaction: wait for this process's writes of the game's board message
+        under way."""
         if self._current_transaction() is None:
             for done in list(self._recordings.get(game_id, ())):
                 await done.wait()
-        return await super().get_game(game_id)
 
     async def games_in_chat(
         self, platform: str, chat_id: str, statuses: tuple[GameStatus, ...] = OPEN_STATUSES

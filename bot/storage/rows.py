@@ -25,6 +25,7 @@ from bot.storage.base import (
     TournamentRecord,
     TournamentStatus,
     User,
+    name_key,
 )
 from bot.storage.refs import MessageRef
 
@@ -84,9 +85,30 @@ def stored_message(ref: MessageRef | None) -> str | None:
     return None if ref is None else dumps(ref.to_stored())
 
 
-def name_key(text: str) -> str:
-    """The lookup key of a name or username: no "@", no case."""
-    return text.strip().removeprefix("@").strip().casefold()
+class Prefixed:
+    """One table's columns in a joined row, each named with ``prefix`` (``u0_name``): read
+    by the column's own name, as a row of that table."""
+
+    __slots__ = ("prefix", "row")
+
+    def __init__(self, row: Row, prefix: str) -> None:
+        self.row = row
+        self.prefix = prefix
+
+    def __getitem__(self, key: str, /) -> Any:
+        return self.row[self.prefix + key]
+
+
+def prefixed_columns(alias: str, names: Iterable[str]) -> str:
+    """``u0.name AS u0_name, …``: the columns ``names`` of the table ``alias``, prefixed so
+    that several tables' columns share one row (see :class:`Prefixed`)."""
+    return ", ".join(f"{alias}.{name} AS {alias}_{name}" for name in names)
+
+
+#: The columns read of a user beside a game (its fields, and the handle that
+#: :func:`user_unchanged` compares), and of a chat.
+USER_COLUMNS = (*(f.name for f in dataclasses.fields(User) if f.init), "handle")
+CHAT_COLUMNS = tuple(f.name for f in dataclasses.fields(Chat) if f.init)
 
 
 def status_values(statuses: Iterable[GameStatus | str]) -> list[str]:
@@ -255,6 +277,7 @@ def _from_row(cls: type[_Record], row: Row, **converted: Any) -> _Record:
 
 
 __all__ = [
+    "CHAT_COLUMNS",
     "COMPUTER_NAME",
     "COMPUTER_PLATFORM_ID",
     "GAME_ASSIGNMENTS",
@@ -263,7 +286,9 @@ __all__ = [
     "TOURNAMENT_ASSIGNMENTS",
     "TOURNAMENT_COLUMNS",
     "TOURNAMENT_FIELDS",
+    "USER_COLUMNS",
     "Db",
+    "Prefixed",
     "Row",
     "chat_from_row",
     "dumps",
@@ -273,6 +298,7 @@ __all__ = [
     "loads",
     "marks",
     "name_key",
+    "prefixed_columns",
     "rating_from_row",
     "result_from_row",
     "status_values",

@@ -27,6 +27,7 @@ from bot.storage.base import (
     Chat,
     ChatPrefs,
     Event,
+    GamePeople,
     GameRecord,
     GameStatus,
     PlayerPrefs,
@@ -35,19 +36,24 @@ from bot.storage.base import (
     TournamentRecord,
     TournamentStatus,
     User,
+    user_unchanged,
 )
 from bot.storage.forget import forget_user
 from bot.storage.pool import PoolStorage
 from bot.storage.puzzles import PuzzleStorage
 from bot.storage.refs import MessageRef
 from bot.storage.rows import (
+    CHAT_COLUMNS,
     COMPUTER_NAME,
     COMPUTER_PLATFORM_ID,
+    USER_COLUMNS,
+    Prefixed,
     chat_from_row,
     event_from_row,
     game_from_row,
     marks,
     name_key,
+    prefixed_columns,
     rating_from_row,
     result_from_row,
     status_values,
@@ -61,6 +67,13 @@ from bot.storage.transaction import Db, SqlTransaction
 
 _USER_BY_PLATFORM_ID = "SELECT * FROM users WHERE platform = ? AND platform_id = ?"
 _CHAT = "SELECT * FROM chats WHERE platform = ? AND chat_id = ?"
+#: A game with the users on its seats and its chat (see SqlStorage.game_with_people).
+_GAME_WITH_PEOPLE = (
+    f"SELECT g.*, {prefixed_columns('u0', USER_COLUMNS)}, {prefixed_columns('u1', USER_COLUMNS)}, "
+    f"{prefixed_columns('c', CHAT_COLUMNS)} FROM games g "
+    "LEFT JOIN users u0 ON u0.id = g.seat0 LEFT JOIN users u1 ON u1.id = g.seat1 "
+    "LEFT JOIN chats c ON c.platform = g.platform AND c.chat_id = g.chat_id WHERE g.id = ?"
+)
 
 
 class SqlStorage(ABC):
@@ -174,13 +187,10 @@ class SqlStorage(ABC):
         handle = name_key(username or name)
         async with self._reading() as db:
             row = await db.fetchrow(_USER_BY_PLATFORM_ID, platform, platform_id)
-        if (
-            row is not None
-            and row["name"] == name
-            and row["handle"] == handle
-            and (platform_lang is None or row["platform_lang"] == platform_lang)
-        ):
-            return user_from_row(row)
+        if row is not None:
+            user = user_from_row(row)
+            if user_unchanged(user, row["handle"], name, username, platform_lang):
+                return user
         return await self._upsert_user(platform, platform_id, name, handle, platform_lang, False)
 
     async def computer_user(self, platform: str) -> User:
@@ -434,6 +444,22 @@ class SqlStorage(ABC):
         async with self._reading() as db:
             row = await db.fetchrow("SELECT * FROM games WHERE id = ?", game_id)
         return None if row is None else game_from_row(row)
+
+    async def game_with_people(self, game_id: int) -> GamePeople | None:
+        """The game, the users on its seats and its chat, in one query."""
+        async with self._reading() as db:
+            row = await db.fetchrow(_GAME_WITH_PEOPLE, game_id)
+        if row is None:
+            return None
+        users: dict[int, User] = {}
+        handles: dict[int, str] = {}
+        for prefix in ("u0_", "u1_"):
+            if row[prefix + "id"] is not None:
+                columns = Prefixed(row, prefix)
+                user = user_from_row(columns)
+                users[user.id], handles[user.id] = user, columns["handle"]
+        chat = chat_from_row(Prefixed(row, "c_")) if row["c_chat_id"] is not None else None
+        return GamePeople(game_from_row(row), users, handles, chat)
 
     async def games_in_chat(
         self, platform: str, chat_id: str, statuses: tuple[GameStatus, ...] = OPEN_STATUSES

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from bot.service.numbers import parse_id
-from bot.service.views import GameRecord, MessageRef, User
+from bot.service.views import Chat, GamePeople, GameRecord, MessageRef, User
 
 log = logging.getLogger(__name__)
 
@@ -227,9 +227,45 @@ class NotifyingStorage:
             return record
         key = ("game", game_id)
         if key not in seen:
-            seen[key] = await self._inner.get_game(game_id)
+            # With its players and its chat, which the action reads next: one round trip.
+            both: GamePeople | None = await self._inner.game_with_people(game_id)
+            seen[key] = both.game if both is not None else None
+            if both is not None:
+                _remember_people(seen, both)
         record = seen[key]
         return dataclasses.replace(record) if record is not None else None
+
+    async def get_or_create_user(
+        self,
+        platform: str,
+        platform_id: str,
+        name: str,
+        platform_lang: str | None = None,
+        *,
+        username: str | None = None,
+    ) -> User:
+        """The user as read with the game, when nothing of it needs writing."""
+        seen = self._shared()
+        read = [v for v in (seen or {}).values() if isinstance(v, GamePeople)]
+        for people in read:
+            known = people.unchanged_user(platform, str(platform_id), name, username, platform_lang)
+            if known is not None:
+                return dataclasses.replace(known)
+        user: User = await self._inner.get_or_create_user(
+            platform, platform_id, name, platform_lang, username=username
+        )
+        if seen is not None and any(user.id in people.users for people in read):
+            seen.clear()  # a user read with the game has changed
+        return user
+
+    async def get_chat(self, platform: str, chat_id: str, title: str | None = None) -> Chat:
+        """The chat as read with the game, when ``title`` changes nothing."""
+        seen = self._shared()
+        known = seen.get(("chat", platform, str(chat_id))) if seen is not None else None
+        if known is not None and (title is None or known.title == title):
+            return dataclasses.replace(known)
+        chat: Chat = await self._inner.get_chat(platform, chat_id, title)
+        return chat
 
     async def get_users(self, user_ids: Iterable[int]) -> dict[int, User]:
         ids = frozenset(user_ids)
@@ -276,4 +312,35 @@ class NotifyingStorage:
         await self._inner.set_game_message(game_id, message)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        found = getattr(self._inner, name)
+        if name.startswith(_WRITES) and callable(found):
+            return self._forgetting(found)
+        return found
+
+    def _forgetting(self, write: Callable[..., Any]) -> Callable[..., Any]:
+        """``write``, after which what was read is read again (a user's or a chat's
+        settings changed outside a transaction)."""
+
+        async def forgetting(*args: Any, **kwargs: Any) -> Any:
+            seen = self._shared()
+            if seen is not None:
+                seen.clear()
+            return await write(*args, **kwargs)
+
+        return forgetting
+
+
+#: The storage's writes outside transactions that may change what a shared read holds.
+_WRITES = ("set_", "mark_", "pause_", "resume_")
+
+
+def _remember_people(seen: dict[Any, Any], both: GamePeople) -> None:
+    """Share what was read with a game: its players (as ``get_users`` of its seats, and
+    ``get_or_create_user`` of each when nothing of them changed) and its chat."""
+    game = both.game
+    ids = frozenset(n for n in game.seats if n is not None)
+    if ids <= both.users.keys():
+        seen["users", ids] = both.users
+    seen["people", game.stored_id] = both
+    if both.chat is not None:
+        seen["chat", both.chat.platform, both.chat.chat_id] = both.chat
