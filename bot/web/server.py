@@ -499,7 +499,10 @@ class WebBoard:
                 await response.write(b"event: renew\ndata: age\n\n")
                 return
             try:
-                versions = [await asyncio.wait_for(queue.get(), min(PING_SECONDS, left))]
+                # A timeout of the waiting task itself: wait_for would start a task of its
+                # own for every change of every page.
+                async with asyncio.timeout(min(PING_SECONDS, left)):
+                    versions = [await queue.get()]
             except TimeoutError:
                 if renew_at > loop.time():
                     await response.write(b": ping\n\n")
