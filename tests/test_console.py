@@ -382,3 +382,21 @@ async def test_commands_act_on_the_game_on_screen_not_an_older_one(tmp_path):
         assert console.game_id == hot_seat
     finally:
         await storage.close()
+
+
+async def test_analyse_with_a_new_game_on_screen_analyses_the_last_finished_one(tmp_path):
+    """/analyse takes the last finished game; the game on screen is one going on (a
+    rematch), which cannot be analysed yet and must not stand in its way."""
+    storage, service, console, out = await make(tmp_path)
+    try:
+        await console.handle("/bot")
+        await play_to_the_end(console, service)
+        finished = console.game_id
+        await console.handle("/bot")
+        assert console.game_id != finished
+        await console.handle("/analyse")
+        assert f"Analysing game {finished}" in out.getvalue()
+        assert "not finished yet" not in out.getvalue()
+        await service.settle()
+    finally:
+        await storage.close()

@@ -138,8 +138,11 @@ class ConsoleAdapter:
                 sides = (PLAYERS[0].name, PLAYERS[1].name)
                 views = await self.service.hot_seat(PLAYERS[0], PLACE, name, args, sides=sides)
             else:
+                # /analyse takes a finished game: the one on screen, going on, is not one.
+                analyse = spec is not None and spec.name == "analyse"
+                on_screen = None if analyse else await self._on_screen()
                 views = await self.service.command(
-                    actor, PLACE, name, args, reply_to_game=await self._on_screen()
+                    actor, PLACE, name, args, reply_to_game=on_screen
                 )
                 if spec is not None and spec.name == "abort":
                     views += await self._other_agrees(actor)
