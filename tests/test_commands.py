@@ -218,3 +218,23 @@ async def test_rules_without_a_game_word_are_those_of_the_game_being_played(tmp_
         assert asked.startswith("Uzun Tavla:")  # a game named is the one told
     finally:
         await storage.close()
+
+
+async def test_stats_without_a_game_word_are_those_of_the_game_last_played(tmp_path):
+    """/stats after a Turkish tavla or Uzun Tavla game showed the cube game's figures, as if
+    the game had not counted."""
+    from tests.test_hot_seat import ALI as HOT_SEAT_ALI
+    from tests.test_hot_seat import HOME, SIDES
+
+    storage = SqliteStorage(str(tmp_path / "s.db"))
+    await storage.open()
+    try:
+        service = make_service(storage, burst_actions=10**6, render_images=False)
+        assert "Ali · Tavla" in text_of(await service.command(HOT_SEAT_ALI, HOME, "stats", ""))
+        await service.hot_seat(HOT_SEAT_ALI, HOME, "uzun", "", sides=SIDES)
+        said = text_of(await service.command(HOT_SEAT_ALI, HOME, "stats", ""))
+        assert "Ali · Uzun Tavla" in said
+        said = text_of(await service.command(HOT_SEAT_ALI, HOME, "stats", "turkish"))
+        assert "Ali · Turkish tavla" in said  # a game named is the one shown
+    finally:
+        await storage.close()

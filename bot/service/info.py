@@ -142,19 +142,20 @@ class Info:
         return [View(list(RULES[kind]), lang=language(user, chat))]
 
     async def _kind_played(self, user: User, chat: Chat, game_id: int | None) -> str:
-        """The kind of the player's game going on here (the one replied to first), else
-        ``tavla``."""
-        games = [
-            g
-            for g in await self.storage.games_in_chat(
-                chat.platform, chat.chat_id, (GameStatus.ACTIVE,)
-            )
-            if user.id in g.seats and g.match is not None
-        ]
-        if not games:
-            return "tavla"
-        chosen = next((g for g in games if g.id == game_id), max(games, key=lambda g: g.updated))
-        return Match.from_dict(chosen.match or {}).variant.name
+        """The kind of the player's game here: the one replied to, else the one going on
+        (the latest), else the one finished last; ``tavla`` when there is none."""
+        for statuses in ((GameStatus.ACTIVE,), (GameStatus.FINISHED,)):
+            games = [
+                g
+                for g in await self.storage.games_in_chat(chat.platform, chat.chat_id, statuses)
+                if user.id in g.seats and g.match is not None
+            ]
+            if games:
+                chosen = next(
+                    (g for g in games if g.id == game_id), max(games, key=lambda g: g.updated)
+                )
+                return Match.from_dict(chosen.match or {}).variant.name
+        return "tavla"
 
     async def set_lang(
         self, *, user: User, chat: Chat, place: Place, args: str, **_: Any
@@ -218,9 +219,18 @@ class Info:
         ]
 
     async def stats(
-        self, *, user: User, chat: Chat, place: Place, args: str, mentions: list[Actor], **_: Any
+        self,
+        *,
+        user: User,
+        chat: Chat,
+        place: Place,
+        args: str,
+        mentions: list[Actor],
+        reply_to_game: int | None = None,
+        **_: Any,
     ) -> list[View]:
-        """``/stats [@name] [game]``: a player's results and rating, with the rating chart."""
+        """``/stats [@name] [game]``: a player's results and rating, with the rating chart;
+        without a game's name, in the game the asker plays here (else Tavla)."""
         target = user
         words = [w for w in args.split() if kind_of(w) is None]
         if not mentions and len(words) > 1:  # one player's statistics at a time
@@ -234,7 +244,7 @@ class Info:
                     t("I don't know {name} yet: they need to write to me once.", name=words[0])
                 )
             target = found
-        kind = first_kind(args) or "tavla"
+        kind = first_kind(args) or await self._kind_played(user, chat, reply_to_game)
         # Games against oneself (both sides played on one keyboard) are practice: left out.
         results = [
             r
