@@ -10,12 +10,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from bot.service import actions as A
 from bot.service.service import Actor, GameService, Place, ServiceSettings
 from bot.service.views import Button, View
 from bot.storage.base import Storage
+from core.ai import player_for
 from core.dice import SeededDice
 
 
@@ -46,7 +48,8 @@ def make_service(
     """A service on ``storage`` with ``settings`` (the defaults if None, but the tutor not on
     by itself for new players: it would question a scripted player's every costly move) and
     ``changes`` to them; its dice seeded from ``first_seed`` (``None``: random seeds, as in
-    production)."""
+    production), and with them the computer's choices (``beginner`` draws its noise from a
+    seed: unseeded, a test's game would differ from run to run)."""
     settings = settings or ServiceSettings(tutor_first_games=0)
     if changes:
         settings = replace(settings, **changes)
@@ -55,6 +58,7 @@ def make_service(
         settings,
         clock=clock,
         dice_factory=SeededDice if first_seed is None else seeded_dice(first_seed),
+        computer=None if first_seed is None else partial(player_for, seed=first_seed),
     )
 
 
