@@ -3,7 +3,9 @@ API: the 💡 button under a board against the computer, and /puzzle answered ri
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -142,6 +144,51 @@ async def test_the_tutors_question_and_both_answers(fake, bot) -> None:
     )
     await press(fake, ali, chat, asked, find(asked, A.TUTOR_OK))
     assert (await bot.storage.get_game(record.id)).version > version
+
+
+async def test_a_busy_tutor_lets_the_play_pass_unasked(fake, tmp_path) -> None:
+    """The advice worker is busy (a crowd of games against the computer asks it for more
+    verdicts than it gives): the Confirm of a play the tutor would question is answered and
+    the game goes on at once, without the question, instead of waiting for the worker.
+    (The press waited for the worker, as long as it was busy.)"""
+    from tests.test_service_learning import worst_play
+
+    settings = ServiceSettings(burst_actions=10**6, theme="classic", advice_processes=0)
+    running = Bot(fake, tmp_path / "busy.db", seed=7, settings=settings)
+    await running.start()
+    gate = threading.Event()
+    try:
+        ali = fake.user(11, "Ali", username="ali", language_code="tr")
+        chat = fake.private_chat(ali)
+        await fake.send_text(ali, None, "/bot turkish")
+        board = await fake.wait_for(lambda: newest(fake, chat, lambda m: m.get("photo")), 10)
+        for _ in range(6):
+            if find(board, A.HINT):
+                break
+            await press(fake, ali, chat, board, find(board, A.ROLL))
+            board = newest(fake, chat, lambda m: m.get("photo") and buttons(m))
+        games = await running.storage.games_in_chat("telegram", str(chat.id))
+        record = max(games, key=lambda g: g.id)
+        steps, _advice = worst_play(record)
+        for step in steps.split("."):
+            current = now(fake, chat, board)
+            data = next(b for b in buttons(current) if b.endswith(f":m{step}"))
+            await press(fake, ali, chat, current, data)
+        moved = now(fake, chat, board)
+        version = (await running.storage.get_game(record.id)).version
+        advisor = running.service.advisor
+        held = [asyncio.ensure_future(advisor.run(gate.wait, 30)) for _ in range(2)]
+        await press(fake, ali, chat, moved, find(moved, A.CONFIRM))
+        played = await fake.wait_for(
+            lambda: (m := now(fake, chat, board)) and not find(m, A.CONFIRM) and m, 5
+        )
+        assert "kaybettirir" not in played["caption"]
+        assert not find(played, A.TUTOR_OK)
+        assert (await running.storage.get_game(record.id)).version > version
+    finally:
+        gate.set()
+        await running.stop()
+    await asyncio.gather(*held)
 
 
 async def test_a_groups_puzzle_of_the_day_in_telegram(fake, bot) -> None:

@@ -25,6 +25,12 @@ from .store import alone
 
 R = TypeVar("R")
 
+#: Advice nobody asked for (the tutor's verdicts) is not asked of a worker with this many
+#: pieces of work queued or under way: it would make the press that asks wait for them.
+ADVISORY_QUEUE = 2
+#: Seconds a press waits at most for advice nobody asked for; past that it goes on without.
+ADVISORY_WAIT = 2.0
+
 #: ``ContestSettings.hints`` once both players of an unrated game agreed, or one declined.
 HINTS_ON = "on"
 HINTS_OFF = "off"
@@ -82,6 +88,8 @@ class Advisor:
         #: Run first in the worker process (a lower priority for background work).
         self.initializer = initializer
         self._executor: Executor | None = None
+        #: Pieces of work given to the worker and not finished yet.
+        self.pending = 0
 
     def _pool(self) -> Executor:
         if self._executor is None:
@@ -94,14 +102,42 @@ class Advisor:
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix="tavla-advice")
         return self._executor
 
+    def _submit(self, work: Callable[..., R], *args: Any) -> asyncio.Future[R]:
+        """``work(*args)`` given to the worker, counted in :attr:`pending` until it ends."""
+        future = asyncio.get_running_loop().run_in_executor(self._pool(), work, *args)
+        self.pending += 1
+        future.add_done_callback(self._ended)
+        return future
+
+    def _ended(self, future: asyncio.Future[Any]) -> None:
+        self.pending -= 1
+        if not future.cancelled():
+            future.exception()  # an answer nobody waits for any more: its error is not lost
+
     async def run(self, work: Callable[..., R], *args: Any) -> R:
         """``work(*args)`` in the worker; a worker that died is replaced once."""
-        loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._pool(), work, *args)
+            return await self._submit(work, *args)
         except BrokenProcessPool:
             self._executor = None
-            return await loop.run_in_executor(self._pool(), work, *args)
+            return await self._submit(work, *args)
+
+    async def advisory(self, work: Callable[..., R | None], *args: Any) -> R | None:
+        """``work(*args)`` for advice nobody asked for and a player's press waits for (the
+        tutor's verdict): None at once when the worker has :data:`ADVISORY_QUEUE` pieces of
+        work already, or after :data:`ADVISORY_WAIT` seconds without an answer (the work
+        ends in the worker, unused), or when the worker died. A crowd of games against the
+        computer asks for more verdicts than one worker gives; their presses go on without
+        them instead of queueing there."""
+        if self.pending >= ADVISORY_QUEUE:
+            return None
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._submit(work, *args)), ADVISORY_WAIT)
+        except TimeoutError:
+            return None
+        except BrokenProcessPool:
+            self._executor = None
+            return None
 
     async def hint(self, match: dict[str, Any]) -> Hint | None:
         """:func:`match_hint` in the worker."""

@@ -4,6 +4,10 @@ the player is asked "That loses about N% — play it anyway?" with the better ch
 Only where hints are allowed (against the computer, or one person on both sides). The
 setting (``/settings``: the tutor) is on for a player's first ten games against the
 computer unless they chose; the same threshold serves all three games.
+
+The tutor is advice nobody asked for: when the advice worker is busy (a crowd of games
+against the computer asks for more verdicts than it gives) or slow to answer, the play is
+made without a question rather than the player kept waiting (``Advisor.advisory``).
 """
 
 from __future__ import annotations
@@ -128,13 +132,13 @@ class Tutor:
             after = self._after(ctx, seat, action, await self.store.prefs(ctx))
             if after is None:
                 return None
-            advice = await self.advisor.run(play_verdict, stored, after)
+            advice = await self.advisor.advisory(play_verdict, stored, after)
         elif game.variant.cube:
             if action.code == A.ROLL and not game.may_double(seat):
                 return None
             if action.code in (A.TAKE, A.DROP) and game.phase is not Phase.DOUBLED:
                 return None
-            advice = await self.advisor.run(cube_verdict, stored, _CUBE[action.code])
+            advice = await self.advisor.advisory(cube_verdict, stored, _CUBE[action.code])
         if advice is None:
             return None
         return self._ask(ctx, action, advice)
