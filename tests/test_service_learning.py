@@ -258,3 +258,23 @@ async def test_the_tutor_asks_about_a_cube_action_in_its_own_words(env) -> None:
     assert "katla" in text_of([asked], "tr")
     made = await service.press(ALI, GROUP, anyway.action)
     assert "doubles to 2" in text_of(made) or "took the double" in text_of(made)
+
+
+async def test_advice_is_worked_out_below_the_bots_own_priority(tmp_path) -> None:
+    """Hints and the tutor's verdicts run in a worker process that yields the CPU to the
+    bot's presses (as the puzzles' mining does): with a crowd of games against the computer
+    the tutor's worker took half of the CPU the bot had. (It ran at the bot's priority.)"""
+    import os
+
+    from bot.service.service import GameService, ServiceSettings
+    from bot.storage.sqlite import SqliteStorage
+
+    storage = SqliteStorage(str(tmp_path / "nice.db"))
+    await storage.open()
+    service = GameService(storage, ServiceSettings(advice_processes=1))
+    try:
+        # (A bot already at the lowest priority, 19, has none lower to give.)
+        assert await service.advisor.run(os.nice, 0) >= min(19, os.nice(0) + 1)
+    finally:
+        service.close()
+        await storage.close()

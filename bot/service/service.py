@@ -54,7 +54,7 @@ from .info import Info
 from .lang import language, notice
 from .lessons import Lessons
 from .limits import RateLimiter, clean_name
-from .mining import Mining
+from .mining import Mining, lower_priority
 from .people import People, guarded
 from .play import Play
 from .pool import COMPUTER, Pool
@@ -133,7 +133,9 @@ class GameService:
         tournaments.starting_with(contests)
         self.challenges = Challenges(storage, store, boards, contests, people, settings, now)
         self.lessons = Lessons(storage, store, self.challenges.computer_game)
-        self.advisor = Advisor(settings.advice_processes)
+        # Below the bot's own work, as the mining's: the presses come first; the tutor's
+        # verdicts, which nobody asked for, then wait and are skipped (Advisor.advisory).
+        self.advisor = Advisor(settings.advice_processes, initializer=lower_priority)
         self.tutor = Tutor(storage, store, self.advisor, settings.tutor_first_games)
         self.play = Play(
             storage, store, boards, contests, tournaments, now, settings.double_press, self.tutor
