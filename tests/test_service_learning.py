@@ -30,7 +30,10 @@ def keep(view: View, name: str) -> None:
 
 @pytest.fixture
 async def env(tmp_path):
-    async with service_at(tmp_path / "t.db", render_images=True, tutor_first_games=10) as pair:
+    # The tutor waited for however long its verdict takes on a busy test machine.
+    async with service_at(
+        tmp_path / "t.db", render_images=True, tutor_first_games=10, tutor_wait=60.0
+    ) as pair:
         yield pair
 
 

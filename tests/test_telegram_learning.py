@@ -25,7 +25,7 @@ SHOTS = os.environ.get("TAVLA_LEARN_SCREENSHOTS")
 async def bot(fake, tmp_path):
     """The bot with the service's own defaults: the tutor on for a new player's first games
     against the computer."""
-    settings = ServiceSettings(burst_actions=10**6, theme="classic")
+    settings = ServiceSettings(burst_actions=10**6, theme="classic", tutor_wait=60.0)
     running = Bot(fake, tmp_path / "bot.db", seed=7, settings=settings)
     await running.start()
     yield running

@@ -28,7 +28,7 @@ R = TypeVar("R")
 #: Advice nobody asked for (the tutor's verdicts) is not asked of a worker with this many
 #: pieces of work queued or under way: it would make the press that asks wait for them.
 ADVISORY_QUEUE = 2
-#: Seconds a press waits at most for advice nobody asked for; past that it goes on without.
+#: Seconds a press waits at most for advice nobody asked for (by default; see ``advisory``).
 ADVISORY_WAIT = 2.0
 
 #: ``ContestSettings.hints`` once both players of an unrated game agreed, or one declined.
@@ -122,17 +122,19 @@ class Advisor:
             self._executor = None
             return await self._submit(work, *args)
 
-    async def advisory(self, work: Callable[..., R | None], *args: Any) -> R | None:
+    async def advisory(
+        self, work: Callable[..., R | None], *args: Any, wait: float = ADVISORY_WAIT
+    ) -> R | None:
         """``work(*args)`` for advice nobody asked for and a player's press waits for (the
         tutor's verdict): None at once when the worker has :data:`ADVISORY_QUEUE` pieces of
-        work already, or after :data:`ADVISORY_WAIT` seconds without an answer (the work
+        work already, or after ``wait`` seconds without an answer (the work
         ends in the worker, unused), or when the worker died. A crowd of games against the
         computer asks for more verdicts than one worker gives; their presses go on without
         them instead of queueing there."""
         if self.pending >= ADVISORY_QUEUE:
             return None
         try:
-            return await asyncio.wait_for(asyncio.shield(self._submit(work, *args)), ADVISORY_WAIT)
+            return await asyncio.wait_for(asyncio.shield(self._submit(work, *args)), wait)
         except TimeoutError:
             return None
         except BrokenProcessPool:

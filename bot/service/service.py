@@ -136,7 +136,9 @@ class GameService:
         # Below the bot's own work, as the mining's: the presses come first; the tutor's
         # verdicts, which nobody asked for, then wait and are skipped (Advisor.advisory).
         self.advisor = Advisor(settings.advice_processes, initializer=lower_priority)
-        self.tutor = Tutor(storage, store, self.advisor, settings.tutor_first_games)
+        self.tutor = Tutor(
+            storage, store, self.advisor, settings.tutor_first_games, settings.tutor_wait
+        )
         self.play = Play(
             storage, store, boards, contests, tournaments, now, settings.double_press, self.tutor
         )

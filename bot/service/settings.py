@@ -59,6 +59,8 @@ class ServiceSettings:
     advice_processes: int = 1
     # The tutor is on by itself for a player's first so many games against the computer.
     tutor_first_games: int = 10
+    # Seconds a press waits at most for the tutor's verdict before it is made without it.
+    tutor_wait: float = 2.0
     # Finished contests are searched for puzzles in a worker process of their own (the bot
     # turns it on; a service made for a test or a bench spends no CPU on it unless asked).
     game_puzzles: bool = False

@@ -24,7 +24,7 @@ from core.position import Position
 
 from . import actions as A
 from . import keypad
-from .advice import Advisor, solo_help
+from .advice import ADVISORY_WAIT, Advisor, solo_help
 from .autoplay import BUSY, confirms_by_itself
 from .store import ActionContext, GameStore
 from .views import Button
@@ -96,13 +96,20 @@ class Tutor:
     that judges off the event loop)."""
 
     def __init__(
-        self, storage: Storage, store: GameStore, advisor: Advisor, first_games: int = 10
+        self,
+        storage: Storage,
+        store: GameStore,
+        advisor: Advisor,
+        first_games: int = 10,
+        wait: float = ADVISORY_WAIT,
     ) -> None:
         self.storage = storage
         self.store = store
         self.advisor = advisor
         #: On by itself for a player's first so many games against the computer.
         self.first_games = first_games
+        #: Seconds a press waits at most for a verdict (see Advisor.advisory).
+        self.wait = wait
 
     async def active(self, user: User, record: GameRecord) -> bool:
         """Whether the tutor watches ``user`` in this game."""
@@ -132,13 +139,15 @@ class Tutor:
             after = self._after(ctx, seat, action, await self.store.prefs(ctx))
             if after is None:
                 return None
-            advice = await self.advisor.advisory(play_verdict, stored, after)
+            advice = await self.advisor.advisory(play_verdict, stored, after, wait=self.wait)
         elif game.variant.cube:
             if action.code == A.ROLL and not game.may_double(seat):
                 return None
             if action.code in (A.TAKE, A.DROP) and game.phase is not Phase.DOUBLED:
                 return None
-            advice = await self.advisor.advisory(cube_verdict, stored, _CUBE[action.code])
+            advice = await self.advisor.advisory(
+                cube_verdict, stored, _CUBE[action.code], wait=self.wait
+            )
         if advice is None:
             return None
         return self._ask(ctx, action, advice)
