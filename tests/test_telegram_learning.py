@@ -105,7 +105,9 @@ def now(fake, chat, message: dict) -> dict:
     return next(m for m in fake.messages(chat) if m["message_id"] == message["message_id"])
 
 
-async def test_the_tutors_question_and_both_answers(fake, bot) -> None:
+async def worst_play_made(fake, bot):
+    """Ali against the computer (Turkish tavla) has made, checker by checker, a play the
+    tutor warns about, still to confirm: Ali, the chat, the board, the game, the advice."""
     from tests.test_service_learning import worst_play
 
     ali = fake.user(11, "Ali", username="ali", language_code="tr")
@@ -124,6 +126,11 @@ async def test_the_tutors_question_and_both_answers(fake, bot) -> None:
         current = now(fake, chat, board)
         data = next(b for b in buttons(current) if b.endswith(f":m{step}"))
         await press(fake, ali, chat, current, data)
+    return ali, chat, board, record, advice
+
+
+async def test_the_tutors_question_and_both_answers(fake, bot) -> None:
+    ali, chat, board, record, advice = await worst_play_made(fake, bot)
     moved = now(fake, chat, board)
     version = (await bot.storage.get_game(record.id)).version
     await press(fake, ali, chat, moved, find(moved, A.CONFIRM))
@@ -151,29 +158,12 @@ async def test_a_busy_tutor_lets_the_play_pass_unasked(fake, tmp_path) -> None:
     verdicts than it gives): the Confirm of a play the tutor would question is answered and
     the game goes on at once, without the question, instead of waiting for the worker.
     (The press waited for the worker, as long as it was busy.)"""
-    from tests.test_service_learning import worst_play
-
     settings = ServiceSettings(burst_actions=10**6, theme="classic", advice_processes=0)
     running = Bot(fake, tmp_path / "busy.db", seed=7, settings=settings)
     await running.start()
     gate = threading.Event()
     try:
-        ali = fake.user(11, "Ali", username="ali", language_code="tr")
-        chat = fake.private_chat(ali)
-        await fake.send_text(ali, None, "/bot turkish")
-        board = await fake.wait_for(lambda: newest(fake, chat, lambda m: m.get("photo")), 10)
-        for _ in range(6):
-            if find(board, A.HINT):
-                break
-            await press(fake, ali, chat, board, find(board, A.ROLL))
-            board = newest(fake, chat, lambda m: m.get("photo") and buttons(m))
-        games = await running.storage.games_in_chat("telegram", str(chat.id))
-        record = max(games, key=lambda g: g.id)
-        steps, _advice = worst_play(record)
-        for step in steps.split("."):
-            current = now(fake, chat, board)
-            data = next(b for b in buttons(current) if b.endswith(f":m{step}"))
-            await press(fake, ali, chat, current, data)
+        ali, chat, board, record, _advice = await worst_play_made(fake, running)
         moved = now(fake, chat, board)
         version = (await running.storage.get_game(record.id)).version
         advisor = running.service.advisor
