@@ -299,6 +299,16 @@ async def test_refused_press_and_stale_button_are_ephemeral(fake, bot):
 
 async def test_slow_answers_are_deferred_then_followed_up(fake, tmp_path):
     running = await Bot(fake, tmp_path / "slow.db", seed=5, defer_after=0).start()
+    service = running.service
+    for name in ("command", "press"):
+        quick = getattr(service, name)
+
+        async def slow(*args: Any, _quick: Any = quick, **kwargs: Any) -> Any:
+            # Work that takes a while (a picture drawn, the computer thinking).
+            await asyncio.sleep(0.05)
+            return await _quick(*args, **kwargs)
+
+        setattr(service, name, slow)
     ali = fake.user(11, "Ali", locale="tr")
     veli = fake.user(22, "Veli")
     channel = fake.channel(CHANNEL, GUILD)

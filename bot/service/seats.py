@@ -359,6 +359,10 @@ def _seat_of_message(seats: list[SeatChat], message: MessageRef) -> SeatChat | N
     ]
     if len(in_chat) == 1:
         return in_chat[0]
+    if in_chat:
+        # Two seats in this chat (a Discord server's channel): only the message tells them
+        # apart; the one seat already bound there is not thereby the owner of a new message.
+        return None
     if message.channel_id is not None:
         in_channel = [
             s for s in seats if s.message is not None and s.message.channel_id == message.channel_id
