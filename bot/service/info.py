@@ -145,11 +145,7 @@ class Info:
         """The kind of the player's game here: the one replied to, else the one going on
         (the latest), else the one finished last; ``tavla`` when there is none."""
         for statuses in ((GameStatus.ACTIVE,), (GameStatus.FINISHED,)):
-            games = [
-                g
-                for g in await self.storage.games_in_chat(chat.platform, chat.chat_id, statuses)
-                if user.id in g.seats and g.match is not None
-            ]
+            games = await self._games_here(user, chat, statuses)
             if games:
                 chosen = next(
                     (g for g in games if g.id == game_id), max(games, key=lambda g: g.updated)
@@ -357,17 +353,24 @@ class Info:
                 lines.append(t("The seed is revealed when the game ends."))
         return [View(lines, lang=language(user, chat))]
 
+    async def _games_here(
+        self, user: User, chat: Chat, statuses: tuple[GameStatus, ...]
+    ) -> list[GameRecord]:
+        """The player's games in this chat with one of ``statuses`` (a challenge not yet
+        accepted has no match and is left out)."""
+        return [
+            g
+            for g in await self.storage.games_in_chat(chat.platform, chat.chat_id, statuses)
+            if user.id in g.seats and g.match is not None
+        ]
+
     async def _latest_game(self, user: User, chat: Chat, game_id: int | None) -> GameRecord:
         if game_id is not None:
             record = await self.storage.get_game(game_id)
             if record is not None and record.match is not None:
                 return record
         statuses = (GameStatus.ACTIVE, GameStatus.FINISHED, GameStatus.ABORTED)
-        games = [
-            g
-            for g in await self.storage.games_in_chat(chat.platform, chat.chat_id, statuses)
-            if user.id in g.seats and g.match is not None
-        ]
+        games = await self._games_here(user, chat, statuses)
         if not games:
             raise UserFacingError(t("You have no game here. Start one with /tavla, /uzun or /bot."))
         return max(games, key=lambda g: g.updated)
