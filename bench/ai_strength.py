@@ -69,16 +69,38 @@ def _play_games(
         points = record.points if record.winner == a_seat else -record.points
         out.append((g, points, record.times[a_seat], record.times[1 - a_seat]))
         if args.progress and len(out) % args.progress == 0:
-            _print_progress(out)
+            _print_progress(args, out)
     return out
 
 
-def _print_progress(played: list[tuple[int, int, list[float], list[float]]]) -> None:
-    """The running score of the games ``played`` so far."""
-    n = len(played)
-    mean, ci = _mean_ci([r[1] for r in played])
-    wins = sum(r[1] > 0 for r in played)
-    print(f"{n} games: ppg={mean:+.3f} ± {ci:.3f} win={wins / n:.3f}", flush=True)
+def _print_progress(
+    args: argparse.Namespace, played: list[tuple[int, int, list[float], list[float]]]
+) -> None:
+    """The running score of the games ``played`` so far, as the last line's ``name=value``
+    pairs (a run stopped early still has its decision times)."""
+    print(f"{len(played)} games: {_headline(args, played)}", flush=True)
+
+
+def _headline(
+    args: argparse.Namespace, played: list[tuple[int, int, list[float], list[float]]]
+) -> str:
+    """The headline figures of the games ``played`` as ``name=value`` pairs."""
+    results = [r[1] for r in played]
+    times_a = [t for r in played for t in r[2]]
+    times_b = [t for r in played for t in r[3]]
+    n = len(results)
+    mean, ci = _mean_ci(results)
+    name_a = f"{args.a}-own" if args.a_own else args.a  # Tavla's master without gnubg
+    return (
+        f"variant={args.variant} a={name_a} b={args.b} games={n} ppg={mean:.3f} ci95={ci:.3f} "
+        f"win={sum(x > 0 for x in results) / n:.3f} "
+        f"gammon_win={sum(x >= 2 for x in results) / n:.3f} "
+        f"gammon_loss={sum(x <= -2 for x in results) / n:.3f} "
+        f"a_ms={1000 * sum(times_a) / max(1, len(times_a)):.2f} "
+        f"a_p95_ms={1000 * _p95(times_a):.2f} "
+        f"b_ms={1000 * sum(times_b) / max(1, len(times_b)):.2f} "
+        f"b_p95_ms={1000 * _p95(times_b):.2f} clock={args.clock}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             for part in pool.map(_play_games, [quiet] * len(parts), parts):
                 played += part
                 if args.progress:
-                    _print_progress(played)
+                    _print_progress(args, played)
         played.sort(key=lambda r: r[0])
     else:
         played = _play_games(args, list(games))
@@ -159,12 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"decision time A ({name_a}): mean {ms_a:.2f} ms, p95 {1000 * _p95(times_a):.2f} ms")
     print(f"decision time B ({args.b}): mean {ms_b:.2f} ms, p95 {1000 * _p95(times_b):.2f} ms")
     print(f"elapsed {time.time() - start:.0f} s")
-    print(
-        f"variant={args.variant} a={name_a} b={args.b} games={n} ppg={mean:.3f} ci95={ci:.3f} "
-        f"win={wins / n:.3f} gammon_win={gammon_wins / n:.3f} gammon_loss={gammon_losses / n:.3f} "
-        f"a_ms={ms_a:.2f} a_p95_ms={1000 * _p95(times_a):.2f} "
-        f"b_ms={ms_b:.2f} b_p95_ms={1000 * _p95(times_b):.2f} clock={args.clock}"
-    )
+    print(_headline(args, played))
     return 0
 
 

@@ -533,6 +533,24 @@ def test_bench_ends_with_name_value_line() -> None:
     assert {"ppg", "ci95", "win", "gammon_win", "a_ms", "a_p95_ms"} <= set(pairs)
 
 
+def test_bench_progress_lines_carry_the_decision_times() -> None:
+    """A long bench stopped early still has its figures: each running-score line carries
+    the last line's name=value pairs, decision times included."""
+    out = subprocess.run(
+        [sys.executable, "bench/ai_strength.py", "--variant", "uzun", "--a", "club"]
+        + ["--b", "random", "--games", "4", "--progress", "2"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout
+    running = [line for line in out.splitlines() if line.startswith("2 games: ")]
+    assert len(running) == 1
+    pairs = dict(item.split("=", 1) for item in running[0].removeprefix("2 games: ").split())
+    assert pairs["games"] == "2"
+    assert {"ppg", "ci95", "win", "a_ms", "a_p95_ms", "b_p95_ms"} <= set(pairs)
+
+
 def test_bench_jobs_play_the_same_games() -> None:
     """--jobs spreads the games over processes; the game numbers fix the dice and the
     seats, so deterministic players give the figures of one process."""
