@@ -537,8 +537,10 @@ def test_bench_progress_lines_carry_the_decision_times() -> None:
     """A long bench stopped early still has its figures: each running-score line carries
     the last line's name=value pairs, decision times included."""
     out = subprocess.run(
-        [sys.executable, "bench/ai_strength.py", "--variant", "uzun", "--a", "club"]
-        + ["--b", "random", "--games", "4", "--progress", "2"],
+        [
+            *(sys.executable, "bench/ai_strength.py", "--variant", "uzun", "--a", "club"),
+            *("--b", "random", "--games", "4", "--progress", "2"),
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,
