@@ -3,7 +3,8 @@
 Written form (rules.md, Notation): ``from/to`` for each checker, ``*`` after a point where a
 blot is hit, ``bar`` and ``off`` for the bar and bearing off, a checker's stops written out
 (``24/18/16``) or not (``24/16``), and ``(2)`` for a move repeated. Parts are separated by
-spaces or commas. Points are always the moving player's own numbers.
+spaces or commas. Points are always the moving player's own numbers. A dash between points
+reads as the slash (``13-8 8-5``, ``24-18(2)``): many players and books write moves so.
 
 :func:`parse_legs` only reads the text; which legal play (or part of one) it means is decided
 by :class:`core.turn.Turn`, which knows the position and the dice.
@@ -27,9 +28,11 @@ OFF_WORDS = frozenset(
     | {"вне", "выброс"}
 )
 
-_POINT = r"[^\s/*()]+"
-_TOKEN = re.compile(rf"^({_POINT})(\*?)((?:/{_POINT}\*?)+)(?:\((\d+)\))?$")
-_STOP = re.compile(rf"/({_POINT})(\*?)")
+#: Between two points: the slash, or a dash (hyphen, en dash, minus sign: phones put either).
+_SEP = "/\\-\u2013\u2212"
+_POINT = rf"[^\s{_SEP}*()]+"
+_TOKEN = re.compile(rf"^({_POINT})(\*?)((?:[{_SEP}]{_POINT}\*?)+)(?:\((\d+)\))?$")
+_STOP = re.compile(rf"[{_SEP}]({_POINT})(\*?)")
 
 
 class Leg(NamedTuple):
@@ -89,7 +92,7 @@ def parse_legs(text: str) -> list[Leg]:
     if len(cleaned) > 200:
         raise NotationError("That move is too long to be a move", ErrorCode.NOTATION_TOO_LONG)
     cleaned = re.sub(r"[,;]", " ", cleaned)
-    cleaned = re.sub(r"\s*/\s*", "/", cleaned)
+    cleaned = re.sub(rf"\s*([{_SEP}])\s*", r"\1", cleaned)
     cleaned = re.sub(r"\s+(?=[*(])", "", cleaned)
     cleaned = re.sub(r"\(\s*(\d+)\s*\)", r"(\1)", cleaned)
     legs: list[Leg] = []

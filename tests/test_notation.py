@@ -94,6 +94,32 @@ def test_notation_spaces_and_commas(text: str) -> None:
     assert parse_legs(text) == [Leg((13, 8), (False,)), Leg((6, 5), (True,))]
 
 
+@pytest.mark.parametrize(
+    ("dashed", "slashed"),
+    [
+        ("13-8", "13/8"),
+        ("13-8 8-5", "13/8 8/5"),
+        ("24-18(2)", "24/18(2)"),
+        ("24-18-16", "24/18/16"),
+        ("13-8 6-5*", "13/8 6/5*"),
+        ("13 - 8, 6 - 5", "13/8 6/5"),
+        ("bar-22 6-off", "bar/22 6/off"),
+        ("13/8 6-5", "13/8 6/5"),
+        ("13\u20138 6\u22125", "13/8 6/5"),  # an en dash, a minus sign (phones put them)
+    ],
+)
+def test_notation_dash_reads_as_slash(dashed: str, slashed: str) -> None:
+    """A move written with dashes (13-8), as many players and books write it, is the same
+    move as with slashes (rules.md, Notation: from/to)."""
+    assert parse_legs(dashed) == parse_legs(slashed)
+
+
+@pytest.mark.parametrize("text", ["-3", "13--8", "13-", "8-13", "13-bar"])
+def test_notation_dash_errors(text: str) -> None:
+    with pytest.raises(NotationError):
+        parse_legs(text)
+
+
 def test_notation_repeat_with_spaces() -> None:
     assert parse_legs("24/18 (2)") == parse_legs("24/18( 2 )") == parse_legs("24/18(2)")
 
@@ -158,6 +184,9 @@ def test_notation_upper_case() -> None:
         (TWO_BLOTS, (6, 5), "24/18*/13", "24/18*/13"),
         (TWO_BLOTS, (6, 5), "24/19*/13", "24/19*/13"),
         (TWO_BLOTS, (6, 5), "24/18/13", "24/18*/13"),  # the written stop decides
+        (START, (6, 5), "24-18 18-13", "24/13"),
+        (START, (6, 6), "24-18(2) 13-7(2)", "24/18(2) 13/7(2)"),
+        (BLOT_ON_5, (5, 1), "13-8 6-5*", "13/8 6/5*"),
     ],
 )
 def test_notation_apply_text_gives_the_complete_play(position, dice, text, canonical) -> None:
@@ -244,7 +273,6 @@ def test_notation_after_a_complete_play_asks_for_the_confirm() -> None:
         ("", "notation_empty"),
         ("   ", "notation_empty"),
         ("13/8 " * 50, "notation_too_long"),
-        ("13-8", "notation_syntax"),
         ("13", "notation_syntax"),
         ("/8", "notation_syntax"),
         ("13/8)", "notation_syntax"),

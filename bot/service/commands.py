@@ -156,7 +156,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "move",
         t("Type a move, e.g. /move 13/8 6/5"),
-        t("/move 13/8 6/5 — type a move (or reply to the board with it)"),
+        t("/move 13/8 6/5 (or 13-8 6-5) — type a move (or reply to the board with it)"),
         args=FREE,
     ),
     Command(

@@ -21,7 +21,7 @@ MESSAGES: dict[ErrorCode, Text] = {
     ErrorCode.PLAY_UNFINISHED: t("The move is not finished: play the rest of the dice."),
     ErrorCode.NOTATION_EMPTY: t("Write a move such as 13/8 6/5."),
     ErrorCode.NOTATION_SYNTAX: t(
-        "I can't read that move. Write each checker's move as from/to, e.g. 13/8 6/5."
+        "I can't read that move. Write each checker's move as from/to, e.g. 13/8 6/5 (or 13-8 6-5)."
     ),
     ErrorCode.NOTATION_BAD_POINT: t("I can't read “{word}” as a point: use 1–24, bar or off."),
     ErrorCode.NOTATION_NO_POINT: t("There is no point {point}: points are numbered 1 to 24."),
