@@ -109,11 +109,54 @@ async def test_a_yes_from_a_board_that_has_changed_since_offers_nothing(env):
 
 
 async def test_a_level_the_game_does_not_have_is_refused(env):
+    """U-9: Uzun Tavla has no backgammon; the refusal says so and what may be resigned."""
     service, _ = env
     await service.command(ALI, HOME, "bot", "uzun")
     views = await service.command(ALI, HOME, "resign", "backgammon")
     assert views[0].notice
-    assert "does not exist in this game" in text_of(views)
+    assert "There is no backgammon in this game (Uzun Tavla). /resign [mars]" in text_of(views)
+
+
+# What each game lets a player resign (T-7, T-9: single, gammon, backgammon; the turkish
+# variant and U-9: single or mars), as /resign's usage and /help's line name it, in each
+# language: the words shown, and the words that must not be (a backgammon where none is).
+LEVEL_WORDS = {
+    "tavla": {
+        "en": ("/resign [gammon|backgammon]", ()),
+        "tr": ("/resign [mars|katmerli]", ()),
+        "ru": ("/resign [марс|кокс]", ()),
+    },
+    "turkish": {
+        "en": ("/resign [mars]", ("backgammon",)),
+        "tr": ("/resign [mars]", ("katmerli",)),
+        "ru": ("/resign [марс]", ("кокс",)),
+    },
+    "uzun": {
+        "en": ("/resign [mars]", ("backgammon",)),
+        "tr": ("/resign [mars]", ("katmerli",)),
+        "ru": ("/resign [марс]", ("кокс",)),
+    },
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "tr", "ru"])
+@pytest.mark.parametrize("kind", ["tavla", "turkish", "uzun"])
+async def test_resign_usage_and_help_name_only_the_levels_of_the_game_played_t9_u9(env, kind, lang):
+    """T-7, T-9, U-9 and the ``turkish`` variant: /resign's usage (after a word it does not
+    take) and /help's line name only what the game played here may be resigned as; in an
+    Uzun Tavla game they offered a backgammon ("кокс"), which that game does not have."""
+    service, _ = env
+    await service.command(ALI, HOME, "bot", "" if kind == "tavla" else kind)
+    shown, never = LEVEL_WORDS[kind][lang]
+    for args in ("please", "gammon please"):
+        refused = await service.command(ALI, HOME, "resign", args)
+        assert refused[0].notice
+        said = text_of(refused, lang)
+        assert shown in said, said
+        assert not any(word in said for word in never), said
+    helped = text_of(await service.command(ALI, HOME, "help", ""), lang)
+    assert shown in helped, helped
+    assert not any(word in helped.split("/resign", 1)[1].split("\n")[0] for word in never)
 
 
 async def test_a_forged_resign_button_is_not_one_of_ours(tmp_path):

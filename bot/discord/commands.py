@@ -84,7 +84,7 @@ _LEVELS = [
 _RESIGN = [
     Choice(name=_("Single game"), value="single"),
     Choice(name=_("Gammon (mars)"), value="gammon"),
-    Choice(name=_("Backgammon"), value="backgammon"),
+    Choice(name=_("Backgammon (Tavla with the cube only)"), value="backgammon"),
 ]
 _LANGS = [
     Choice(name="Türkçe", value="tr"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bot.i18n import Text, t
+from core.variants import Variant
 
 from . import words as W
 
@@ -101,6 +102,9 @@ class Command:
 
 
 _END_GAME = t("/resign [gammon|backgammon], /abort, /claim — end a game")
+#: The same line for a game with no backgammon (T-7 and T-9 in Tavla only; Turkish tavla
+#: and Uzun Tavla, U-9, are won single or mars).
+_END_GAME_MARS = t("/resign [mars], /abort, /claim — end a game")
 _TOP_STATS = t(
     "/top [pool] [uzun|turkish], /stats [@name] — leaderboard (this chat's, or the pool's) "
     "and statistics"
@@ -164,9 +168,21 @@ COMMANDS: tuple[Command, ...] = (
         t("Show your game's board again"),
         t("/board — your game's board here again, with live buttons"),
     ),
-    Command("resign", t("Resign the game"), _END_GAME, args=Args(frozenset(W.RESIGN_LEVELS))),
-    Command("abort", t("Call the game off by agreement"), _END_GAME),
-    Command("claim", t("Claim a game your opponent let run out of time"), _END_GAME),
+    # The level is read by the handler, which refuses a word with the usage of the game
+    # played (resign_usage): Uzun Tavla's player is not offered a backgammon.
+    Command("resign", t("Resign the game"), _END_GAME, args=FREE),
+    Command(
+        "abort",
+        t("Call the game off by agreement"),
+        _END_GAME,
+        usage=t("/abort — call the game off by agreement (it counts for nobody)"),
+    ),
+    Command(
+        "claim",
+        t("Claim a game your opponent let run out of time"),
+        _END_GAME,
+        usage=t("/claim — win a game whose opponent let their time run out"),
+    ),
     Command("top", t("This chat's leaderboard"), _TOP_STATS, args=Args(W.KINDS | W.POOL)),
     Command(
         "tournament",
@@ -267,30 +283,49 @@ def quoted(word: str) -> str:
     return word if len(word) <= QUOTED else word[:QUOTED] + "…"
 
 
-def unknown_argument(command: Command | str, word: str) -> Text:
-    """The answer to an argument ``command`` does not take: the word and the usage."""
+def _usage(command: Command | str, usage: Text | None) -> Text:
+    if usage is not None:
+        return usage
     spec = find_command(command) if isinstance(command, str) else command
     assert spec is not None, command
-    return t("I didn't understand “{word}”. {usage}", word=quoted(word), usage=spec.usage_line)
+    return spec.usage_line
 
 
-def clashing_arguments(command: Command | str, first: str, second: str) -> Text:
+def unknown_argument(command: Command | str, word: str, usage: Text | None = None) -> Text:
+    """The answer to an argument ``command`` does not take: the word and the usage (its
+    own, or ``usage``: the one for the game played)."""
+    return t(
+        "I didn't understand “{word}”. {usage}", word=quoted(word), usage=_usage(command, usage)
+    )
+
+
+def clashing_arguments(
+    command: Command | str, first: str, second: str, usage: Text | None = None
+) -> Text:
     """The answer to two words that choose one thing differently (``/bot uzun turkish``):
-    choose one, and the usage."""
-    spec = find_command(command) if isinstance(command, str) else command
-    assert spec is not None, command
+    choose one, and the usage (its own, or ``usage``)."""
     return t(
         "Choose one: “{first}” or “{second}”. {usage}",
         first=quoted(first),
         second=quoted(second),
-        usage=spec.usage_line,
+        usage=_usage(command, usage),
     )
 
 
-def help_lines() -> list[Text]:
-    """The lines of ``/help`` after its heading: each command's line once, in order."""
+def resign_usage(variant: Variant | None) -> Text:
+    """``/resign``'s line for a game of ``variant``: the levels it has (T-9: a backgammon
+    only where the game knows one, T-7; U-9 and Turkish tavla have single and mars)."""
+    return _END_GAME if variant is None or variant.backgammons else _END_GAME_MARS
+
+
+def help_lines(variant: Variant | None = None) -> list[Text]:
+    """The lines of ``/help`` after its heading: each command's line once, in order;
+    ``/resign``'s as ``variant``, the game played, has it (:func:`resign_usage`)."""
     lines: list[Text] = []
     for command in COMMANDS:
-        if command.help is not None and command.help not in lines:
-            lines.append(command.help)
+        line = command.help
+        if line is _END_GAME:
+            line = resign_usage(variant)
+        if line is not None and line not in lines:
+            lines.append(line)
     return lines

@@ -17,6 +17,7 @@ from core.events import dice_record
 from core.export import contest_terms, record_match_id
 from core.gnubg import position_id
 from core.match import Match
+from core.variants import variant_by_name
 
 from . import words as W
 from .commands import help_lines, unknown_argument
@@ -117,12 +118,16 @@ class Info:
     people: People
     settings: ServiceSettings
 
-    async def help(self, *, user: User, chat: Chat, **_: Any) -> list[View]:
-        """``/help``: every command, from the catalogue."""
+    async def help(
+        self, *, user: User, chat: Chat, reply_to_game: int | None = None, **_: Any
+    ) -> list[View]:
+        """``/help``: every command, from the catalogue; what a command takes as the game
+        played here (or last) has it (no backgammon to resign in Uzun Tavla)."""
+        kind = await self._kind_played(user, chat, reply_to_game)
         lines: list[Text | str] = [
             t("Tavla bot: backgammon and long nardy with friends or the computer."),
             t("New to the game? /learn plays a first game that explains everything as it comes."),
-            *help_lines(),
+            *help_lines(variant_by_name(kind)),
         ]
         return [View(lines, lang=language(user, chat))]
 

@@ -17,16 +17,16 @@ from core.match import Match
 from . import actions as A
 from . import keypad
 from .boards import Boards
-from .commands import unknown_argument
+from .commands import clashing_arguments, resign_usage, unknown_argument
 from .contests import Contests
 from .errors import UserFacingError
 from .lang import language, notice
-from .presenter import ABANDONED, CALLED_OFF
+from .presenter import ABANDONED, CALLED_OFF, VARIANT_NAMES
 from .store import ActionContext, GameStore, alone, nobody_to_agree, picture_state, seat_of
 from .tournaments import Tournaments
 from .tutor import Tutor, anyway_action
 from .views import MessageRef, View
-from .words import RESIGN_LEVELS, joined
+from .words import RESIGN_LEVELS, clash, joined
 
 BOARD_REPAIRED = t("That board was behind the game: it now shows the game as it stands.")
 BOARD_JUST_CHANGED = t("The board has just changed: look again.")
@@ -274,17 +274,28 @@ class Play:
     ) -> list[View]:
         """``/resign [gammon|backgammon]``: the board asks the player to confirm the resignation
         (one press offers it)."""
+        record = await self._find_game(user, chat, reply_to_game)
+        ctx = self.store.context(record) if record is not None else None
+        variant = ctx.game.variant if ctx is not None else None
+        # The usage names only the levels of the game played here (T-9, U-9).
+        usage = resign_usage(variant)
         words = joined(args)
+        if len(words) > 1 and (pair := clash(args)) is not None:
+            raise UserFacingError(clashing_arguments("resign", *pair, usage=usage))
         kind = RESIGN_LEVELS.get(words[0].casefold()) if words else ResultKind.SINGLE
         if kind is None or len(words) > 1:
-            raise UserFacingError(unknown_argument("resign", words[-1]))
-        record = await self._find_game(user, chat, reply_to_game)
-        if record is None:
+            raise UserFacingError(unknown_argument("resign", words[-1], usage=usage))
+        if record is None or ctx is None:
             raise UserFacingError(t("You have no game here to resign."))
-        ctx = self.store.context(record)
         seat = seat_of(record, user, ctx.game)
         if kind is ResultKind.BACKGAMMON and not ctx.game.variant.backgammons:
-            raise UserFacingError(t("That resignation level does not exist in this game."))
+            raise UserFacingError(
+                t(
+                    "There is no backgammon in this game ({game}). {usage}",
+                    game=VARIANT_NAMES[ctx.game.variant.name],
+                    usage=usage,
+                )
+            )
         # Asked first: one press ("Yes, resign") offers it. Nothing is saved until then.
         ctx.resigning = (seat, kind)
         return [await self.boards.board(ctx, chat, edit=True)]
