@@ -109,6 +109,32 @@ async def test_forget_takes_the_puzzle_record(storage: Storage) -> None:
     assert (await storage.puzzles.next_for(ali.id, None, 1500)).id == pid
 
 
+async def test_the_puzzle_open_in_each_chat(storage: Storage) -> None:
+    """One open puzzle a player and chat (a typed move answers it): a newer replaces it, an
+    answer closes it in every chat, and it goes with its puzzle and with a forgotten player."""
+    ali = await storage.get_or_create_user("telegram", "1", "Ali")
+    veli = await storage.get_or_create_user("telegram", "2", "Veli")
+    game = await game_of(storage, ali.id, veli.id)
+    a = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
+    b = await storage.puzzles.add("k2", "tavla", data(2), "game", game, NOW)
+    assert await storage.puzzles.opened(ali.id, "telegram", "1") is None
+    await storage.puzzles.open(ali.id, "telegram", "1", a, NOW)
+    await storage.puzzles.open(ali.id, "telegram", "1", b, NOW + 5)
+    await storage.puzzles.open(ali.id, "discord", "9", a, NOW + 6)
+    await storage.puzzles.open(veli.id, "telegram", "2", a, NOW + 7)
+    assert await storage.puzzles.opened(ali.id, "telegram", "1") == (b, NOW + 5)
+    assert await storage.puzzles.opened(ali.id, "discord", "9") == (a, NOW + 6)
+    await storage.puzzles.close(ali.id, a)
+    assert await storage.puzzles.opened(ali.id, "discord", "9") is None
+    assert await storage.puzzles.opened(veli.id, "telegram", "2") == (a, NOW + 7)
+    await storage.puzzles.remove_games_of(veli.id)  # puzzle b goes, and with it its opening
+    assert await storage.puzzles.opened(ali.id, "telegram", "1") is None
+    ayse = await storage.get_or_create_user("telegram", "3", "Ayşe")
+    await storage.puzzles.open(ayse.id, "telegram", "3", a, NOW)
+    assert await storage.forget_user(ayse.id, "Forgotten", NOW) is None
+    assert await storage.puzzles.opened(ayse.id, "telegram", "3") is None
+
+
 async def test_the_chats_with_a_daily_puzzle_and_their_next_puzzle(storage: Storage) -> None:
     from bot.storage.base import ChatPrefs
 

@@ -100,6 +100,34 @@ async def test_a_puzzle_right_then_wrong(fake, bot) -> None:
     assert "серия 0" in missed["text"]
 
 
+async def test_a_typed_play_answers_the_open_puzzle(fake, bot) -> None:
+    """/puzzle, then the play typed ("24-18 13-11" as players write it): the puzzle's answer,
+    as its button gives (it was "You have no game here"); a play not among its choices is
+    told how to answer, with the choices again, in the player's language."""
+    ayse = fake.user(33, "Ayşe", username="ayse", language_code="ru")
+    chat = fake.private_chat(ayse)
+    await fake.send_text(ayse, None, "/puzzle")
+    shown = await fake.wait_for(lambda: newest(fake, chat, lambda m: find(m, A.PUZZLE)), 10)
+    assert "напишите" in shown["caption"]  # the puzzle says a play may be typed
+    pid = A.decode(find(shown, A.PUZZLE)).game_id
+    data = (await bot.storage.puzzles.get(pid)).data
+    count = len(fake.messages(chat))
+    await fake.send_text(ayse, None, "hello")
+    told = await fake.wait_for(
+        lambda: next((m for m in fake.messages(chat)[count:] if find(m, A.PUZZLE)), None), 10
+    )
+    assert "Чтобы ответить на задачу" in told["text"]
+    assert "нет партии" not in told["text"]
+    best = data["candidates"][data["answer"]]["text"]
+    count = len(fake.messages(chat))
+    await fake.send_text(ayse, None, best.replace("/", "-"))
+    right = await fake.wait_for(
+        lambda: next((m for m in fake.messages(chat)[count:] if "✅" in m.get("text", "")), None),
+        10,
+    )
+    assert "серия 1" in right["text"]
+
+
 def now(fake, chat, message: dict) -> dict:
     """The message as it is now (after edits)."""
     return next(m for m in fake.messages(chat) if m["message_id"] == message["message_id"])

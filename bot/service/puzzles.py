@@ -16,6 +16,7 @@ from typing import Any
 from bot.i18n import Text, t
 from bot.storage.base import Chat, PuzzlePlayer, Storage, StoredPuzzle, User
 from core.dice import larger_first
+from core.errors import TavlaError
 from core.learn.puzzles import Puzzle
 from core.variants import variant_by_name
 from renderers.view import WHITE, BoardView
@@ -23,7 +24,7 @@ from renderers.view import WHITE, BoardView
 from . import actions as A
 from . import words as W
 from .boards import Boards
-from .errors import UserFacingError
+from .errors import UserFacingError, error_text
 from .lang import language
 from .presenter import picture_labels
 from .settings import ServiceSettings
@@ -95,6 +96,10 @@ class Puzzles:
             return [
                 View([t("You have tried every puzzle I have. New ones come from games.")], lang)
             ]
+        # Open here, so that a move typed in this chat answers it (see typed).
+        await self.storage.puzzles.open(
+            user.id, chat.platform, chat.chat_id, stored.id, self.clock()
+        )
         return [await self.puzzle_view(stored, player, lang, user)]
 
     async def puzzle_view(
@@ -111,17 +116,14 @@ class Puzzles:
                 a=a,
                 b=b,
             ),
-            t("A player chose badly here. Find the best play: one try."),
+            t("A player chose badly here. Find the best play: press it or type it; one try."),
             t(
                 "Your puzzle rating: {rating} · streak {streak}",
                 rating=round(player.rating),
                 streak=player.streak,
             ),
         ]
-        buttons = [
-            [Button(c.text, A.encode(stored.id, 0, A.PUZZLE, n))]
-            for n, c in enumerate(puzzle.candidates)
-        ]
+        buttons = candidate_buttons(stored.id, puzzle)
         image = await self.picture(puzzle, lang, user)
         return View(
             lines, lang=lang, image=image, image_stem=f"puzzle-{stored.id}", buttons=buttons
@@ -161,6 +163,45 @@ class Puzzles:
         chosen = int(action.arg)
         if not 0 <= chosen < len(puzzle.candidates):
             raise UserFacingError(t("That button is not one of mine."))
+        return await self.answer(user, chat, stored, puzzle, chosen)
+
+    async def open_here(self, user: User, chat: Chat) -> tuple[int, float] | None:
+        """The puzzle the player has open in this private chat and when it was shown."""
+        if not chat.private:
+            return None
+        return await self.storage.puzzles.opened(user.id, chat.platform, chat.chat_id)
+
+    async def typed(self, user: User, chat: Chat, text: str, puzzle_id: int) -> list[View] | None:
+        """A move typed as the answer to the open puzzle ``puzzle_id``: the answer pressing
+        that play's button gives; None when the puzzle is no longer here."""
+        stored = await self.storage.puzzles.get(puzzle_id)
+        if stored is None:
+            return None
+        puzzle = Puzzle.from_dict(stored.data)
+        try:
+            chosen = puzzle.typed(text)
+        except TavlaError as error:  # unreadable, or not legal here: refused as in a game
+            refusal: Text = error_text(error)
+        else:
+            if chosen is not None:
+                return await self.answer(user, chat, stored, puzzle, chosen)
+            refusal = t("{play} is not one of this puzzle's choices.", play=text.strip())
+        # No try is spent: the reason, how to answer, and the choices again.
+        lines: list[Text | str] = [
+            refusal,
+            t(
+                "To answer puzzle {id}, press one of its plays or type it as its button writes it.",
+                id=stored.id,
+            ),
+        ]
+        lang = language(user, chat)
+        return [View(lines, lang=lang, buttons=candidate_buttons(stored.id, puzzle))]
+
+    async def answer(
+        self, user: User, chat: Chat, stored: StoredPuzzle, puzzle: Puzzle, chosen: int
+    ) -> list[View]:
+        """The player's one try at ``puzzle``: candidate ``chosen``, pressed or typed."""
+        await self.storage.puzzles.close(user.id, stored.id)
         solved = chosen == puzzle.answer
         result = await self.storage.puzzles.attempt(
             user.id, stored.id, chosen, solved, "", self.clock()
@@ -181,6 +222,14 @@ class Puzzles:
         )
         buttons = [[Button(t("🧩 Next puzzle"), A.encode(0, 0, A.PUZZLE, NEXT))]]
         return [View(lines, lang=lang, buttons=buttons)]
+
+
+def candidate_buttons(puzzle_id: int, puzzle: Puzzle) -> list[list[Button]]:
+    """The puzzle's candidate plays as buttons, one a row, in the order shown."""
+    return [
+        [Button(c.text, A.encode(puzzle_id, 0, A.PUZZLE, n))]
+        for n, c in enumerate(puzzle.candidates)
+    ]
 
 
 def answer_lines(puzzle: Puzzle, chosen: int) -> list[Text | str]:

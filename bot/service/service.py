@@ -171,7 +171,7 @@ class GameService:
             "block": strangers.block,
             "report": strangers.report,
             "say": strangers.say,
-            "move": self.play.move_command,
+            "move": self._move_command,
             "resign": self.play.resign,
             "abort": self.play.abort,
             "claim": self.play.claim,
@@ -418,9 +418,35 @@ class GameService:
         if self._flooding(user):
             return [self._slow_down(user, chat)]
         views = await guarded(
-            user, chat, self.play.move(user, chat, text, reply_to_game, quiet=not place.private)
+            user, chat, self._typed_move(user, chat, text, reply_to_game, quiet=not place.private)
         )
         return await self._answered(user, place, views)
+
+    async def _move_command(
+        self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any
+    ) -> list[View]:
+        """``/move 13/8 6/5``: a typed move, to the open puzzle or the game (_typed_move)."""
+        if not args.strip():
+            return await self.play.move_command(
+                user=user, chat=chat, args=args, reply_to_game=reply_to_game
+            )
+        return await self._typed_move(user, chat, args, reply_to_game, quiet=False)
+
+    async def _typed_move(
+        self, user: User, chat: Chat, text: str, reply_to_game: int | None, *, quiet: bool
+    ) -> list[View]:
+        """A typed move: the answer to the puzzle open in this private chat, when it was
+        shown after the player's game here last changed (it is what they were last asked:
+        /puzzle, then "24/18 13/11"), else a move in the game."""
+        opened = await self.puzzles.open_here(user, chat) if reply_to_game is None else None
+        if opened is not None:
+            puzzle_id, shown = opened
+            game = await self.play.game_here(user, chat)
+            if game is None or game.updated <= shown:
+                answered = await self.puzzles.typed(user, chat, text, puzzle_id)
+                if answered is not None:
+                    return answered
+        return await self.play.move(user, chat, text, reply_to_game, quiet=quiet)
 
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
         """The deadline rounds (:meth:`bot.service.deadlines.Deadlines.tick`): expired

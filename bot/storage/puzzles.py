@@ -235,6 +235,41 @@ class PuzzleStorage:
         assert row is not None
         return player_from_row(row)
 
+    async def open(
+        self, user_id: int, platform: str, chat_id: str, puzzle_id: int, now: float
+    ) -> None:
+        """The puzzle the player has open in this chat now (it replaces the one before)."""
+        async with self._writing() as db:
+            await db.execute(
+                "INSERT INTO open_puzzles (user_id, platform, chat_id, puzzle_id, shown) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, platform, chat_id) DO UPDATE "
+                "SET puzzle_id = excluded.puzzle_id, shown = excluded.shown",
+                user_id,
+                platform,
+                chat_id,
+                puzzle_id,
+                float(now),
+            )
+
+    async def opened(self, user_id: int, platform: str, chat_id: str) -> tuple[int, float] | None:
+        """The puzzle the player has open in this chat and when it was shown, or None."""
+        async with self._reading() as db:
+            row = await db.fetchrow(
+                "SELECT puzzle_id, shown FROM open_puzzles WHERE user_id = ? AND platform = ? "
+                "AND chat_id = ?",
+                user_id,
+                platform,
+                chat_id,
+            )
+        return None if row is None else (int(row["puzzle_id"]), float(row["shown"]))
+
+    async def close(self, user_id: int, puzzle_id: int) -> None:
+        """The player answered ``puzzle_id``: it is open in none of their chats."""
+        async with self._writing() as db:
+            await db.execute(
+                "DELETE FROM open_puzzles WHERE user_id = ? AND puzzle_id = ?", user_id, puzzle_id
+            )
+
     async def attempts(self, scope: str) -> list[tuple[int, int, bool]]:
         """(user, chosen, solved) of every try in ``scope``, in the order made."""
         async with self._reading() as db:
@@ -373,7 +408,7 @@ class PuzzleStorage:
 async def remove_games_of(db: Db, user_id: int) -> int:
     """Delete the puzzles of every game ``user_id`` played, with their attempts and days."""
     games = "SELECT id FROM games WHERE seat0 = ? OR seat1 = ?"
-    for table in ("puzzle_attempts", "daily_puzzles"):
+    for table in ("puzzle_attempts", "daily_puzzles", "open_puzzles"):
         await db.execute(
             f"DELETE FROM {table} WHERE puzzle_id IN (SELECT id FROM puzzles WHERE game_id IN "
             f"({games}))",
@@ -386,6 +421,7 @@ async def remove_games_of(db: Db, user_id: int) -> int:
 async def forget_puzzles(db: Db, user_id: int) -> None:
     """``/forget``: the player's attempts, puzzle rating and the puzzles of their games."""
     await db.execute("DELETE FROM puzzle_attempts WHERE user_id = ?", user_id)
+    await db.execute("DELETE FROM open_puzzles WHERE user_id = ?", user_id)
     await db.execute("DELETE FROM puzzle_players WHERE user_id = ?", user_id)
     await remove_games_of(db, user_id)
 

@@ -22,11 +22,13 @@ from core.analysis.ranking import order_by_value, rank_plays
 from core.analysis.scoring import VERY_BAD
 from core.analysis.selfplay import play_match
 from core.dice import RandomDice
+from core.errors import ErrorCode, IllegalPlayError
 from core.gnubg import position_from_id, position_id
 from core.match import Match
 from core.movegen import Play, legal_plays
 from core.notation import format_play
 from core.position import Position
+from core.turn import Turn
 from core.variants import Variant, variant_by_name
 
 #: A decision becomes a puzzle when it lost at least this (gnubg's "very bad")…
@@ -89,6 +91,22 @@ class Puzzle:
     def before(self) -> Position:
         """The board with the solver on roll."""
         return position_from_id(self.position)
+
+    def typed(self, text: str) -> int | None:
+        """The candidate (its index) the play typed as ``text`` is, in any written form the
+        game takes; None for a legal play that is not among the candidates. A move that
+        cannot be read, is not legal or leaves dice unplayed raises as in a game
+        (:class:`core.errors.NotationError`, :class:`core.errors.IllegalPlayError`)."""
+        variant = variant_by_name(self.variant)
+        position = self.before()
+        turn = Turn(variant, position, self.dice, first_turn(variant, position))
+        turn.apply_text(text)
+        if not turn.complete:
+            raise IllegalPlayError(
+                "The move is not finished: play the rest of the dice", ErrorCode.PLAY_UNFINISHED
+            )
+        after = position_id(turn.play().after)
+        return next((i for i, c in enumerate(self.candidates) if c.after == after), None)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (storage, the shipped files)."""
