@@ -43,7 +43,9 @@ def _dice_text(view: BoardView) -> str:
 
 
 def _player_lines(view: BoardView, color: str) -> tuple[str, str]:
-    name = f"{SYMBOL[color]}  {view.name(color)} ({view.label(color)})"
+    # A side without a player's name (a puzzle's) is called by its colour: said once.
+    colour = f" ({view.label(color)})" if view.names.get(color) else ""
+    name = f"{SYMBOL[color]}  {view.name(color)}{colour}"
     if view.to_move == color:
         name += f"  <- {view.label('to_move')}"
     elif view.winner == color:

@@ -400,3 +400,23 @@ async def test_analyse_with_a_new_game_on_screen_analyses_the_last_finished_one(
         await service.settle()
     finally:
         await storage.close()
+
+
+async def test_a_puzzle_shows_its_board_as_text_and_takes_a_typed_play(tmp_path):
+    """The console shows no pictures: a puzzle came as "(picture: …png)" and its choices,
+    with no board to solve it from. Its board is printed as text, the side to play named
+    once, and the play typed with dashes answers it."""
+    storage, _, console, out = await make(tmp_path)
+    try:
+        await console.handle("/puzzle")
+        text = out.getvalue()
+        assert "pips" in text  # the text board
+        assert "O  White  <- to move" in text, text
+        assert "White (white)" not in text
+        pid = A.decode(console.buttons[0].action).game_id
+        data = (await storage.puzzles.get(pid)).data
+        best = data["candidates"][data["answer"]]["text"]
+        await console.handle(best.replace("/", "-"))
+        assert "✅ Right" in out.getvalue()
+    finally:
+        await storage.close()

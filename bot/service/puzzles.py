@@ -124,15 +124,26 @@ class Puzzles:
             ),
         ]
         buttons = candidate_buttons(stored.id, puzzle)
-        image = await self.picture(puzzle, lang, user)
+        drawn = self.board(puzzle, lang, user)
+        image = await self.boards.render(drawn) if self.settings.render_images else None
+        # The board goes along too: its text is what the console shows (no picture there).
         return View(
-            lines, lang=lang, image=image, image_stem=f"puzzle-{stored.id}", buttons=buttons
+            lines,
+            lang=lang,
+            image=image,
+            image_stem=f"puzzle-{stored.id}",
+            buttons=buttons,
+            board=drawn,
         )
 
     async def picture(self, puzzle: Puzzle, lang: str, user: User | None) -> bytes | None:
-        """The puzzle's board, White on roll (in ``user``'s theme, if given)."""
+        """The puzzle's board drawn, White on roll (in ``user``'s theme, if given)."""
         if not self.settings.render_images:
             return None
+        return await self.boards.render(self.board(puzzle, lang, user))
+
+    def board(self, puzzle: Puzzle, lang: str, user: User | None) -> BoardView:
+        """The puzzle's board, White on roll (in ``user``'s theme, if given)."""
         variant = variant_by_name(puzzle.variant)
         state = puzzle.cube_state
         fields: dict[str, Any] = {}
@@ -141,7 +152,7 @@ class Puzzles:
             if state.owner:
                 fields["cube_owner"] = WHITE if state.owner > 0 else "black"
             fields["match_length"] = max(0, state.match_length)
-        view = BoardView.from_position(
+        return BoardView.from_position(
             variant,
             puzzle.before(),
             mover_color=WHITE,
@@ -150,7 +161,6 @@ class Puzzles:
             theme=(user_theme(user) if user else None) or self.settings.theme,
             **fields,
         )
-        return await self.boards.render(view)
 
     async def press(self, user: User, chat: Chat, action: A.Action) -> list[View]:
         """A candidate pressed (or "Next puzzle")."""
