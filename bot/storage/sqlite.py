@@ -46,6 +46,10 @@ log = logging.getLogger(__name__)
 
 MEMORY = ":memory:"
 DEFAULT_BUSY_TIMEOUT = 5.0
+#: Commits between two checkpoints of the write-ahead log (in a thread, see
+#: :meth:`SqliteStorage._committed`): a press's commit writes a handful of pages, so about
+#: SQLite's own default of a checkpoint every 1,000 pages.
+CHECKPOINT_EVERY = 200
 
 
 # --- errors ------------------------------------------------------------------------------
@@ -126,10 +130,11 @@ class _LoopDb(SqliteDb):
     Inside ``BEGIN IMMEDIATE`` the write lock is the transaction's: in WAL mode (or in
     memory) a statement then waits for nobody, and a query by key or a row written takes
     tens of microseconds, less than a round trip through aiosqlite's thread (two thread
-    switches and a wake-up of the loop). Starting the transaction and committing it stay
-    on the thread when they may wait: ``BEGIN IMMEDIATE`` for another process's writer,
-    ``COMMIT`` for a checkpoint's disk syncs. Nothing else uses the connection meanwhile:
-    the storage's lock is held for the whole transaction.
+    switches and a wake-up of the loop). ``BEGIN IMMEDIATE`` goes to the thread only when
+    it must wait for another process's writer; ``COMMIT`` runs on the loop too, as the
+    connection never checkpoints (the checkpoints, which sync the disk, run in a thread
+    of their own). Nothing else uses the connection meanwhile: the storage's lock is held
+    for the whole transaction, which so never waits for a turn of the event loop.
     """
 
     def __init__(self, conn: aiosqlite.Connection, raw: sqlite3.Connection) -> None:
@@ -283,6 +288,9 @@ class _TransactionScope(AbstractAsyncContextManager[SqliteTransaction]):
         self._storage._active.reset(self._token)
         tx._open = False
         conn = tx._db.conn
+        if isinstance(tx._db, _LoopDb):
+            self._end_on_loop(tx._db.raw, exc)
+            return False
         try:
             if exc is None:
                 try:
@@ -299,6 +307,33 @@ class _TransactionScope(AbstractAsyncContextManager[SqliteTransaction]):
         finally:
             self._storage._lock.release()
         return False
+
+    def _end_on_loop(self, raw: sqlite3.Connection, exc: BaseException | None) -> None:
+        """Commit (or roll back) a transaction whose statements ran on the event loop, on
+        the loop too: in WAL mode with ``synchronous = NORMAL`` a commit appends to the log
+        without syncing the disk (the checkpoints that do run in a thread, see
+        :meth:`SqliteStorage._committed`). A round trip through aiosqlite's thread would
+        hold the storage's lock across a turn of the event loop: under load every other
+        transaction and read of the process queued behind it, each waiting for a turn of
+        a loop busy with hundreds of presses."""
+        storage = self._storage
+        try:
+            if exc is None:
+                try:
+                    with _translated("could not commit"):
+                        raw.execute("COMMIT")
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        raw.execute("ROLLBACK")
+                    raise
+                storage._committed()
+            else:
+                with contextlib.suppress(sqlite3.Error):
+                    raw.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error) and _is_unavailable(exc):
+                    raise StorageError(f"database error: {exc}") from exc
+        finally:
+            storage._lock.release()
 
 
 class SqliteStorage(SqlStorage):
@@ -332,6 +367,10 @@ class SqliteStorage(SqlStorage):
         self._statements_on_loop = False
         #: Reads outside transactions, on the event loop (see _AloneDb); None: none.
         self._reader: sqlite3.Connection | None = None
+        #: Checkpoints of the write-ahead log, in a thread (see _committed); None: none.
+        self._checkpointer: sqlite3.Connection | None = None
+        self._commits = 0
+        self._checkpoint: asyncio.Task[None] | None = None
         self._journal_mode = ""
         self._lock = asyncio.Lock()
 
@@ -349,7 +388,12 @@ class SqliteStorage(SqlStorage):
                     self._statements_on_loop = self._journal_mode in ("wal", "memory")
                     try:
                         self._reader = self._open_reader(self._journal_mode)
+                        if self._reader is not None:
+                            self._checkpointer = await self._open_checkpointer()
                     except BaseException:
+                        if self._reader is not None:
+                            self._reader.close()
+                            self._reader = None
                         conn, self._conn = self._conn, None
                         await conn.close()
                         raise
@@ -418,11 +462,18 @@ class SqliteStorage(SqlStorage):
         if self._current_transaction() is not None:
             raise RuntimeError("cannot close the storage from inside one of its transactions")
         async with self._lock:
+            if self._checkpoint is not None:
+                with contextlib.suppress(Exception):
+                    await self._checkpoint
+                self._checkpoint = None
             conn, self._conn = self._conn, None
             self._raw, self._statements_on_loop = None, False
             reader, self._reader = self._reader, None
             if reader is not None:
                 reader.close()
+            checkpointer, self._checkpointer = self._checkpointer, None
+            if checkpointer is not None:
+                checkpointer.close()
             if conn is not None:
                 await conn.close()
 
@@ -439,6 +490,38 @@ class SqliteStorage(SqlStorage):
         finally:
             raw.execute(f"PRAGMA busy_timeout = {max(0, int(self.busy_timeout * 1000))}")
         return True
+
+    def _committed(self) -> None:
+        """A transaction committed on the event loop: every :data:`CHECKPOINT_EVERY`
+        commits, the write-ahead log is copied into the database (a checkpoint, which syncs
+        the disk) in a thread, by a connection of its own. The connection that commits
+        never checkpoints (``wal_autocheckpoint`` off): it commits on the event loop."""
+        self._commits += 1
+        if (
+            self._checkpointer is None
+            or self._commits < CHECKPOINT_EVERY
+            or (self._checkpoint is not None and not self._checkpoint.done())
+        ):
+            return
+        self._commits = 0
+        self._checkpoint = asyncio.get_running_loop().create_task(
+            self._checkpointed(self._checkpointer)
+        )
+
+    @staticmethod
+    async def _checkpointed(checkpointer: sqlite3.Connection) -> None:
+        """A passive checkpoint in a thread: it waits for no reader or writer, and they do
+        not wait for it; what it can't copy yet, the next one does."""
+        try:
+            await asyncio.to_thread(checkpointer.execute, "PRAGMA wal_checkpoint(PASSIVE)")
+        except sqlite3.Error:
+            log.warning("checkpoint of the write-ahead log failed", exc_info=True)
+
+    async def _open_checkpointer(self) -> sqlite3.Connection:
+        """The connection that checkpoints the write-ahead log (with a reading connection
+        only: a database file in WAL mode), and the committing one's own checkpoints off."""
+        await self._connection().execute("PRAGMA wal_autocheckpoint = 0")
+        return sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
 
     def _connection(self) -> aiosqlite.Connection:
         if self._conn is None:
