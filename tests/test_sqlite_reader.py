@@ -150,6 +150,40 @@ async def test_writes_of_many_tasks_at_once_never_wait_for_each_other(
     assert not any(taken)
 
 
+async def test_writes_queued_behind_a_held_transaction_all_go_at_its_end(
+    storage: SqliteStorage,
+) -> None:
+    """A transaction held open across turns of the event loop while a hundred presses
+    queue to save: at its end they all save in the loop's next turns, not one a turn. (The
+    lock handed itself to one waiter a turn, newcomers queueing behind: under load, where
+    presses come faster than the loop turns, the queue never drained.)"""
+    users = [
+        await storage.get_or_create_user("telegram", str(n), f"P{n}", "tr") for n in range(100)
+    ]
+    inside, finish = asyncio.Event(), asyncio.Event()
+
+    async def held() -> None:
+        async with storage.transaction():
+            await storage.set_user_lang(users[0].id, "ru")
+            inside.set()
+            await finish.wait()
+
+    holder = asyncio.create_task(held())
+    await inside.wait()
+    saves = [asyncio.create_task(storage.set_user_lang(user.id, "ru")) for user in users]
+    await asyncio.sleep(0)
+    assert not any(save.done() for save in saves)  # all waiting behind the held one
+    finish.set()
+    await holder
+    turns = 0
+    while not all(save.done() for save in saves):
+        await asyncio.sleep(0)
+        turns += 1
+    assert turns <= 5
+    for user in users:
+        assert (await storage.get_user(user.id)).lang == "ru"
+
+
 async def test_the_write_ahead_log_is_checkpointed_in_a_thread(
     storage: SqliteStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
