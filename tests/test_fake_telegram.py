@@ -440,6 +440,25 @@ async def test_fake_request_errors(bot, state):
     ]
 
 
+async def test_held_calls_wait_unanswered_until_released(bot, state):
+    fake = state
+    ali = fake.user(7, "Ali")
+    chat = fake.private_chat(ali)
+    fake.hold("sendMessage")
+    first = asyncio.create_task(bot.send_message(chat.id, "one"))
+    second = asyncio.create_task(bot.send_message(chat.id, "two"))
+    await fake.wait_for(lambda: len(fake.calls_to("sendMessage")) == 2, 5)
+    # Made, not answered: nothing in the chat yet, other methods unaffected.
+    assert not first.done()
+    assert not second.done()
+    assert not fake.messages(chat)
+    assert (await bot.get_me()).id == 123
+    fake.release()
+    assert [(await first).text, (await second).text] == ["one", "two"]
+    assert [m["text"] for m in fake.messages(chat)] == ["one", "two"]
+    assert (await bot.send_message(chat.id, "three")).text == "three"
+
+
 async def test_get_updates_long_poll_offset_and_conflicts(bot, state):
     fake = state
     ali = fake.user(7, "Ali")

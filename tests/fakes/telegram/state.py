@@ -91,6 +91,7 @@ class TelegramState:
         self._query_ids = itertools.count(4_242_000_000_000_000_001)
         self._inline_ids = itertools.count(1)
         self._faults: dict[str, list[Fault]] = {}
+        self._held: dict[str, asyncio.Event] = {}
         self._open_callbacks: dict[str, dict[str, Any]] = {}
         self._open_inline: dict[str, dict[str, Any]] = {}
         self._answered_inline: dict[str, dict[str, Any]] = {}
@@ -162,6 +163,9 @@ class TelegramState:
             token=token,
         )
         self.calls.append(call)
+        held = self._held.get(canonical)
+        if held is not None:
+            await held.wait()
         if self.bot_id is None:
             head = token.split(":", 1)[0]
             self.bot_id = int(head) if head.isdigit() else DEFAULT_BOT_ID
@@ -251,6 +255,21 @@ class TelegramState:
             )
         )
 
+    def hold(self, *methods: str) -> None:
+        """Keep calls of ``methods`` waiting, unanswered, until :meth:`release` (a Telegram
+        slow to answer): they are recorded as made, and answered in order once released."""
+        for method in methods:
+            canonical = self._handlers.get(method.lower(), (method, None))[0]
+            self._held.setdefault(canonical, asyncio.Event())
+
+    def release(self, *methods: str) -> None:
+        """Answer the calls held by :meth:`hold` (all held methods when none is named)."""
+        names = [self._handlers.get(m.lower(), (m, None))[0] for m in methods] or list(self._held)
+        for name in names:
+            event = self._held.pop(name, None)
+            if event is not None:
+                event.set()
+
     def _take_fault(self, method: str) -> Fault | None:
         queue = self._faults.get(method)
         if not queue:
@@ -337,6 +356,7 @@ class TelegramState:
     async def aclose(self) -> None:
         """Wake every waiting getUpdates (they answer at once) and stop webhook delivery."""
         self._closing = True
+        self.release()
         self._notify()
         task, self._webhook_task = self._webhook_task, None
         if task is not None:
