@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import sys
 import threading
 
 import aiosqlite
@@ -229,3 +230,35 @@ def _game(seat0: int) -> GameRecord:
         seats=[seat0, None],
         challenger=seat0,
     )
+
+
+async def test_a_storage_left_open_does_not_keep_the_process_from_exiting(tmp_path) -> None:
+    """A bot that crashes on its way out without closing its storage still exits (a service
+    manager waiting on it would otherwise have to kill it), and what it committed is kept."""
+    db = tmp_path / "left-open.db"
+    script = (
+        "import asyncio\n"
+        "from bot.storage.sqlite import SqliteStorage\n"
+        "async def main():\n"
+        f"    storage = SqliteStorage({str(db)!r})\n"
+        "    await storage.open()\n"
+        "    await storage.get_or_create_user('telegram', '7', 'Ali', 'tr')\n"
+        "    main.storage = storage  # still referenced at exit: never closed\n"
+        "asyncio.run(main())\n"
+    )
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", script)
+    try:
+        status = await asyncio.wait_for(proc.wait(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert status == 0
+    storage = SqliteStorage(db)
+    await storage.open()
+    try:
+        ali = await storage.find_user("telegram", "7")
+        assert ali is not None
+        assert ali.name == "Ali"
+    finally:
+        await storage.close()

@@ -464,6 +464,11 @@ class SqliteStorage(SqlStorage):
             return raw
 
         conn = aiosqlite.Connection(connect, 64)
+        # Its worker thread a daemon: a storage never closed (a crash on the way out) must not
+        # keep the process from exiting; SQLite's commits are atomic, nothing is half-written.
+        worker = getattr(conn, "_thread", None)
+        if worker is not None:
+            worker.daemon = True
         try:
             await conn
         except BaseException:
