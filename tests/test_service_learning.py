@@ -179,6 +179,53 @@ async def test_the_tutor_asks_before_a_bad_play(env) -> None:
     assert "That loses" not in text_of(made)
 
 
+async def test_the_tutor_watches_a_new_players_first_games_against_the_computer(tmp_path) -> None:
+    """Unless set in /settings, the tutor watches the first games against the computer only:
+    games against people do not count."""
+    from dataclasses import replace
+
+    async with service_at(tmp_path / "t.db", tutor_first_games=2, tutor_wait=60.0) as pair:
+        service, _ = pair
+        views = await service.command(ALI, GROUP, "bot", "turkish")
+        view = await board_with_hint(service, views)
+        record = await service.storage.get_game(view.game_id)
+        veli = await service.storage.get_or_create_user("test", "veli", "Veli")
+
+        async def finished(*seats: int | None) -> None:
+            settings = record.settings
+            if veli.id in seats:
+                settings = replace(settings, computer=None)
+            done = replace(
+                record, id=None, status=GameStatus.FINISHED, seats=list(seats), settings=settings
+            )
+            async with service.storage.transaction() as tx:
+                await tx.insert_game(done)
+
+        async def asked(views: list[View]) -> tuple[bool, list[View]]:
+            """Whether the tutor asks about a bad play; the views after it is made."""
+            view = await board_with_hint(service, views)
+            current = await service.storage.get_game(view.game_id)
+            steps, _ = worst_play(current)
+            assert steps is not None
+            moved = await service.press(
+                ALI, GROUP, A.encode(current.id, current.version, A.MOVE, steps)
+            )
+            confirmed = await service.press(ALI, GROUP, find(board(moved), A.CONFIRM))
+            if "That loses" not in text_of(confirmed):
+                return False, confirmed
+            return True, await service.press(ALI, GROUP, find(board(confirmed), A.TUTOR_OK))
+
+        human, computer = record.seats
+        await finished(human, computer)
+        for _ in range(5):
+            await finished(human, veli.id)
+        watched, views = await asked(views)
+        assert watched  # one game against the computer finished: still watched
+        await finished(computer, human)
+        watched, _ = await asked(views)
+        assert not watched  # two: no longer
+
+
 async def test_the_tutor_can_be_switched_off(env) -> None:
     service, _ = env
     here = PRIVATE(ALI)

@@ -702,6 +702,24 @@ async def test_games_in_chat_and_of_user(storage: Storage, players):
     assert ids(await storage.games_of_user(deniz.id, (GameStatus.CHALLENGE,))) == [c.id]
 
 
+async def test_games_against_the_computer_are_counted_up_to_a_bound(storage: Storage, players):
+    ali, veli = players
+    computer = await storage.computer_user("telegram")
+    done = GameStatus.FINISHED
+    for seats in ([ali.id, computer.id], [computer.id, ali.id], [ali.id, computer.id]):
+        await insert(storage, new_game(*seats, status=done))
+    await insert(storage, new_game(ali.id, veli.id, status=done))  # against a person
+    await insert(storage, new_game(ali.id, computer.id))  # not over
+    await insert(storage, new_game(veli.id, computer.id, status=done))  # someone else's
+
+    assert await storage.count_computer_games(ali.id, (done,), at_most=10) == 3
+    assert await storage.count_computer_games(ali.id, (done,), at_most=2) == 2
+    assert await storage.count_computer_games(ali.id, tuple(GameStatus), at_most=10) == 4
+    assert await storage.count_computer_games(veli.id, (done,), at_most=10) == 1
+    assert await storage.count_computer_games(ali.id, (), at_most=10) == 0
+    assert await storage.count_computer_games(ali.id, (done,), at_most=0) == 0
+
+
 async def test_due_games(storage: Storage, players):
     ali, veli = players
     late = await insert(storage, new_game(ali.id, veli.id, deadline=100.0, reminded=True))

@@ -313,7 +313,9 @@ async def current_board_of(fake, chat, record) -> dict:
         versions = [a.version for d in buttons(board) if (a := A.decode(d)) and a.game_id]
         return board if max(versions, default=0) >= version else None
 
-    return await fake.wait_for(shown, 10)
+    # As long as the tutor may take (tutor_wait): its verdicts are worked out below the bot's
+    # priority, slow on a loaded machine.
+    return await fake.wait_for(shown, 60)
 
 
 async def test_hints_by_consent_in_a_group_game(fake, bot) -> None:

@@ -119,8 +119,9 @@ class Tutor:
             return user.prefs.tutor
         if record.settings.computer is None or self.first_games <= 0:
             return False
-        finished = await self.storage.games_of_user(user.id, (GameStatus.FINISHED,))
-        played = sum(1 for g in finished if g.settings.computer is not None)
+        played = await self.storage.count_computer_games(
+            user.id, (GameStatus.FINISHED,), at_most=self.first_games
+        )
         return played < self.first_games
 
     async def question(

@@ -888,6 +888,13 @@ class Storage(Protocol):
         self, user_id: int, statuses: tuple[GameStatus, ...] = OPEN_STATUSES
     ) -> list[GameRecord]: ...
 
+    async def count_computer_games(
+        self, user_id: int, statuses: tuple[GameStatus, ...], at_most: int
+    ) -> int:
+        """How many of the user's games with these statuses were against the computer,
+        counted up to ``at_most``."""
+        ...
+
     async def count_games(self, statuses: tuple[GameStatus, ...]) -> int:
         """How many games have one of these statuses."""
         ...

@@ -505,6 +505,29 @@ class SqlStorage(ABC):
             float(now) + float(remind_within),
         )
 
+    async def count_computer_games(
+        self, user_id: int, statuses: tuple[GameStatus, ...], at_most: int
+    ) -> int:
+        """How many of the user's games with these statuses were against the computer,
+        counted up to ``at_most`` (reads no game: it is asked on every move)."""
+        values = status_values(statuses)
+        if not values or at_most <= 0:
+            return 0
+        async with self._reading() as db:
+            found = await db.fetchval(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM games g JOIN users u"
+                " ON u.id = CASE WHEN g.seat0 = ? THEN g.seat1 ELSE g.seat0 END"
+                f" WHERE (g.seat0 = ? OR g.seat1 = ?) AND g.status IN ({marks(values)})"
+                " AND u.is_bot = ? LIMIT ?) AS counted",
+                user_id,
+                user_id,
+                user_id,
+                *values,
+                True,
+                int(at_most),
+            )
+        return int(found or 0)
+
     async def count_games(self, statuses: tuple[GameStatus, ...]) -> int:
         """How many games have one of these statuses."""
         values = status_values(statuses)
