@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -376,6 +377,39 @@ async def test_page_is_served_with_a_strict_content_security_policy(web):
     assert texts["texts"]["roll"]
 
 
+async def play_a_turn(
+    client,
+    game_id: int,
+    me: dict[str, str],
+    state: dict,
+    each_step: Callable[[], None] | None = None,
+) -> dict:
+    """One turn through the API from ``state``: roll if asked, the first legal checker moved
+    until none is left (``each_step`` called before each action after the roll), Confirm if
+    the turn does not end by itself. The state after it."""
+
+    async def act(**body) -> dict:
+        answer = await client.post(
+            f"/api/game/{game_id}/action", json={**body, "version": state["version"]}, headers=me
+        )
+        data = await answer.json()
+        assert data["ok"], data.get("message")
+        return data["state"]
+
+    if "roll" in state["buttons"]:
+        state = await act(action="roll")
+    while state["legal"]:
+        if each_step is not None:
+            each_step()
+        source, dests = next(iter(state["legal"].items()))
+        state = await act(action="move", **{"from": int(source), "to": dests[0]})
+    if "confirm" in state["buttons"]:
+        if each_step is not None:
+            each_step()
+        state = await act(action="confirm")
+    return state
+
+
 async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checker(web):
     client, _service, _signer, game_id, players = web
 
@@ -390,25 +424,12 @@ async def test_the_chat_board_is_edited_after_each_finished_turn_not_each_checke
     try:
         me = auth(init_data(int(players[0]), "P0"))
         state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
+        assert "roll" in state["buttons"]
 
-        async def act(**body):
-            answer = await client.post(
-                f"/api/game/{game_id}/action",
-                json={**body, "version": state["version"]},
-                headers=me,
-            )
-            data = await answer.json()
-            assert data["ok"], data.get("message")
-            return data["state"]
+        def chat_left_alone() -> None:  # the roll and the steps of the turn
+            assert not delivered
 
-        state = await act(action="roll")
-        while state["legal"]:
-            assert not delivered  # the roll and the steps of the turn leave the chat alone
-            source, dests = next(iter(state["legal"].items()))
-            state = await act(action="move", **{"from": int(source), "to": dests[0]})
-        # The turn ends by Confirm, or by itself (the opponent must roll or double next).
-        if "confirm" in state["buttons"]:
-            state = await act(action="confirm")
+        await play_a_turn(client, game_id, me, state, each_step=chat_left_alone)
         await asyncio.wait_for(arrived.get(), 2)
         assert len(delivered) == 1
         chat_id, views = delivered[-1]
@@ -669,24 +690,7 @@ async def test_the_chat_board_of_a_game_followed_on_both_pages_waits_for_nobody(
         me = auth(headers[seat])
         state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
         assert state["my_turn"]
-
-        async def act(**body):
-            answer = await client.post(
-                f"/api/game/{game_id}/action",
-                json={**body, "version": state["version"]},
-                headers=me,
-            )
-            data = await answer.json()
-            assert data["ok"], data.get("message")
-            return data["state"]
-
-        if "roll" in state["buttons"]:
-            state = await act(action="roll")
-        while state["legal"]:
-            source, dests = next(iter(state["legal"].items()))
-            state = await act(action="move", **{"from": int(source), "to": dests[0]})
-        if "confirm" in state["buttons"]:
-            state = await act(action="confirm")
+        state = await play_a_turn(client, game_id, me, state)
         await asyncio.wait_for(arrived.get(), 2)
         return state
 
