@@ -58,6 +58,23 @@ def two_ply(net: Any, answer: Replies, full: bool, variant: Variant = UZUN) -> t
     return got, sizes[0]
 
 
+def candidates(
+    player: Any, variant: Variant, position: Any, plays: list[Any], most: int, within: float
+) -> tuple[np.ndarray, list[int]] | None:
+    """A decision worth recording: the player's 0-ply equities of ``plays`` and the indices
+    of its best ``most`` within ``within`` of the best, best first; None when there is no
+    choice (one play, a bear-off the database decides, one candidate, or a candidate that
+    bears off the last checker)."""
+    if len(plays) < 2 or player.bearoff_play(variant, position, plays) is not None:
+        return None
+    eqs = player.play_equities(variant, plays)
+    order = np.argsort(-eqs)
+    keep = [int(i) for i in order[:most] if eqs[i] >= eqs[order[0]] - within]
+    if len(keep) < 2 or any(plays[i].after.mover[OFF] == CHECKERS for i in keep):
+        return None
+    return eqs, keep
+
+
 def collect(seed: int, games: int, out: Path) -> None:
     """Store the expert's decisions of ``games`` seeded games (see the module doc)."""
     expert = player_for("uzun", "expert", seed=seed)
@@ -67,24 +84,21 @@ def collect(seed: int, games: int, out: Path) -> None:
     choose = expert.choose_play
 
     def recording(variant, position, plays):  # type: ignore[no-untyped-def]
-        if len(plays) > 1 and expert.bearoff_play(variant, position, plays) is None:  # type: ignore[attr-defined]
-            eqs = expert.play_equities(variant, plays)  # type: ignore[attr-defined]
-            order = np.argsort(-eqs)
-            keep = [int(i) for i in order[:10] if eqs[i] >= eqs[order[0]] - 0.30]
-            afters = [plays[i].after for i in keep]
-            if len(keep) > 1 and not any(a.mover[OFF] == CHECKERS for a in afters):
-                answers = replies(net, UZUN, afters, _value, float)
-                reduced = [two_ply(net, a, False) for a in answers]
-                records.append(
-                    {
-                        "eqs": eqs[keep],
-                        "ones": np.array([a.value for a in answers]),
-                        "b1": np.array([a.boards for a in answers]),
-                        "red": np.array([r[0] for r in reduced]),
-                        "b2": np.array([r[1] for r in reduced]),
-                        "full": np.array([two_ply(net, a, True)[0] for a in answers]),
-                    }
-                )
+        found = candidates(expert, variant, position, plays, most=10, within=0.30)
+        if found is not None:
+            eqs, keep = found
+            answers = replies(net, UZUN, [plays[i].after for i in keep], _value, float)
+            reduced = [two_ply(net, a, False) for a in answers]
+            records.append(
+                {
+                    "eqs": eqs[keep],
+                    "ones": np.array([a.value for a in answers]),
+                    "b1": np.array([a.boards for a in answers]),
+                    "red": np.array([r[0] for r in reduced]),
+                    "b2": np.array([r[1] for r in reduced]),
+                    "full": np.array([two_ply(net, a, True)[0] for a in answers]),
+                }
+            )
         return choose(variant, position, plays)
 
     expert.choose_play = recording  # type: ignore[method-assign]

@@ -39,6 +39,7 @@ from core.ai.sim import play_game  # noqa: E402
 from core.dice import RandomDice  # noqa: E402
 from core.position import CHECKERS, OFF  # noqa: E402
 from core.variants import variant_by_name  # noqa: E402
+from tools.tune_lookahead import candidates  # noqa: E402
 from tools.tune_lookahead import two_ply as lookahead_two_ply  # noqa: E402
 
 TAVLA = variant_by_name("tavla")
@@ -79,31 +80,29 @@ def collect(seed: int, games: int, out: Path, weights: list[Path], start: int) -
     choose = master.choose_play
 
     def recording(variant, position, plays):  # type: ignore[no-untyped-def]
-        if len(plays) > 1 and master.bearoff_play(variant, position, plays) is None:  # type: ignore[attr-defined]
-            eqs = master.play_equities(variant, plays)  # type: ignore[attr-defined]
-            order = np.argsort(-eqs)
-            keep = [int(i) for i in order[:14] if eqs[i] >= eqs[order[0]] - 0.40]
+        found = candidates(master, variant, position, plays, most=14, within=0.40)
+        if found is not None:
+            _, keep = found
             afters = [plays[i].after for i in keep]
-            if len(keep) > 1 and not any(a.mover[OFF] == CHECKERS for a in afters):
-                g0 = np.array([g_eq(p.after, 0) for p in plays])
-                gbest = int(np.argmax(g0))
-                if gbest not in keep:
-                    keep.append(gbest)
-                    afters.append(plays[gbest].after)
-                rec: dict[str, Any] = {
-                    "g0": g0[keep],
-                    "gpick": keep.index(gbest),
-                    "g2": np.array([g_eq(a, 2) for a in afters]),
-                    "nets": [],
-                    "afters": afters,
-                    "plays": [plays[i] for i in keep],
-                }
-                for net in nets:
-                    ev = player_for("tavla", "club", net=net).net  # type: ignore[attr-defined]
-                    vals = {"eqs": _play_equities(ev, [plays[i] for i in keep])}
-                    vals.update(net_values(ev, afters))
-                    rec["nets"].append(vals)
-                records.append(rec)
+            g0 = np.array([g_eq(p.after, 0) for p in plays])
+            gbest = int(np.argmax(g0))
+            if gbest not in keep:
+                keep.append(gbest)
+                afters.append(plays[gbest].after)
+            rec: dict[str, Any] = {
+                "g0": g0[keep],
+                "gpick": keep.index(gbest),
+                "g2": np.array([g_eq(a, 2) for a in afters]),
+                "nets": [],
+                "afters": afters,
+                "plays": [plays[i] for i in keep],
+            }
+            for net in nets:
+                ev = player_for("tavla", "club", net=net).net  # type: ignore[attr-defined]
+                vals = {"eqs": _play_equities(ev, [plays[i] for i in keep])}
+                vals.update(net_values(ev, afters))
+                rec["nets"].append(vals)
+            records.append(rec)
         return choose(variant, position, plays)
 
     master.choose_play = recording  # type: ignore[method-assign]
