@@ -5,12 +5,17 @@ so it runs in separate processes that another core can take. ``concurrent.future
 process pool would do, but every picture then passes through two helper threads of the bot
 process (a feeder that writes the request, a manager that waits for the answer and wakes the
 loop), thread hops that cost CPU on every press. Here each worker is a plain child process
-joined to the bot by a socket pair; the event loop writes the request and reads the answer
-itself (``loop.sock_sendall`` / ``sock_recv_into``), with no thread in between.
+joined to the bot by a socket pair, read and written by the event loop itself, with no
+thread in between.
 
 Messages are a 4-byte big-endian length and a pickle: ``(view, format)`` one way, ``(True,
-picture bytes)`` or ``(False, error text)`` back. A worker serves one picture at a time and
-exits when its socket closes (the bot stopped, or was killed).
+picture bytes)`` or ``(False, error text)`` back. A worker draws one picture at a time, in
+the order asked, and exits when its socket closes (the bot stopped, or was killed). The bot
+does not wait for an answer before it asks for the next picture: requests are written as
+they come and the answers are matched to them in order, as they arrive. A picture so costs
+its caller two turns of the event loop, however many are drawn at once: on a loop busy
+with other work (a turn of a second or more), pictures asked for one at a time, each a few
+turns, came at a fraction of one a second, and every chat's board waited for them.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import socket
 import struct
 import subprocess
 import sys
+from collections import deque
 from typing import Any
 
 from renderers.view import BoardView
@@ -33,6 +39,50 @@ _HEADER = struct.Struct(">I")
 
 class DrawingError(RuntimeError):
     """A worker could not draw a picture (the message says why)."""
+
+
+class _Answers(asyncio.Protocol):
+    """The bot's end of a worker's socket: answers matched, in order, to the requests."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.pending: deque[asyncio.Future[tuple[bool, Any]]] = deque()
+        self.lost = False
+        self._buffer = bytearray()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def ask(self, request: Any) -> asyncio.Future[tuple[bool, Any]]:
+        """Write ``request``; the future of its answer."""
+        assert self.transport is not None
+        payload = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
+        answer = asyncio.get_running_loop().create_future()
+        self.pending.append(answer)
+        self.transport.write(_HEADER.pack(len(payload)) + payload)
+        return answer
+
+    def data_received(self, data: bytes) -> None:
+        buffer = self._buffer
+        buffer += data
+        while len(buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(buffer)
+            end = _HEADER.size + size
+            if len(buffer) < end:
+                return
+            body = bytes(memoryview(buffer)[_HEADER.size : end])
+            del buffer[:end]
+            answer = self.pending.popleft()
+            if not answer.done():  # (its caller may have given up: the answer is skipped)
+                answer.set_result(pickle.loads(body))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        while self.pending:
+            answer = self.pending.popleft()
+            if not answer.done():
+                answer.set_exception(DrawingError(f"the drawing process exited ({exc})"))
 
 
 class _Worker:
@@ -48,9 +98,26 @@ class _Worker:
             )
         ours.setblocking(False)
         self.sock = ours
+        #: The socket as read and written by the event loop (from the first picture on).
+        self.answers: _Answers | None = None
+        self._joining: asyncio.Future[Any] | None = None
+
+    async def connect(self) -> _Answers:
+        """The socket, joined to the running event loop (once, for every caller)."""
+        if self.answers is None:
+            if self._joining is None:
+                loop = asyncio.get_running_loop()
+                self._joining = asyncio.ensure_future(
+                    loop.create_unix_connection(_Answers, sock=self.sock)
+                )
+            _transport, self.answers = await asyncio.shield(self._joining)
+        return self.answers
 
     def close(self) -> None:
         """Close the socket (the worker then exits) and reap the process."""
+        if self.answers is not None and self.answers.transport is not None:
+            with contextlib.suppress(RuntimeError):  # (its event loop closed already)
+                self.answers.transport.close()
         self.sock.close()
         try:
             self.process.wait(timeout=5)
@@ -59,20 +126,9 @@ class _Worker:
             self.process.wait()
 
 
-async def _read_exactly(loop: asyncio.AbstractEventLoop, sock: socket.socket, size: int) -> bytes:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    got = 0
-    while got < size:
-        n = await loop.sock_recv_into(sock, view[got:])
-        if n == 0:
-            raise DrawingError("the drawing process exited")
-        got += n
-    return bytes(buffer)
-
-
 class DrawingPool:
-    """``processes`` drawing processes; :meth:`draw` gives a picture from whichever is free."""
+    """``processes`` drawing processes; :meth:`draw` gives a picture from one with the fewest
+    pictures asked of it (in turn among them)."""
 
     #: Whether this platform can start them (passing a socket to a child needs POSIX).
     supported = os.name == "posix"
@@ -81,46 +137,40 @@ class DrawingPool:
         if processes < 1:
             raise ValueError("a drawing pool needs at least one process")
         self._workers = [_Worker() for _ in range(processes)]
-        self._idle: asyncio.Queue[_Worker] | None = None
+        self._turn = 0  # where the next look for the least busy worker starts
 
     async def draw(self, view: BoardView, fmt: str) -> bytes:
         """The picture of ``view`` as ``fmt`` (see :func:`renderers.picture.render_picture`)."""
-        if self._idle is None:  # made here: the queue belongs to the running loop
-            self._idle = asyncio.Queue()
-            for worker in self._workers:
-                self._idle.put_nowait(worker)
-        worker = await self._idle.get()
-        # Shielded: a caller that gives up must not leave half an answer in the socket.
-        ok, result = await asyncio.shield(self._exchange(worker, (view, fmt)))
-        if not ok:
-            raise DrawingError(result)
-        return result
-
-    async def _exchange(self, worker: _Worker, request: Any) -> tuple[bool, Any]:
-        loop = asyncio.get_running_loop()
-        assert self._idle is not None
+        self._turn = (self._turn + 1) % len(self._workers)
+        worker = min(self._workers[self._turn :] + self._workers[: self._turn], key=_load)
         try:
-            payload = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
-            await loop.sock_sendall(worker.sock, _HEADER.pack(len(payload)) + payload)
-            (size,) = _HEADER.unpack(await _read_exactly(loop, worker.sock, _HEADER.size))
-            answer = pickle.loads(await _read_exactly(loop, worker.sock, size))
+            answers = await worker.connect()
+            if answers.lost:
+                raise DrawingError("the drawing process exited")
+            # A caller that gives up leaves its answer to be read and skipped.
+            ok, result = await answers.ask((view, fmt))
         except (OSError, DrawingError) as exc:
             # The process is gone or the stream is broken: start a fresh one in its place.
-            worker.close()
-            index = self._workers.index(worker)
-            worker = self._workers[index] = _Worker()
+            if worker in self._workers:
+                worker.close()
+                self._workers[self._workers.index(worker)] = _Worker()
             if isinstance(exc, DrawingError):
                 raise
             raise DrawingError(f"the drawing process failed: {exc}") from exc
-        finally:
-            self._idle.put_nowait(worker)
-        return answer
+        if not ok:
+            raise DrawingError(result)
+        return result
 
     def close(self) -> None:
         """Stop every drawing process."""
         for worker in self._workers:
             worker.close()
         self._workers = []
+
+
+def _load(worker: _Worker) -> int:
+    """Pictures asked of ``worker`` and not yet answered."""
+    return len(worker.answers.pending) if worker.answers is not None else 0
 
 
 def _receive(sock: socket.socket, size: int) -> bytes | None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import pickle
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.drawing import DrawingError, DrawingPool
+from bot.drawing import DrawingError, DrawingPool, _Worker
 from core.variants import variant_by_name
 from renderers.picture import JPEG, PNG, render_picture
 from renderers.view import WHITE, BoardView
@@ -40,6 +43,58 @@ async def test_pictures_are_those_drawn_here_and_need_no_thread(pool: DrawingPoo
     # No helper thread in the bot process (a process pool would start two). Threads of
     # earlier tests may end meanwhile, so only new ones count.
     assert set(threading.enumerate()) <= threads
+
+
+class _NoProcess:
+    """In place of a drawing process, for a worker the test plays itself."""
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+    def kill(self) -> None:
+        pass
+
+
+async def _message(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> bytes:
+    """One length-prefixed message read from ``sock``."""
+    head = b""
+    while len(head) < 4:
+        head += await loop.sock_recv(sock, 4 - len(head))
+    body = b""
+    (size,) = struct.unpack(">I", head)
+    while len(body) < size:
+        body += await loop.sock_recv(sock, size - len(body))
+    return body
+
+
+async def test_pictures_are_asked_for_without_waiting_for_each_other() -> None:
+    """Five pictures wanted at once reach the drawing process before it answers any: each
+    costs its caller a turn or two of the event loop, not a round trip after the others
+    (on a busy loop, a few turns of a second each a picture, one after another, held
+    every chat's board back). Each caller gets its own answer, matched in order."""
+    pool = DrawingPool(1)
+    pool._workers[0].close()
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    theirs.setblocking(False)
+    stand_in = _Worker.__new__(_Worker)
+    vars(stand_in).update(sock=ours, process=_NoProcess(), answers=None, _joining=None)
+    pool._workers = [stand_in]
+    loop = asyncio.get_running_loop()
+    views = [view(dice=(n, 1)) for n in range(1, 6)]
+    try:
+        drawing = [asyncio.ensure_future(pool.draw(v, PNG)) for v in views]
+        async with asyncio.timeout(30):  # (a bound on a hang: the requests come at once)
+            asked = [pickle.loads(await _message(loop, theirs)) for _ in views]
+        assert [request[0].dice for request in asked] == [v.dice for v in views]
+        for n in range(len(views)):
+            answer = pickle.dumps((True, f"picture {n}".encode()))
+            await loop.sock_sendall(theirs, struct.pack(">I", len(answer)) + answer)
+        pictures = await asyncio.gather(*drawing)
+        assert pictures == [f"picture {n}".encode() for n in range(len(views))]
+    finally:
+        pool.close()
+        theirs.close()
 
 
 async def test_a_failed_drawing_is_reported_and_the_pool_goes_on(pool: DrawingPool) -> None:
