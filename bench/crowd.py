@@ -161,6 +161,8 @@ class Stats:
         self.moved_waits: list[float] = []
         self.moved_starved: set[int] = set()
         self.moved_failed = 0
+        #: Web actions answered "busy" (503) and sent again.
+        self.busy_answers = 0
 
 
 class Game:
@@ -355,10 +357,19 @@ class WebPage:
         self.task: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
-        async with self.http.get(f"{self.base}/api/game/{self.game}", headers=self.headers) as r:
-            r.raise_for_status()
-            self.state = await r.json()
+        self.state = await self.load()
         self.task = asyncio.ensure_future(self._follow(self.state["stream"]))
+
+    async def load(self) -> dict[str, Any]:
+        """The game's state, asked again after the wait a "busy" answer names, as the page
+        does."""
+        while True:
+            url = f"{self.base}/api/game/{self.game}"
+            async with self.http.get(url, headers=self.headers) as r:
+                if r.status != 503:
+                    r.raise_for_status()
+                    return await r.json()
+                await busy_wait(r)
 
     async def _follow(self, token: str) -> None:
         """The page's live stream (renewed when the server asks)."""
@@ -378,10 +389,7 @@ class WebPage:
                         break
             if event != "renew":
                 return
-            async with self.http.get(
-                f"{self.base}/api/game/{self.game}", headers=self.headers
-            ) as r:
-                token = (await r.json())["stream"]
+            token = (await self.load())["stream"]
 
     def close(self) -> None:
         if self.task is not None:
@@ -459,10 +467,16 @@ class WebGame:
         measured = stats.measuring
         start = time.perf_counter()
         url = f"{self.base}/api/game/{page.game}/action"
-        async with self.http.post(url, json=body, headers=page.headers) as answer:
-            data = await answer.json() if answer.status == 200 else {}
-            ok = data.get("ok")
-            version = data["state"]["version"] if ok else None
+        while True:
+            async with self.http.post(url, json=body, headers=page.headers) as answer:
+                if answer.status == 503:  # busy: the same action again, as the page does
+                    stats.busy_answers += measured
+                    await busy_wait(answer)
+                    continue
+                data = await answer.json() if answer.status == 200 else {}
+                ok = data.get("ok")
+                version = data["state"]["version"] if ok else None
+                break
         if not ok or version is None:
             stats.web_refused += measured
             return
@@ -493,6 +507,12 @@ class WebGame:
         stats.moved_waits.append(waited)
         if waited > STARVED_S:
             stats.moved_starved.add(self.game.n)
+
+
+async def busy_wait(answer: Any) -> None:
+    """Wait as the page does after a "busy" answer: its ``Retry-After``, spread a little."""
+    wait = max(1.0, float(answer.headers.get("Retry-After") or 1))
+    await asyncio.sleep(wait * (1 + random.random() / 2))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -657,6 +677,7 @@ async def run(args: argparse.Namespace) -> None:
             f"all_games={args.games} all_p99_ms={percentile(every, 0.99) * 1000:.0f}"
             f" all_starved_games={len(stats.starved | stats.moved_starved)}"
             f" told_players_share={told / max(1, people):.2f}"
+            f" web_busy_answers={stats.busy_answers}"
         )
     if args.web:
         pages = stats.page_waits

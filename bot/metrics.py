@@ -40,6 +40,18 @@ LIMITER_WAITING = Gauge(
     "tavla_telegram_limiter_waiting",
     "Telegram sends and edits waiting for a slot of the flood limits.",
 )
+EVENT_LOOP_LAG = Gauge(
+    "tavla_event_loop_lag_seconds",
+    "How late the bot process's event loop ran a timer, last measured (about a turn's length).",
+)
+WEB_WAITING = Gauge(
+    "tavla_web_waiting",
+    "Web board actions and page loads waiting in line while the event loop lags.",
+)
+WEB_BUSY = Counter(
+    "tavla_web_busy",
+    "Web board actions and page loads answered busy (503): the page sends them again.",
+)
 ACTIVE_GAMES = Gauge("tavla_active_games", "Games under way (read from the database).")
 DRAWING_SECONDS = Histogram(
     "tavla_drawing_seconds", "Time to draw one board picture.", buckets=_LATENCY_BUCKETS

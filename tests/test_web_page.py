@@ -453,6 +453,42 @@ async def test_a_refused_action_says_why_and_a_lost_stream_does_not_hide_it(tmp_
                 assert (await service.storage.get_game(game_id)).version == version
 
 
+async def test_a_busy_board_says_so_and_sends_the_move_again(tmp_path):
+    """The server, its line of actions full, answers "busy" (503, when to retry): the page
+    says so and sends the same action again after that wait, which is then made, once."""
+    async with serving(tmp_path) as (_board, service, signer, base, game_id):
+        record = await service.storage.get_game(game_id)
+        url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
+        async with phone_page(url) as page:
+            texts = page_texts(await page.evaluate("document.documentElement.lang"))
+            sent: list[str] = []
+
+            async def busy_once(route):
+                sent.append(route.request.post_data or "")
+                if len(sent) == 1:
+                    await route.fulfill(
+                        status=503,
+                        headers={"Retry-After": "1"},
+                        content_type="application/json",
+                        body='{"busy": true}',
+                    )
+                else:
+                    await route.continue_()
+
+            await page.route("**/action*", busy_once)
+            await page.locator('[data-action="roll"]').click()
+            await page.wait_for_function(
+                "text => document.getElementById('message').textContent === text",
+                arg=texts["busy_retrying"],
+                timeout=WAIT_MS,
+            )
+            await wait_version(page, record.version + 1)
+            assert len(sent) == 2
+            assert sent[0] == sent[1]  # the same action, on the same version
+            assert (await service.storage.get_game(game_id)).version == record.version + 1
+            assert not await page.locator("#message.error").count()
+
+
 async def test_a_link_that_expires_while_the_page_is_open_says_so_instead_of_retrying(
     tmp_path,
 ):

@@ -26,6 +26,7 @@ import math
 import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from typing import Any
 
@@ -42,6 +43,7 @@ from core.match import Match
 from renderers.themes import THEMES
 
 from . import relay
+from .admission import RETRY_AFTER, Admission, Busy, LoopLag
 from .auth import AuthError, LinkSigner, check_init_data
 from .guard import BUSY_RETRY_AFTER, StreamSlots, WebLimits
 from .hub import ChangeHub
@@ -134,6 +136,7 @@ class WebBoard:
         clock: Any = time.time,
         api_rate: tuple[int, float] = (60, 10.0),
         limits: WebLimits | None = None,
+        admission: Admission | None = None,
     ) -> None:
         self.service = service
         self.hub = hub
@@ -144,6 +147,12 @@ class WebBoard:
         self.limiter = RateLimiter(api_rate[0], api_rate[1], clock)
         self.limits = limits or WebLimits()
         self.streams = StreamSlots(self.limits)
+        #: Actions and page loads wait in line while the event loop lags (see admission.py).
+        self.loop_lag = LoopLag()
+        if admission is None:
+            admission = Admission(lambda: self.loop_lag.lag)
+            self.loop_lag.on_tick = admission.admit
+        self.admission = admission
         self._closing = asyncio.Event()
         self._relaying: set[asyncio.Task[None]] = set()  # chat edits on their way
         # The pages following each game's seats here (their live streams open).
@@ -160,6 +169,7 @@ class WebBoard:
         self.app.router.add_get("/api/game/{game}", self.state)
         self.app.router.add_post("/api/game/{game}/action", self.action)
         self.app.router.add_get("/api/game/{game}/events", self.events)
+        self.app.on_startup.append(self._startup)
         self.app.on_shutdown.append(self._shutdown)
         self.app.on_response_prepare.append(_security_headers)
 
@@ -174,8 +184,24 @@ class WebBoard:
         response: web.StreamResponse = await handler(request)
         return response
 
+    async def _startup(self, _app: web.Application) -> None:
+        self.loop_lag.start()
+
     async def _shutdown(self, _app: web.Application) -> None:
         self._closing.set()
+        self.loop_lag.stop()
+
+    async def _in_turn(self, handler: Any, request: web.Request) -> web.Response:
+        """``handler(request)`` once its turn has come (see admission.py); the page is told
+        to try again when the line is too long: ``503`` with ``{"busy": true}``."""
+        try:
+            async with self.admission.admitted():
+                response: web.Response = await handler(request)
+                return response
+        except Busy:
+            return web.json_response(
+                {"busy": True}, status=503, headers={"Retry-After": str(RETRY_AFTER)}
+            )
 
     async def _record(self, request: web.Request) -> GameRecord:
         wanted = game_id(request.match_info["game"])
@@ -282,6 +308,9 @@ class WebBoard:
     # -- the API -------------------------------------------------------------------------------
 
     async def state(self, request: web.Request) -> web.Response:
+        return await self._in_turn(self._state, request)
+
+    async def _state(self, request: web.Request) -> web.Response:
         record = await self._record(request)
         who = await self.viewer(request, record, request.headers.get("Authorization", ""))
         state = game_state(record, who.seat, who.lang)
@@ -303,8 +332,18 @@ class WebBoard:
         }
 
     async def action(self, request: web.Request) -> web.Response:
+        try:
+            # A body sent slowly holds a connection like slow headers do; it is read before
+            # the action takes its place in line (see admission.py), not while holding one.
+            async with asyncio.timeout(self.limits.header_timeout):
+                raw = await request.read()
+        except TimeoutError as exc:
+            raise web.HTTPRequestTimeout(text="the body came too slowly") from exc
+        return await self._in_turn(partial(self._shared_action, raw=raw), request)
+
+    async def _shared_action(self, request: web.Request, *, raw: bytes) -> web.Response:
         with self._sharing_reads():
-            return await self._action(request)
+            return await self._action(request, raw)
 
     def _sharing_reads(self) -> contextlib.AbstractContextManager[None]:
         """Within one action, the game and its players are read once (see NotifyingStorage)."""
@@ -313,18 +352,13 @@ class WebBoard:
             return storage.sharing_reads()
         return contextlib.nullcontext()
 
-    async def _action(self, request: web.Request) -> web.Response:
+    async def _action(self, request: web.Request, raw: bytes) -> web.Response:
         record = await self._record(request)
         who = await self.viewer(request, record, request.headers.get("Authorization", ""))
         if who.actor is None or who.seat is None:
             raise web.HTTPForbidden(text="spectators cannot act")
         try:
-            # A body sent slowly holds a connection like slow headers do.
-            async with asyncio.timeout(self.limits.header_timeout):
-                raw = await request.read()
             body = action_body(raw)
-        except TimeoutError as exc:
-            raise web.HTTPRequestTimeout(text="the body came too slowly") from exc
         except BadInput as exc:
             raise web.HTTPBadRequest(text=str(exc)) from exc
         # Run to its end even if the page goes away meanwhile (the server cancels the

@@ -28,6 +28,7 @@ PAGE_TEXTS: dict[str, Text] = {
     "not_loaded": t("The board could not be loaded: reload the page in a moment."),
     "not_taken": t("The server did not take that: try again."),
     "slow_down": t("Not so fast, please: wait a few seconds and try again."),
+    "busy_retrying": t("The board is busy: trying again in a moment…"),
     "no_access_title": t("This link does not open a board"),
     "no_access": t(
         "It may be mistyped or out of date (a personal link lasts a week). Send /board in the"

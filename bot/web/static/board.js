@@ -83,6 +83,21 @@
     return fetch("/api/game/" + page.game + path + lang, { ...(options || {}), headers });
   }
 
+  // While its line of actions is long the server answers "busy" (503, {"busy": true}, and
+  // when to ask again): nothing was done, so the same request goes again after that wait
+  // (spread a little, as a crowd's retries), the player told meanwhile.
+  async function patiently(path, options) {
+    for (;;) {
+      const resp = await api(path, options);
+      if (resp.status !== 503) return resp;
+      const answer = await resp.clone().json().catch(() => null);
+      if (!answer || !answer.busy) return resp;
+      say(word("busy_retrying"));
+      const wait = Math.max(1, Number(resp.headers.get("Retry-After")) || 1) * 1000;
+      await new Promise((resolve) => setTimeout(resolve, wait * (1 + Math.random() / 2)));
+    }
+  }
+
   function haptic(kind) {
     const h = page.tg && page.tg.HapticFeedback;
     if (!h) return;
@@ -497,7 +512,7 @@
     document.body.classList.add("busy");
     const before = (page.state.buttons || []).join();
     try {
-      const resp = await api("/action", { method: "POST", body: JSON.stringify({ ...body, version: page.state.version }) });
+      const resp = await patiently("/action", { method: "POST", body: JSON.stringify({ ...body, version: page.state.version }) });
       if (!resp.ok) {
         // A refusal is not a lost connection: say what it is.
         page.busy = false;
@@ -606,7 +621,7 @@
   // The state with a fresh stream token, and live updates again while the game goes on;
   // false when the server could not be asked.
   async function resume() {
-    const resp = await api("").catch(() => null);
+    const resp = await patiently("").catch(() => null);
     if (resp && (resp.status === 403 || resp.status === 404)) {
       refuse(); // the link has expired meanwhile: retrying would never get through
       return true;
@@ -710,7 +725,7 @@
       return;
     }
     page.lang = guess;
-    const resp = await api("").catch(() => null);
+    const resp = await patiently("").catch(() => null);
     if (!resp || !resp.ok) {
       // Refused or unknown: the link is at fault. Anything else: the server, for now.
       if (!resp || !(resp.status === 403 || resp.status === 404)) say(word("not_loaded"), true);
