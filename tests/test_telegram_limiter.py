@@ -397,6 +397,27 @@ async def test_a_background_call_goes_within_a_minute_however_busy_the_bot(clock
     await asyncio.gather(*boards, return_exceptions=True)
 
 
+async def test_many_background_calls_take_a_tenth_of_the_slots_while_people_wait(clock):
+    """Hundreds of games followed on the web, each with a board waiting for its chat, would
+    alone fill the bot's slots: those that have waited a minute take one slot in ten while
+    boards that ask a player to move wait, not every slot (the chats' people come first)."""
+    api = api_with(clock, overall=2, overall_period=1.0)
+    for n in range(2):
+        await api.call("sendMessage", 5000 + n)
+    followed = marked(BACKGROUND, api, [-3000 - n for n in range(200)])
+    boards: list[asyncio.Task[Any]] = []
+    for second in range(120):
+        boards += marked(URGENT, api, [-2000 - 3 * second - n for n in range(3)])
+        await clock.advance(1.0)
+    late = [chat for _, chat, at in api.made if 61.0 <= at < 121.0]
+    assert len(late) >= 100
+    background = sum(1 for chat in late if chat <= -3000)
+    assert 1 <= background <= len(late) // 10 + 1
+    for task in [*boards, *followed]:
+        task.cancel()
+    await asyncio.gather(*boards, *followed, return_exceptions=True)
+
+
 async def test_a_chat_with_a_board_to_send_hurries_its_background_call(clock):
     """A group's board of a game followed on the web waits behind other chats' boards; a
     board that asks a player to move in that same group (another game, played in the chat)

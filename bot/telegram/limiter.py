@@ -22,8 +22,11 @@ however much another chat has queued. Calls marked urgent (:data:`URGENT`: a boa
 player to move) go before the rest, and the rest before them once they have waited
 :data:`DEFER_AT_MOST` seconds. Calls marked :data:`BACKGROUND` (the chat's board of a game its
 players follow on the web board: nobody waits for it in the chat) take the slots the others
-leave, or go once they have waited :data:`BACKGROUND_AT_MOST` seconds; a chat's call waiting
-so is moved up when the chat has something more pressing to send (:meth:`hurry`). One task
+leave, or go once they have waited :data:`BACKGROUND_AT_MOST` seconds, but then take no more
+than one slot in :data:`BACKGROUND_EVERY` while other calls wait (so many games followed on
+the web board that their boards alone would fill the bot's 30 a second do not take them from
+the chats); a chat's call waiting so is moved up when the chat has something more pressing to
+send (:meth:`hurry`). One task
 hands out the bot's slots: a freed slot wakes the one call whose turn it is, not every call
 waiting (with a thousand chats queued, waking them all for each slot cost more than the
 sends).
@@ -106,6 +109,10 @@ BACKGROUND: ContextVar[bool] = ContextVar("telegram_background", default=False)
 #: a board is about a minute behind its game at worst, and (the newest board replacing one
 #: still queued, bot/telegram/edits.py) costs the bot about one message a minute a game.
 BACKGROUND_AT_MOST = 60.0
+#: Background calls that have waited that long take one slot in this many at most while other
+#: calls wait: a minute behind is what the bot's spare slots keep when they are enough; when
+#: they are not (hundreds of games on the web board), the chats' people still come first.
+BACKGROUND_EVERY = 10
 #: The bot's queues, in the order they are served (see :meth:`SlidingWindowLimiter._next_turn`).
 URGENT_RANK, OTHER_RANK, BACKGROUND_RANK = 0, 1, 2
 
@@ -212,6 +219,7 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         # its lock first).
         self._turns: tuple[deque[_Turn], ...] = (deque(), deque(), deque())
         self._in_background: dict[ChatKey | None, _Turn] = {}  # each chat's, if waiting
+        self._since_background = 0  # slots dealt to other calls since the last background one
         self._dealer: asyncio.Task[None] | None = None
 
     async def initialize(self) -> None:
@@ -385,20 +393,28 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
                     continue
                 window.ends.append(math.inf)
                 turn.dealt.set_result(None)
-                self._pop_turn(turn)
+                if self._pop_turn(turn) == BACKGROUND_RANK:
+                    self._since_background = 0
+                else:
+                    self._since_background += 1
         finally:
             self._dealer = None
 
     def _next_turn(self) -> _Turn | None:
         """The call whose turn it is: the first urgent one, unless the first other one has
         waited too long; then the first other one; the first background one when no other
-        call waits or when it has waited too long (calls given up on are dropped)."""
+        call waits, or when it has waited too long and its share of the slots is due (calls
+        given up on are dropped)."""
         for queue in self._turns:
             while queue and queue[0].dealt.done():
                 queue.popleft()
         urgent, other, background = self._turns
         now = self.clock()
-        if background and now - background[0].since >= BACKGROUND_AT_MOST:
+        if (
+            background
+            and now - background[0].since >= BACKGROUND_AT_MOST
+            and self._since_background >= BACKGROUND_EVERY - 1
+        ):
             return background[0]
         if other and (not urgent or now - other[0].since >= DEFER_AT_MOST):
             return other[0]
@@ -419,11 +435,13 @@ class SlidingWindowLimiter(BaseRateLimiter[int]):
         place = next((n for n, turn in enumerate(target) if turn.since > waiting.since), None)
         target.insert(len(target) if place is None else place, waiting)
 
-    def _pop_turn(self, turn: _Turn) -> None:
-        for queue in self._turns:
+    def _pop_turn(self, turn: _Turn) -> int | None:
+        """Take ``turn`` off the head of its queue; which queue it was (its rank)."""
+        for rank, queue in enumerate(self._turns):
             if queue and queue[0] is turn:
                 queue.popleft()
-                return
+                return rank
+        return None
 
     def backlog(self, chat_id: Any, queued: int = 0) -> float:
         """About how many (Telegram) seconds a send to ``chat_id`` made now would wait, with
