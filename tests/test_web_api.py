@@ -8,6 +8,7 @@ import contextlib
 import json
 from collections.abc import Callable
 
+import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -722,3 +723,64 @@ async def test_the_chat_board_of_a_game_followed_on_both_pages_waits_for_nobody(
         for page in pages:
             page.close()
         relay.unregister("telegram")
+
+
+async def test_a_stopping_server_finishes_the_actions_under_way_before_it_returns(tmp_path):
+    """SIGTERM while a move is being made: the page's connection closes with the server, but
+    the move is made and saved before the server returns (and the bot closes its database)."""
+    from bot.web.run import serve
+    from tests.drivers import free_port
+
+    hub = ChangeHub()
+    inner = SqliteStorage(str(tmp_path / "w.db"))
+    await inner.open()
+    service = make_service(hub.watch(inner), clock=lambda: NOW, burst_actions=10**6)  # type: ignore[arg-type]
+    board = WebBoard(service, hub, LinkSigner("s"), telegram_token=TOKEN, clock=lambda: NOW)
+    game_id = await start_game(service)
+    await set_bear_off(service, game_id, turn=0)
+    seat0 = {seat: uid for uid, seat in (await seats(service, game_id)).items()}[0]
+    version = (await service.storage.get_game(game_id)).version
+    pressing, release, made = asyncio.Event(), asyncio.Event(), []
+    real_press = service.press
+
+    async def slow_press(*args, **kwargs):
+        pressing.set()
+        await release.wait()
+        views = await real_press(*args, **kwargs)
+        made.append(True)
+        return views
+
+    service.press = slow_press  # type: ignore[method-assign]
+    port, stop = free_port(), asyncio.Event()
+    serving_task = asyncio.create_task(serve(board, "127.0.0.1", port, stop))
+    order: list[str] = []
+    serving_task.add_done_callback(lambda _: order.append("served" if made else "served first"))
+    try:
+        for _ in range(500):  # until it listens
+            with contextlib.suppress(OSError):
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                break
+            await asyncio.sleep(0.02)
+        async with aiohttp.ClientSession() as session:
+            request = asyncio.create_task(
+                session.post(
+                    f"http://127.0.0.1:{port}/api/game/{game_id}/action",
+                    json={"action": "roll", "version": version},
+                    headers=auth(init_data(int(seat0), "P0")),
+                )
+            )
+            await asyncio.wait_for(pressing.wait(), 10)
+            stop.set()
+            with contextlib.suppress(aiohttp.ClientError):
+                await asyncio.wait_for(request, 10)  # the server closed the connection
+            await asyncio.wait({serving_task}, timeout=1)  # returned now, if it does not wait
+            release.set()
+            await asyncio.wait_for(serving_task, 10)
+        assert order == ["served"]
+        assert (await inner.get_game(game_id)).version > version  # the roll was saved
+    finally:
+        release.set()
+        stop.set()
+        await asyncio.wait_for(serving_task, 10)
+        await inner.close()

@@ -113,6 +113,11 @@ async def start(board: WebBoard, host: str, port: int) -> tuple[web.AppRunner, i
     return runner, runner.addresses[0][1]
 
 
+#: Seconds a stopping server waits for the actions still under way (after its 2 s for the
+#: requests' handlers; within the 10 s a service manager gives the whole bot).
+FINISH_WITHIN = 5.0
+
+
 async def serve(board: WebBoard, host: str, port: int, stop: asyncio.Event) -> None:
     """Serve ``board`` on ``host:port`` until ``stop`` is set."""
     runner, port = await start(board, host, port)
@@ -123,4 +128,5 @@ async def serve(board: WebBoard, host: str, port: int, stop: asyncio.Event) -> N
         board._closing.set()
         with contextlib.suppress(Exception):
             await runner.cleanup()
+        await board.finish(FINISH_WITHIN)
         await board.hub.close()

@@ -155,6 +155,7 @@ class WebBoard:
         self.admission = admission
         self._closing = asyncio.Event()
         self._relaying: set[asyncio.Task[None]] = set()  # chat edits on their way
+        self._acting: set[asyncio.Task[web.Response]] = set()  # actions run to their end
         # The pages following each game's seats here (their live streams open).
         self._pages: Counter[tuple[int, int]] = Counter()
         # Every page of a game wakes at the same change: one read and one state for them all.
@@ -190,6 +191,17 @@ class WebBoard:
     async def _shutdown(self, _app: web.Application) -> None:
         self._closing.set()
         self.loop_lag.stop()
+
+    async def finish(self, within: float) -> None:
+        """Wait, at most ``within`` seconds, for the actions still under way (their pages
+        may be gone) and the chat edits they sent: a stopping bot closes its database only
+        after them, so no action begun is left half-done or lost."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while (pending := self._acting | self._relaying) and loop.time() < deadline:
+            await asyncio.wait(pending, timeout=deadline - loop.time())
+        if pending:
+            log.warning("stopping with %d web actions or chat edits still under way", len(pending))
 
     async def _in_turn(self, handler: Any, request: web.Request) -> web.Response:
         """``handler(request)`` once its turn has come (see admission.py); the page is told
@@ -362,8 +374,12 @@ class WebBoard:
         except BadInput as exc:
             raise web.HTTPBadRequest(text=str(exc)) from exc
         # Run to its end even if the page goes away meanwhile (the server cancels the
-        # handlers of dropped connections, so that streams give their place back).
-        return await asyncio.shield(self._act(record, who, body))
+        # handlers of dropped connections, so that streams give their place back), and
+        # waited for when the server stops (finish).
+        task = asyncio.ensure_future(self._act(record, who, body))
+        self._acting.add(task)
+        task.add_done_callback(self._acting.discard)
+        return await asyncio.shield(task)
 
     async def _act(self, record: GameRecord, who: Viewer, body: ActionBody) -> web.Response:
         """Carry out ``body`` for ``who`` and answer with the new state."""
