@@ -62,14 +62,20 @@ def _is_unavailable(exc: BaseException) -> bool:
     )
 
 
+def _raise_unavailable(exc: BaseException, what: str = "database error") -> None:
+    """Raise ``exc`` as :class:`StorageError` (the cause chained) when it is a failure of
+    the database itself; otherwise return, for the caller to raise it as it is."""
+    if isinstance(exc, sqlite3.Error) and _is_unavailable(exc):
+        raise StorageError(f"{what}: {exc}") from exc
+
+
 @contextlib.contextmanager
 def _translated(what: str = "database error") -> Iterator[None]:
     """Raise the database's own failures as :class:`StorageError`, the cause chained."""
     try:
         yield
     except sqlite3.Error as exc:
-        if _is_unavailable(exc):
-            raise StorageError(f"{what}: {exc}") from exc
+        _raise_unavailable(exc, what)
         raise
 
 
@@ -317,8 +323,7 @@ class _TransactionScope(AbstractAsyncContextManager[SqliteTransaction]):
             # else gets the connection (statements run in the order they were queued).
             await _quiet_rollback(conn)
             storage._lock.release()
-            if isinstance(exc, sqlite3.Error) and _is_unavailable(exc):
-                raise StorageError(f"could not start a transaction: {exc}") from exc
+            _raise_unavailable(exc, "could not start a transaction")
             raise
         db = SqliteDb(conn) if raw is None else _LoopDb(conn, raw)
         self._tx = SqliteTransaction(storage, db)
@@ -343,16 +348,14 @@ class _TransactionScope(AbstractAsyncContextManager[SqliteTransaction]):
         try:
             if exc is None:
                 try:
-                    await conn.execute("COMMIT")
-                except BaseException as commit_exc:
+                    with _translated("could not commit"):
+                        await conn.execute("COMMIT")
+                except BaseException:
                     await _quiet_rollback(conn)
-                    if isinstance(commit_exc, sqlite3.Error) and _is_unavailable(commit_exc):
-                        raise StorageError(f"could not commit: {commit_exc}") from commit_exc
                     raise
             else:
                 await _quiet_rollback(conn)
-                if isinstance(exc, sqlite3.Error) and _is_unavailable(exc):
-                    raise StorageError(f"database error: {exc}") from exc
+                _raise_unavailable(exc)
         finally:
             self._storage._lock.release()
         return False
@@ -379,8 +382,7 @@ class _TransactionScope(AbstractAsyncContextManager[SqliteTransaction]):
             else:
                 with contextlib.suppress(sqlite3.Error):
                     raw.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error) and _is_unavailable(exc):
-                    raise StorageError(f"database error: {exc}") from exc
+                _raise_unavailable(exc)
         finally:
             storage._lock.release()
 
