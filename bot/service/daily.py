@@ -129,7 +129,7 @@ class DailyPuzzles:
         return View(
             lines,
             lang=lang,
-            image=await self.puzzles.picture(puzzle, lang, None),
+            image=await self.puzzles.picture(self.puzzles.board(puzzle, lang, None)),
             image_stem=f"puzzle-{stored.id}",
             buttons=buttons,
             chat=(chat.platform, chat.chat_id),

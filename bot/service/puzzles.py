@@ -125,7 +125,7 @@ class Puzzles:
         ]
         buttons = candidate_buttons(stored.id, puzzle)
         drawn = self.board(puzzle, lang, user)
-        image = await self.boards.render(drawn) if self.settings.render_images else None
+        image = await self.picture(drawn)
         # The board goes along too: its text is what the console shows (no picture there).
         return View(
             lines,
@@ -136,11 +136,11 @@ class Puzzles:
             board=drawn,
         )
 
-    async def picture(self, puzzle: Puzzle, lang: str, user: User | None) -> bytes | None:
-        """The puzzle's board drawn, White on roll (in ``user``'s theme, if given)."""
+    async def picture(self, board: BoardView) -> bytes | None:
+        """A puzzle's ``board`` (see :meth:`board`) drawn; None when pictures are off."""
         if not self.settings.render_images:
             return None
-        return await self.boards.render(self.board(puzzle, lang, user))
+        return await self.boards.render(board)
 
     def board(self, puzzle: Puzzle, lang: str, user: User | None) -> BoardView:
         """The puzzle's board, White on roll (in ``user``'s theme, if given)."""
