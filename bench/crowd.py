@@ -397,22 +397,34 @@ class WebPage:
 
     def action(self) -> dict[str, Any] | None:
         """What a scripted player sends on this state (None: not this player's turn)."""
+        return self.plan()[0]
+
+    def plan(self) -> tuple[dict[str, Any] | None, int]:
+        """What a scripted player sends on this state and the taps it takes: the checker
+        moves are walked on the page, as the page does (the state's ``walk``), and sent in
+        one action when the turn is played out or a move leads past the boards told."""
         state = self.state
         if not state.get("my_turn") and "rematch" not in state.get("buttons", ()):
-            return None
+            return None, 0
         version = state["version"]
-        for source, moves in state.get("moves", {}).items():
-            if moves:
-                return {
-                    "action": "move",
-                    "version": version,
-                    "from": int(source),
-                    "to": moves[0]["to"],
-                }
+        walk = state.get("walk") or []
+        steps: list[list[int]] = []
+        taps = 0
+        node = walk[0] if walk else None
+        while node is not None and node["moves"]:
+            way = next(iter(node["moves"].values()))[0]
+            steps += way["steps"]
+            taps += 1
+            following = way.get("next")
+            node = None if following is None else walk[following]
+            if node is None or node["complete"]:
+                break
+        if steps:
+            return {"action": "move", "version": version, "steps": steps}, taps
         for name in WEB_BUTTONS:
             if name in state.get("buttons", ()):
-                return {"action": name, "version": version}
-        return None
+                return {"action": name, "version": version}, 1
+        return None, 0
 
 
 class WebGame:
@@ -455,9 +467,15 @@ class WebGame:
                 think = PRESS_THINK if page is last else TURN_THINK
                 await asyncio.sleep(rng.uniform(*think))
                 last = page
-                body = page.action()
+                body, taps = page.plan()
                 if body is None:
                     continue
+                # The checker moves made on the page before this one: a tap each, at the
+                # same pace as presses.
+                for _ in range(taps - 1):
+                    await asyncio.sleep(rng.uniform(*PRESS_THINK))
+                if page.plan()[0] != body:
+                    continue  # the state changed meanwhile
                 await self._act(page, body, stats)
         finally:
             for page in self.pages:

@@ -532,20 +532,27 @@ async def test_a_move_by_its_two_points_takes_its_steps_from_the_state_shown(web
     me = auth(init_data(int(players[0]), "P0"))
     state = await (await client.get(f"/api/game/{game_id}", headers=me)).json()
     state = (await post(client, game_id, me, state["version"], action="roll"))["state"]
-    worked: list[int] = []
-    real = web_state.checker_moves
+    looked_up: list[int] = []
+    walked: list[int] = []
+    real_moves, real_walk = web_state.checker_moves, web_state.turn_walk
 
-    def counted(*args, **kwargs):
-        worked.append(1)
-        return real(*args, **kwargs)
+    def looked(*args, **kwargs):
+        looked_up.append(1)
+        return real_moves(*args, **kwargs)
 
-    monkeypatch.setattr(web_state, "checker_moves", counted)
+    def walking(*args, **kwargs):
+        walked.append(1)
+        return real_walk(*args, **kwargs)
+
+    monkeypatch.setattr(web_state, "checker_moves", looked)
+    monkeypatch.setattr(web_state, "turn_walk", walking)
     source, moves = next(iter(state["moves"].items()))
     body = {"from": int(source), "to": moves[-1]["to"]}
     answer = await post(client, game_id, me, state["version"], action="move", **body)
     assert answer["ok"], answer
     assert answer["state"]["board"]["points"] != state["board"]["points"]
-    assert len(worked) == (1 if answer["state"]["my_turn"] else 0)
+    assert not looked_up
+    assert len(walked) == (1 if answer["state"]["my_turn"] else 0)
 
 
 async def test_an_action_reads_its_game_players_and_chat_in_one_read(web, monkeypatch):

@@ -111,6 +111,61 @@ async def test_a_checker_shows_every_point_it_reaches_and_a_run_is_one_tap(tmp_p
         await shot(page, "after-13-8.png")
 
 
+async def test_the_checkers_of_a_turn_move_on_the_page_and_go_in_one_action(tmp_path):
+    """T-3, 3-2 from the opening: 13/10 moves on the page at once, with no action sent (the
+    server's version stays); Undo there puts it back, still without one; 13/10 then 24/22
+    plays the roll, and both steps go in one action, made by the service as they were shown."""
+    async with playing(tmp_path, START) as (service, game_id, record, page):
+        await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+        await page.locator('[data-target="10"]').wait_for()
+        await page.touchscreen.tap(*await centre(page, '[data-point="10"]'))
+        await page.locator('[data-top="10"]').wait_for()
+        # The pips the server told for that board: 167 - 3.
+        assert "164" in await page.locator("#strip-bottom .info").inner_text()
+        assert await page.locator("[data-action=undo]").count() == 1
+        assert (await service.storage.get_game(game_id)).version == record.version
+        await shot(page, "walked-13-10.png")
+        await page.locator("[data-action=undo]").click()
+        await page.locator('[data-top="10"]').wait_for(state="detached")
+        assert await page.locator("[data-action=undo]").count() == 0
+        assert (await service.storage.get_game(game_id)).version == record.version
+        await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+        await page.locator('[data-target="10"]').wait_for()
+        await page.touchscreen.tap(*await centre(page, '[data-point="10"]'))
+        await page.locator('[data-top="10"]').wait_for()
+        await page.touchscreen.tap(*await centre(page, '[data-top="24"]'))
+        await page.locator('[data-target="22"]').wait_for()
+        await page.touchscreen.tap(*await centre(page, '[data-point="22"]'))
+        await wait_version(page, record.version + 1)
+        after = await service.storage.get_game(game_id)
+        assert after.version == record.version + 1  # one action for the two moves
+        points = game_state(after, 0, "en")["board"]["points"]
+        assert points[10]["count"] == 1
+        assert points[22]["count"] == 1
+        assert points[13]["count"] == 4
+        assert points[24]["count"] == 1
+        await page.locator('[data-action="confirm"]').wait_for()
+
+
+async def test_a_stuck_checker_tapped_mid_turn_says_the_servers_reason(tmp_path):
+    """After a checker moved on the page, a tap on a checker that cannot move sends the step
+    made (the server keeps it, as a chat button's) and says core's reason from its answer."""
+    blot = side({other(10): 1, other(21): 2, other(22): 2, 6: 4, 7: 3, 5: 3})
+    async with playing(tmp_path, blot) as (service, game_id, record, page):
+        await page.touchscreen.tap(*await centre(page, '[data-top="13"]'))
+        await page.locator('[data-target="11"]').wait_for()
+        await page.touchscreen.tap(*await centre(page, '[data-point="11"]'))
+        await page.locator('[data-top="11"]').wait_for()
+        await page.touchscreen.tap(*await centre(page, '[data-top="24"]'))
+        await wait_version(page, record.version + 1)
+        await page.locator("#message.error").wait_for()
+        stored = await service.storage.get_game(game_id)
+        lang = await page.evaluate("document.documentElement.lang")
+        reason = game_state(stored, 0, lang)["stuck"]["24"]
+        assert await page.locator("#message").inner_text() == reason
+        assert game_state(stored, 0, "en")["board"]["points"][11]["count"] == 1
+
+
 async def test_two_ways_to_one_point_are_a_choice_and_a_stuck_checker_says_so(tmp_path):
     """T-4: a blot on 10: a tap on 8 offers 13/10*/8 and 13/8 as buttons; the hitting one
     sends the blot to the bar. A tap on a checker that cannot move says why not (core's

@@ -12,6 +12,7 @@ from core.dice import dice_name_tr, larger_first
 from core.events import EventType
 from core.game import Game, Phase, ResultKind, ResultReason
 from core.match import Match
+from core.turn import Turn
 from renderers.view import BLACK, WHITE, BoardView
 
 from . import actions as A
@@ -56,6 +57,19 @@ def seat_color(game: Game, seat: int) -> str:
     return WHITE if seat == game.white else BLACK
 
 
+def dice_used_flags(turn: Turn) -> tuple[bool, ...]:
+    """Which of the dice a board shows (larger first; a double as four) the steps made so
+    far have used."""
+    all_dice = larger_first(turn.all_dice)
+    flags = [False] * len(all_dice)
+    for _, die in turn.done:
+        for i, d in enumerate(all_dice):
+            if d == die and not flags[i]:
+                flags[i] = True
+                break
+    return tuple(flags)
+
+
 def board_view(
     match: Match,
     names: Sequence[Name],
@@ -89,13 +103,7 @@ def board_view(
         dice = larger_first(game.dice)  # as the caption names the roll
         if turn is not None:
             all_dice = list(larger_first(turn.all_dice))
-            flags = [False] * len(all_dice)
-            for _, die in turn.done:
-                for i, d in enumerate(all_dice):
-                    if d == die and not flags[i]:
-                        flags[i] = True
-                        break
-            used = tuple(flags)
+            used = dice_used_flags(turn)
             dice = tuple(all_dice) if len(all_dice) == 4 else dice
     highlights: tuple[int, ...] = ()
     if selected is not None and turn is not None and seat == game.turn:

@@ -6,13 +6,11 @@ from core through the presenter, the same source as the chat's picture and butto
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
 from bot.i18n import tn, translate, translate_lines
 from bot.service import actions as A
-from bot.service.errors import error_text
 from bot.service.presenter import (
     KIND_NAMES,
     action_line,
@@ -31,7 +29,8 @@ from core.game import Game, Phase, ResultKind
 from core.match import Match
 from core.notation import format_steps
 from core.position import BAR, OFF
-from core.turn import Turn
+
+from .walk import checker_moves, turn_walk, unique
 
 #: The action codes of the chat's buttons the page offers as its own buttons, by name.
 BUTTON_NAMES = {
@@ -57,64 +56,6 @@ MOST_PLAYS = 8
 #: What the page sends, by name: the buttons above, and the take-back of a move confirmed by
 #: itself (the same Undo press, offered to the player who moved until the opponent acts).
 ACTION_CODES = {name: code for code, name in BUTTON_NAMES.items()} | {"take_back": A.UNDO}
-
-
-def unique(values: Iterable[int]) -> list[int]:
-    """``values`` without repeats, in their first order."""
-    return list(dict.fromkeys(values))
-
-
-def checker_moves(turn: Turn, only: int | None = None) -> dict[str, list[dict[str, Any]]]:
-    """Every move of each checker that can move now, by its point: each destination it
-    reaches with one die or several dice of the turn, with the steps that take it there
-    (made in order by the service) and the move written as in the chat.
-
-    The moves are core's (:meth:`core.turn.Turn.checker_moves`: each step still leads to a
-    legal play; a run stops only on points it may land on and hits the blots it lands on).
-    Moves with the same steps are one (the service picks the die as a chat button does); a
-    point is reached in the fewest steps that reach it (a longer way stays a move of several
-    taps); two ways of as many steps to the same point (one hitting on the way) both stay,
-    for the player to choose. Single-die moves come first. ``only``: the moves of the
-    checker on that point alone."""
-    sources = unique(step.source for step, _ in turn.legal_steps())
-    if only is not None:
-        sources = [source for source in sources if source == only]
-    found: dict[str, list[dict[str, Any]]] = {}
-    for source in sorted(sources, reverse=True):
-        seen: set[tuple[tuple[int, int], ...]] = set()
-        fewest: dict[int, int] = {}  # destination -> the fewest steps that reach it
-        runs = sorted(turn.checker_moves(source), key=lambda m: (len(m), -m[-1][0].dest))
-        for run in runs:
-            pairs = tuple((step.source, step.dest) for step, _ in run)
-            dest = pairs[-1][1]
-            # 6/off with the 6, not 6/1/off with both dice (that one is two taps away).
-            if pairs in seen or fewest.setdefault(dest, len(pairs)) < len(pairs):
-                continue
-            seen.add(pairs)
-            found.setdefault(str(source), []).append(
-                {
-                    "to": run[-1][0].dest,
-                    "steps": [list(pair) for pair in pairs],
-                    "hit": any(step.hit for step, _ in run),
-                    "text": format_steps(
-                        ((s.source, s.dest, s.hit) for s, _ in run), turn.all_dice
-                    ),
-                }
-            )
-    return found
-
-
-def stuck_reasons(turn: Turn, lang: str) -> dict[str, str]:
-    """For each point of the mover's (the bar included) whose checkers cannot move now,
-    core's reason, in ``lang`` (a tap there says it, as a refused move does)."""
-    own = turn.position.mover
-    reasons = {}
-    for point in range(BAR, OFF, -1):
-        if own[point]:
-            error = turn.why_not(point)
-            if error is not None:
-                reasons[str(point)] = translate(error_text(error), lang)
-    return reasons
 
 
 def run_to(
@@ -232,13 +173,14 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     legal: dict[str, list[int]] = {}
     moves: dict[str, list[dict[str, Any]]] = {}
     stuck: dict[str, str] = {}
+    walk: list[dict[str, Any]] = []
     buttons: list[str] = []
     if my_turn:
         turn = game.current_turn
         if game.phase is Phase.MOVE and turn is not None:
-            moves = checker_moves(turn)
+            walk = turn_walk(turn, lang)
+            moves, stuck = walk[0]["moves"], walk[0].pop("stuck")
             legal = {source: unique(m["to"] for m in ms) for source, ms in moves.items()}
-            stuck = stuck_reasons(turn, lang)
         codes = [
             A.decode(b.action).code  # type: ignore[union-attr]
             for row in game_buttons(record.id or 0, record.version, game, moves=False)
@@ -281,6 +223,8 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     state["legal"] = legal
     state["moves"] = moves
     state["stuck"] = stuck
+    # The boards the page walks to by itself this turn (see walk.py): node 0 is this one.
+    state["walk"] = walk
     state["buttons"] = buttons
     state["can_resign"] = bool(playing and seat is not None and not game.resign_offer)
     # The levels the rules allow here (core's), each with what the opponent would win.

@@ -19,7 +19,9 @@
     stack: null, // on a phone held upright: the taller board's checkers a point (0: none)
     style: { theme: null, home: "right", default_theme: "classic" },
     texts: {},
-    state: null,
+    state: null, // the state shown: the server's, or the board walked to this turn (below)
+    base: null, // the server's newest state
+    walk: null, // the turn walked on the page: { node, steps } (see walkTo)
     selected: null,
     busy: false,
     tg: null,
@@ -318,7 +320,8 @@
         // A second tap of a double tap must not press the button that the first one's
         // answer put under the finger (Confirm, then at once the computer's Double or Pass).
         if (performance.now() < page.settleUntil) return;
-        act({ action: name }, true);
+        if (name === "undo" && page.walk) unwalk(); // the steps walked on the page alone
+        else act({ action: name }, true);
       });
     }
   }
@@ -425,7 +428,16 @@
       const mine = s.board && s.board.points[point] && s.board.points[point].color === s.board.bottom;
       const onBar = point === 25 && s.board && s.board.bar[s.board.bottom];
       page.selected = null;
-      if (s.my_turn && s.board.phase === "move" && (mine || onBar)) {
+      if (s.my_turn && s.board.phase === "move" && (mine || onBar) && page.walk) {
+        // The reason is the server's: the steps walked go to it, and its answer says why.
+        act({ action: "move", steps: page.walk.steps }).then(() => {
+          const reason = (page.state.stuck || {})[String(point)];
+          if (reason) {
+            say(reason, true);
+            haptic("error");
+          }
+        });
+      } else if (s.my_turn && s.board.phase === "move" && (mine || onBar)) {
         // Why not, as a refused move says it (core's reason), else as the chat says it.
         say((s.stuck || {})[String(point)] || word("cannot_move"), true);
         haptic("error");
@@ -447,8 +459,72 @@
       showChoices(ways);
       return;
     }
-    if (ways.length === 1) act({ action: "move", steps: ways[0].steps });
+    if (ways.length === 1) walkTo(ways[0]);
     else act({ action: "move", from, to });
+  }
+
+  // -- the turn walked on the page ---------------------------------------------------------
+
+  // A checker move made on the page's own board at once: the server told the boards each
+  // move of the turn leads to (its "walk": core's moves, dice and pips at each). The steps
+  // go to the server in one action when the turn is played out, or when a move leads past
+  // the boards it told (it then answers with the walk from there).
+  function walkTo(way) {
+    const base = page.base;
+    const nodes = (base && base.walk) || [];
+    const walk = page.walk || { node: 0, steps: [] };
+    const steps = walk.steps.concat(way.steps);
+    const next = way.next === undefined || way.next === null ? null : nodes[way.next];
+    if (!next || next.complete) {
+      page.state = walked(base, steps, next);
+      render();
+      act({ action: "move", steps });
+      return;
+    }
+    page.walk = { node: way.next, steps };
+    page.state = walked(base, steps, next);
+    haptic("light");
+    render();
+  }
+
+  // The state shown after ``steps`` made from ``base`` (``node``: the board they lead to,
+  // null when not told: then the board only, while the server answers). The checkers move
+  // as the steps say, a hit checker (the server's "hits") to its bar; everything else is the
+  // node's.
+  function walked(base, steps, node) {
+    const b = base.board;
+    const me = b.bottom;
+    const them = b.top;
+    const points = b.points.map((p) => (p ? { ...p } : p));
+    const bar = { ...b.bar };
+    const off = { ...b.off };
+    for (const [from, to] of steps) {
+      if (from === 25) bar[me] -= 1;
+      else if (points[from].count > 1) points[from].count -= 1;
+      else points[from] = null;
+      if (to === 0) off[me] += 1;
+      else if (points[to] && points[to].color === them) {
+        points[to] = { color: me, count: 1 }; // core's move lands there only when it hits
+        bar[them] = (bar[them] || 0) + 1;
+      } else points[to] = { color: me, count: ((points[to] && points[to].count) || 0) + 1 };
+    }
+    const board = { ...b, points, bar, off };
+    const state = { ...base, board, buttons: ["undo"], stuck: {}, moves: {}, legal: {} };
+    if (node) {
+      board.dice_used = node.dice_used;
+      board.pips = { [me]: node.pips[0], [them]: node.pips[1] };
+      state.moves = node.moves;
+      state.legal = Object.fromEntries(Object.entries(node.moves).map(([from, ways]) => [from, [...new Set(ways.map((w) => w.to))]]));
+    }
+    return state;
+  }
+
+  // Back to the board the server told: the steps walked on the page are taken back.
+  function unwalk() {
+    page.walk = null;
+    page.state = page.base;
+    page.selected = null;
+    render();
   }
 
   // Two ways to one point: a button for each (written as the chat writes moves) where the
@@ -508,6 +584,13 @@
 
   async function act(body, fromControls) {
     if (page.busy || !page.state) return;
+    // A move walked on the page that the server refuses, or that never reaches it, is
+    // taken back: the board shows the server's again.
+    const onPage = page.state !== page.base;
+    const back = () => {
+      page.walk = null;
+      if (onPage) page.state = page.base;
+    };
     page.busy = true;
     document.body.classList.add("busy");
     const before = (page.state.buttons || []).join();
@@ -516,6 +599,8 @@
       if (!resp.ok) {
         // A refusal is not a lost connection: say what it is.
         page.busy = false;
+        back();
+        if (onPage) render();
         say(refusal(resp.status), true);
         haptic("error");
         draw();
@@ -528,6 +613,7 @@
       // A move on the board shows the player is looking: no wait after it.
       page.settleUntil = fromControls && after && after !== before ? performance.now() + SETTLE_MS : 0;
       document.body.dataset.settleUntil = String(page.settleUntil); // for a test to wait on
+      back();
       accept(answer.state);
       if (answer.ok) {
         haptic("light");
@@ -539,6 +625,8 @@
       }
     } catch (err) {
       page.busy = false;
+      back();
+      if (onPage) render();
       say(word("not_sent"), true);
       draw();
     } finally {
@@ -572,16 +660,22 @@
     history.replaceState(null, "", location.pathname + search + "#" + hash);
     if (page.source) page.source.close();
     page.state = null;
+    page.base = null;
+    page.walk = null;
     page.selected = null;
     await resume();
   }
 
   function accept(state) {
     // States can arrive from the action's answer and from the stream: keep the newest.
-    if (page.state && state.version < page.state.version) return;
-    const changed = !page.state || state.version !== page.state.version;
+    if (page.base && state.version < page.base.version) return;
+    const changed = !page.base || state.version !== page.base.version;
+    page.base = state;
+    if (changed) page.walk = null;
+    if (page.walk) return; // the same state again while the player walks the turn on the page
+    const shown = page.state;
     page.state = state;
-    if (changed || !(page.drag || page.choosing)) render();
+    if (changed || shown !== state || !(page.drag || page.choosing)) render();
   }
 
   // -- live updates -------------------------------------------------------------------------------
