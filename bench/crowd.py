@@ -417,8 +417,6 @@ class WebPage:
             taps += 1
             following = way.get("next")
             node = None if following is None else walk[following]
-            if node is None or node["complete"]:
-                break
         if steps:
             return {"action": "move", "version": version, "steps": steps}, taps
         for name in WEB_BUTTONS:

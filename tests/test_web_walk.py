@@ -5,8 +5,8 @@ server gave it, and sends the steps at the end. Whatever it walks must be what t
 then makes: every node is the board core reaches by the steps that lead there (made as a
 MOVE button's steps are, a forced rest of the turn included), its moves are core's moves
 from there (:func:`bot.web.walk.checker_moves`, each leading to a legal play: T-3..T-6,
-U-3..U-6), its dice and pips are that board's, and ``complete`` says the turn can be
-confirmed. The walk is bounded, and leaves the turn as it found it.
+U-3..U-6), its dice and pips are that board's; a move that plays the turn out leads to no node (the
+page sends the steps). The walk is bounded, and leaves the turn as it found it.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def check(variant: Variant, position, first: bool, dice, rng: random.Random) -> 
         node = walk[at]
         expected = checker_moves(here)
         assert set(node["moves"]) == set(expected)
-        assert node["complete"] == here.complete
+        assert at == 0 or not here.complete  # a move that plays the turn out leads to none
         assert node["dice_used"] == list(dice_used_flags(here))
         assert node["pips"] == [pip_count(here.position.mover), pip_count(here.position.opponent)]
         for source, ways in node["moves"].items():
@@ -112,16 +112,16 @@ def test_uzun_walk_nodes_are_the_boards_the_service_makes_U3_U6(drawn, dice, sal
 
 def test_a_run_over_both_dice_leads_to_a_finished_turn_T3() -> None:
     """Tavla's opening 6-1: 13/7/6 (or 13/12/6), one tap, plays the whole roll: its node is
-    complete (the page sends the turn at once)."""
+    no node: the page sends the turn at once."""
     variant = Tavla()
     turn = Turn(variant, variant.start_position(), (6, 1))
     walk = turn_walk(turn, "en")
     runs = [w for w in walk[0]["moves"]["13"] if w["to"] == 6]
     assert runs
-    assert all(w["next"] is not None and walk[w["next"]]["complete"] for w in runs)
+    assert all(w["next"] is None for w in runs)
     singles = [w for w in walk[0]["moves"]["13"] if w["to"] == 7]
     assert singles
-    assert not walk[singles[0]["next"]]["complete"]
+    assert singles[0]["next"] is not None
 
 
 def test_a_double_is_given_in_part_and_the_rest_from_where_the_page_sends() -> None:

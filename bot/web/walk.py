@@ -27,11 +27,12 @@ from core.notation import format_steps
 from core.position import BAR, OFF, pip_count
 from core.turn import Turn
 
-#: The boards a page is told of in one state: a turn of two different dice has 15 at the
-#: median and 147 at most (seeded random games of all three variants); beyond this bound the
-#: page sends what it walked and goes on from the answer (one action more), which keeps a
-#: double's state small (up to a few hundred boards otherwise).
-MOST_NODES = 64
+#: The boards a page is told of in one state. A turn of two different dice needs the start
+#: and the boards after one die (a few, up to about a dozen); a double's boards after one,
+#: two and three of its four dice run to hundreds in the middle game. Past this bound the page
+#: sends what it walked and goes on from the answer (one action more), which keeps a
+#: double's state small and quick to work out.
+MOST_NODES = 16
 
 
 def unique(values: Any) -> list[Any]:
@@ -93,17 +94,17 @@ def stuck_reasons(turn: Turn, lang: str) -> dict[str, str]:
 
 
 def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, Any]]:
-    """The boards a page may walk to from ``turn`` as it stands (node 0), nearest first, at
-    most ``most`` of them.
+    """The boards a page may walk to from ``turn`` as it stands (node 0) before the turn is
+    played out, nearest first, at most ``most`` of them.
 
-    Each node: ``moves`` (:func:`checker_moves`, each with ``next``: the node it leads to,
-    None when not given), ``dice_used`` (the flags of the dice the board shows),
-    ``pips`` (the mover's and the opponent's) and ``complete`` (the turn's steps are all
-    made: the page sends them). A move followed by one way only to finish the turn leads to
-    the finished board, with those steps added to its own (``steps``), as the service makes a
-    forced rest by itself. Node 0 also has ``stuck`` (:func:`stuck_reasons`): a page that
-    taps a checker that cannot move elsewhere sends the steps walked and shows the answer's
-    reason (core's reasons for every board would cost as much as the rest of the walk)."""
+    Each node: ``moves`` (:func:`checker_moves`, each with ``next``: the node it leads to;
+    None when it plays the turn out, or leads past the nodes given: the page then sends the
+    steps), ``dice_used`` (the flags of the dice the board shows) and ``pips`` (the mover's
+    and the opponent's). A move followed by one way only to finish the turn has those steps
+    too (``steps``), as the service makes a forced rest by itself. Node 0 also has ``stuck``
+    (:func:`stuck_reasons`): a page that taps a checker that cannot move elsewhere sends the
+    steps walked and shows the answer's reason (core's reasons for every board would cost as
+    much as the rest of the walk)."""
     start = list(turn.done)
     nodes: list[dict[str, Any]] = []
     index: dict[Any, int] = {}
@@ -117,7 +118,6 @@ def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, A
             "moves": checker_moves(turn),
             "dice_used": list(dice_used_flags(turn)),
             "pips": [pip_count(turn.position.mover), pip_count(turn.position.opponent)],
-            "complete": turn.complete,
         }
 
     index[key()] = 0
@@ -135,11 +135,10 @@ def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, A
                     move["steps"] = [list(pair) for pair in made]
                     here = key()
                     child = index.get(here)
-                    if child is None and len(nodes) < most:
+                    if child is None and len(nodes) < most and not turn.complete:
                         child = index[here] = len(nodes)
                         nodes.append(visit())
-                        if not nodes[child]["complete"]:
-                            paths.append((child, path + made))
+                        paths.append((child, path + made))
                     move["next"] = child
                     for _ in made:
                         turn.undo()

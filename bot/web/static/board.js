@@ -475,7 +475,7 @@
     const walk = page.walk || { node: 0, steps: [] };
     const steps = walk.steps.concat(way.steps);
     const next = way.next === undefined || way.next === null ? null : nodes[way.next];
-    if (!next || next.complete) {
+    if (!next) {
       page.state = walked(base, steps, next);
       render();
       act({ action: "move", steps });
