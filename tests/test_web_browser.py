@@ -117,6 +117,30 @@ async def wait_version(page, version: int) -> None:
     )
 
 
+async def walk_step(page, state: dict, walked: dict, source: int, dest: int) -> int | None:
+    """After ``source`` to ``dest`` was tapped or dropped on ``page``, whose server state is
+    ``state``: wait until the page shows it, and return the walk's node it reached (None: the
+    move was sent, and its new version is shown). ``walked``: the page's node and steps so
+    far (updated)."""
+    node = state["walk"][walked["node"]]
+    way = next(w for w in node["moves"][str(source)] if w["to"] == dest)
+    if way["next"] is None:
+        await wait_version(page, state["version"] + 1)
+        walked.update(node=0, steps=0)
+        return None
+    walked.update(node=way["next"], steps=walked["steps"] + len(way["steps"]))
+    await page.locator(f'body[data-walked="{walked["steps"]}"]').wait_for(timeout=WAIT_MS)
+    return walked["node"]
+
+
+def walk_legal(state: dict, walked: dict) -> dict[str, list[int]]:
+    """The destinations of each checker on the board the page has walked to."""
+    if not walked["node"]:
+        return state["legal"]
+    moves = state["walk"][walked["node"]]["moves"]
+    return {s: list(dict.fromkeys(w["to"] for w in ws)) for s, ws in moves.items()}
+
+
 async def centre(page, selector: str) -> tuple[float, float]:
     target = page.locator(selector).first
     # The board is redrawn when a change arrives; wait for the new drawing's element.
@@ -180,8 +204,11 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
 
         moves = drops = reloads = 0
         shots: dict[int, Path] = {}
-        for _ in range(200):
-            fresh = await synced()
+        walked = {"node": 0, "steps": 0}  # the turn walked on the page (not yet sent)
+        fresh = record
+        for _ in range(300):
+            if not walked["node"]:  # else the server's state is the one walked from
+                fresh = await synced()
             if fresh.status.value != "active":
                 break
             state = game_state(fresh, None, "en")
@@ -190,13 +217,14 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
             page = players[seat]
             other = players[1 - seat]
             assert await other.locator("#controls button").count() == 0
+            legal = walk_legal(mine, walked)
             if "roll" in mine["buttons"]:
                 await page.locator('[data-action="roll"]').click()
-            elif mine["legal"]:
-                source = max(int(s) for s in mine["legal"])
-                dests = mine["legal"][str(source)]
+            elif legal:
+                source = max(int(s) for s in legal)
+                dests = legal[str(source)]
                 dest = 0 if 0 in dests else dests[0]
-                if drops == 0:
+                if drops == 0 and not walked["node"]:
                     # A drop where core forbids it: the checker goes back, with the reason.
                     await drag(page, source, 12)
                     await page.locator("#message.error").wait_for(timeout=WAIT_MS)
@@ -206,20 +234,25 @@ async def test_two_players_and_a_spectator_play_a_bear_off_game(served, tmp_path
                     drops += 1
                     continue
                 used = mine["board"]["dice_used"]
-                if reloads == 0 and any(used):
-                    # A reload between two checkers of a turn resumes it: the same dice used,
-                    # the same checkers still to move.
+                if reloads == 0 and walked["node"]:
+                    # A reload between two checkers of a turn shows the server's board: the
+                    # checkers moved on the page only were not sent, the dice are unused again.
                     await page.reload()
                     await page.locator("body.ready").wait_for(timeout=WAIT_MS)
                     await wait_version(page, fresh.version)
+                    await page.locator('body[data-walked="0"]').wait_for(timeout=WAIT_MS)
                     assert await page.locator(".die.used").count() == sum(used)
-                    assert await page.locator('[data-action="undo"]').count() == 1
+                    walked.update(node=0, steps=0)
                     reloads += 1
+                    continue
                 if moves % 2 == 0:
                     await drag(page, source, dest)
                 else:
                     await tap(page, source, dest)
                 moves += 1
+                if await walk_step(page, mine, walked, source, dest) is not None:
+                    continue  # moved on the page: no action yet
+                continue
             elif "confirm" in mine["buttons"]:
                 if seat not in shots:
                     # One-handed: Undo and Confirm are thumb-sized and on screen, no scrolling.
@@ -442,9 +475,14 @@ async def test_a_double_tap_on_confirm_does_not_press_what_the_computer_s_answer
             mine = game_state(fresh, 0, "en")
             if "confirm" in mine["buttons"]:
                 break
-            source = max(int(s) for s in mine["legal"])
-            await tap(page, source, mine["legal"][str(source)][0])
-            await wait_version(page, fresh.version + 1)
+            walked = {"node": 0, "steps": 0}
+            while True:  # the turn's checkers, moved on the page, then sent
+                legal = walk_legal(mine, walked)
+                source = max(int(s) for s in legal)
+                dest = legal[str(source)][0]
+                await tap(page, source, dest)
+                if await walk_step(page, mine, walked, source, dest) is None:
+                    break
         confirmed = (await service.storage.get_game(game_id)).version + 1
         # The board stays put while buttons and lines under it come and go.
         assert (await page.locator("#board").bounding_box())["y"] == board_y

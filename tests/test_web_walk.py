@@ -66,17 +66,19 @@ def check(variant: Variant, position, first: bool, dice, rng: random.Random) -> 
                 for step, die in made_before:
                     after.step((step.source, step.dest), die)
                 make_steps_on_turn(after, paths[at] + pairs)  # the service accepts them
-                # The page moves the checkers as the steps say, nothing more: they are all
-                # the service makes (a forced rest of the turn is in them).
+                child = way["next"]
+                if child is None:
+                    # Played out (a forced rest made by the service), or past the nodes given.
+                    assert after.complete or len(walk) == MOST_NODES
+                    continue
+                # The page moves the checkers as the steps say, nothing more: on the way to
+                # a node that is all the service makes.
                 literal = Turn(variant, position, dice, first)
                 for step, die in made_before:
                     literal.step((step.source, step.dest), die)
                 for pair in paths[at] + pairs:
                     literal.step(pair)
                 assert literal.position == after.position
-                child = way["next"]
-                if child is None:
-                    continue
                 if child not in paths:
                     paths[child] = paths[at] + pairs
                     queue.append(child)

@@ -100,8 +100,9 @@ def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, A
     Each node: ``moves`` (:func:`checker_moves`, each with ``next``: the node it leads to;
     None when it plays the turn out, or leads past the nodes given: the page then sends the
     steps), ``dice_used`` (the flags of the dice the board shows) and ``pips`` (the mover's
-    and the opponent's). A move followed by one way only to finish the turn has those steps
-    too (``steps``), as the service makes a forced rest by itself. Node 0 also has ``stuck``
+    and the opponent's). A move after which one way only finishes the turn leads to no node:
+    the service makes that rest by itself, as after a chat button's move. Node 0 also has
+    ``stuck``
     (:func:`stuck_reasons`): a page that taps a checker that cannot move elsewhere sends the
     steps walked and shows the answer's reason (core's reasons for every board would cost as
     much as the rest of the walk)."""
@@ -132,7 +133,6 @@ def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, A
                 for move in moves:
                     pairs = [(a, b) for a, b in move["steps"]]
                     made = _made(turn, pairs)
-                    move["steps"] = [list(pair) for pair in made]
                     here = key()
                     child = index.get(here)
                     if child is None and len(nodes) < most and not turn.complete:

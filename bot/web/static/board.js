@@ -248,6 +248,7 @@
     document.documentElement.lang = s.lang;
     document.title = word("title");
     document.body.dataset.version = s.version; // lets a test (or a curious user) see it
+    document.body.dataset.walked = String(page.walk ? page.walk.steps.length : 0); // steps made on the page
     document.body.classList.toggle("no-board", !b);
     document.body.classList.toggle("nobody", s.seat === null);
     if (!b) {
@@ -460,7 +461,12 @@
       return;
     }
     if (ways.length === 1) walkTo(ways[0]);
-    else act({ action: "move", from, to });
+    else if (page.walk) {
+      // No move leads there: the server says why; the steps walked go to it first, so that
+      // they are kept.
+      const steps = page.walk.steps;
+      act({ action: "move", steps }).then(() => act({ action: "move", from, to }));
+    } else act({ action: "move", from, to });
   }
 
   // -- the turn walked on the page ---------------------------------------------------------
