@@ -51,9 +51,11 @@ action_to_pages_p50_ms= …`` follows (the bots' CPU, over every action and pres
 moved to the web board are told in a line of their own, ``moved_games= moved_actions=
 moved_action_to_pages_p50_ms= moved_action_to_pages_p95_ms= moved_action_to_pages_p99_ms=
 moved_starved_games=`` (an action whose pages waited over 30 s starves its game), and a last
-line over all games, ``all_games= all_p99_ms= all_starved_games= told_players_share=``
-(``all_p99_ms``: of the chat games' presses and the moved games' actions together;
-``told_players_share``: the players whose board said, at any time, that the chat is busy).
+line over all games, ``all_games= all_p99_ms= all_starved_games= told_players_share=
+slow_untold_players= web_busy_answers=`` (``all_p99_ms``: of the chat games' presses and the
+moved games' actions together; ``told_players_share``: the players whose board said, at any
+time, that the chat is busy; ``slow_untold_players``: the players of games whose board came
+as late after a press as the bot's mark of a busy chat, 10 s, and never said so).
 
 Run: ``python bench/crowd.py [--games 150] [--private 0.2] [--seconds 300] [--database URL]
 [--web K] [--workers W] [--take-web 0.8]``.
@@ -99,6 +101,7 @@ from bench.load import (  # noqa: E402
 )
 from bot.i18n import LANGUAGES, translate  # noqa: E402
 from bot.service import actions as A  # noqa: E402
+from bot.telegram.busy import SLOW_CHAT_AFTER  # noqa: E402
 from bot.telegram.delivery import BOARD_LAGS, SLOW_CHAT, SLOW_CHAT_WEB  # noqa: E402
 from tests.drivers import free_port  # noqa: E402
 from tests.fakes.telegram import FLOOD_METHODS, FakeBotAPI, FakeUser  # noqa: E402
@@ -156,6 +159,9 @@ class Stats:
         self.web_refused = 0
         #: Games whose board ever said that the chat is busy (warm-up included).
         self.ever_told: set[int] = set()
+        #: Games whose board came as late as the bot's "busy" mark after a press (the
+        #: players should have been told, warm-up included).
+        self.ever_slow: set[int] = set()
         #: Games whose players took the web board when told, and their actions measured.
         self.moved: set[int] = set()
         self.moved_waits: list[float] = []
@@ -292,6 +298,8 @@ class Game:
                 stats.refused[text] = stats.refused.get(text, 0) + 1
             return
         waited = await shown
+        if waited is None or waited >= SLOW_CHAT_AFTER:
+            stats.ever_slow.add(self.n)
         if not measured:
             return
         stats.answer_waits.append(answer_wait)
@@ -687,12 +695,19 @@ async def run(args: argparse.Namespace) -> None:
         )
         people = sum(1 if g.private else 2 for g in table)
         told = sum(1 if g.private else 2 for g in table if g.n in stats.ever_told)
+        # Players whose board came as late as the bot's mark of a busy chat, never told so.
+        untold = sum(
+            1 if g.private else 2
+            for g in table
+            if g.n in stats.ever_slow and g.n not in stats.ever_told
+        )
         # Over all games: the web board's games and those moved there, the chats' presses.
         every = [*waits, *moved, *stats.page_waits]
         print(
             f"all_games={args.games} all_p99_ms={percentile(every, 0.99) * 1000:.0f}"
             f" all_starved_games={len(stats.starved | stats.moved_starved)}"
             f" told_players_share={told / max(1, people):.2f}"
+            f" slow_untold_players={untold}"
             f" web_busy_answers={stats.busy_answers}"
         )
     if args.web:

@@ -40,7 +40,9 @@ def unique(values: Any) -> list[Any]:
     return list(dict.fromkeys(values))
 
 
-def checker_moves(turn: Turn, only: int | None = None) -> dict[str, list[dict[str, Any]]]:
+def checker_moves(
+    turn: Turn, only: int | None = None, *, written: bool = True
+) -> dict[str, list[dict[str, Any]]]:
     """Every move of each checker that can move now, by its point: each destination it
     reaches with one die or several dice of the turn, with the steps that take it there
     (made in order by the service) and the move written as in the chat.
@@ -51,7 +53,9 @@ def checker_moves(turn: Turn, only: int | None = None) -> dict[str, list[dict[st
     point is reached in the fewest steps that reach it (a longer way stays a move of several
     taps); two ways of as many steps to the same point (one hitting on the way) both stay,
     for the player to choose. Single-die moves come first. ``only``: the moves of the
-    checker on that point alone."""
+    checker on that point alone; ``written``: with each move written (the page shows it when
+    two ways lead to one point, which happens at the start of a turn only: after one die of
+    two, or any die of a double, a checker's way to a point is one)."""
     sources = unique(step.source for step, _ in turn.legal_steps())
     if only is not None:
         sources = [source for source in sources if source == only]
@@ -67,16 +71,16 @@ def checker_moves(turn: Turn, only: int | None = None) -> dict[str, list[dict[st
             if pairs in seen or fewest.setdefault(dest, len(pairs)) < len(pairs):
                 continue
             seen.add(pairs)
-            found.setdefault(str(source), []).append(
-                {
-                    "to": run[-1][0].dest,
-                    "steps": [list(pair) for pair in pairs],
-                    "hit": any(step.hit for step, _ in run),
-                    "text": format_steps(
-                        ((s.source, s.dest, s.hit) for s, _ in run), turn.all_dice
-                    ),
-                }
-            )
+            move: dict[str, Any] = {
+                "to": run[-1][0].dest,
+                "steps": [list(pair) for pair in pairs],
+                "hit": any(step.hit for step, _ in run),
+            }
+            if written:
+                move["text"] = format_steps(
+                    ((s.source, s.dest, s.hit) for s, _ in run), turn.all_dice
+                )
+            found.setdefault(str(source), []).append(move)
     return found
 
 
@@ -116,7 +120,7 @@ def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, A
 
     def visit() -> dict[str, Any]:
         return {
-            "moves": checker_moves(turn),
+            "moves": checker_moves(turn, written=not nodes),
             "dice_used": list(dice_used_flags(turn)),
             "pips": [pip_count(turn.position.mover), pip_count(turn.position.opponent)],
         }

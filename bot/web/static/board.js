@@ -548,7 +548,7 @@
       const button = html("button", { type: "button", "data-way": way.text, class: "action way" }, controls, way.text);
       button.addEventListener("click", () => {
         showChoices([]);
-        act({ action: "move", steps: way.steps });
+        walkTo(way);
       });
     }
     say(word("choose_way"));
