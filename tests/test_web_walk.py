@@ -59,6 +59,10 @@ def check(variant: Variant, position, first: bool, dice, rng: random.Random) -> 
         for source, ways in node["moves"].items():
             listed = {m["to"] for m in expected[source]}
             assert {w["to"] for w in ways} == listed
+            if at:  # past the start, the same moves as the chat's, in the same order
+                assert [(w["to"], w["steps"]) for w in ways] == [
+                    (m["to"], m["steps"]) for m in expected[source]
+                ]
             for way in ways:
                 pairs = [(a, b) for a, b in way["steps"]]
                 assert pairs[0][0] == int(source)

@@ -56,7 +56,10 @@ def checker_moves(
     checker on that point alone; ``written``: with each move written (the page shows it when
     two ways lead to one point, which happens at the start of a turn only: after one die of
     two, or any die of a double, a checker's way to a point is one)."""
-    sources = unique(step.source for step, _ in turn.legal_steps())
+    legal = turn.legal_steps()
+    if not written and len(turn.remaining_dice) == 1:
+        return _single_steps(legal, only)
+    sources = unique(step.source for step, _ in legal)
     if only is not None:
         sources = [source for source in sources if source == only]
     found: dict[str, list[dict[str, Any]]] = {}
@@ -81,6 +84,18 @@ def checker_moves(
                     ((s.source, s.dest, s.hit) for s, _ in run), turn.all_dice
                 )
             found.setdefault(str(source), []).append(move)
+    return found
+
+
+def _single_steps(legal: list[Any], only: int | None) -> dict[str, list[dict[str, Any]]]:
+    """:func:`checker_moves` with one die left: each move is one of core's legal steps (no
+    run to walk; the most visited boards of a walk, worked out without the search)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for step, _ in sorted(legal, key=lambda done: -done[0].source):
+        if only is None or step.source == only:
+            found.setdefault(str(step.source), []).append(
+                {"to": step.dest, "steps": [[step.source, step.dest]], "hit": step.hit}
+            )
     return found
 
 
