@@ -28,11 +28,12 @@ from core.position import BAR, OFF, pip_count
 from core.turn import Turn
 
 #: The boards a page is told of in one state. A turn of two different dice needs the start
-#: and the boards after one die (a few, up to about a dozen); a double's boards after one,
-#: two and three of its four dice run to hundreds in the middle game. Past this bound the page
-#: sends what it walked and goes on from the answer (one action more), which keeps a
-#: double's state small and quick to work out.
-MOST_NODES = 16
+#: and the boards after one die (about five at the median); a double's boards after
+#: one, two and three of its four dice run to hundreds in the middle game. Past this bound the
+#: page sends what it walked and goes on from the answer (one action more): a double's walk
+#: stays a few milliseconds of work and a few kilobytes (16 boards cost a double 3 ms at the
+#: median and 60 ms at worst, and kept the web board's slowest answers slower).
+MOST_NODES = 8
 
 
 def unique(values: Any) -> list[Any]:
