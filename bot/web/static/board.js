@@ -321,8 +321,8 @@
         // A second tap of a double tap must not press the button that the first one's
         // answer put under the finger (Confirm, then at once the computer's Double or Pass).
         if (performance.now() < page.settleUntil) return;
-        if (name === "undo" && page.walk) unwalk(); // the steps walked on the page alone
-        else act({ action: name }, true);
+        if (name !== "undo" || !page.walk) act({ action: name }, true);
+        else if (!page.busy) unwalk(); // the steps walked on the page alone
       });
     }
   }
@@ -495,8 +495,8 @@
 
   // The state shown after ``steps`` made from ``base`` (``node``: the board they lead to,
   // null when not told: then the board only, while the server answers). The checkers move
-  // as the steps say, a hit checker (the server's "hits") to its bar; everything else is the
-  // node's.
+  // as the steps say (a checker landed on goes to its bar: core's moves land on an opposing
+  // checker only to hit it); the dice, pips and moves are the node's.
   function walked(base, steps, node) {
     const b = base.board;
     const me = b.bottom;
