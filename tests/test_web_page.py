@@ -120,8 +120,14 @@ async def test_the_checkers_of_a_turn_move_on_the_page_and_go_in_one_action(tmp_
         await page.locator('[data-target="10"]').wait_for()
         await page.touchscreen.tap(*await centre(page, '[data-point="10"]'))
         await page.locator('[data-top="10"]').wait_for()
-        # The pips the server told for that board: 167 - 3.
+        # The pips the server told for that board: 167 - 3; what the game waits for there.
         assert "164" in await page.locator("#strip-bottom .info").inner_text()
+        lang = await page.evaluate("document.documentElement.lang")
+        told = game_state(record, 0, lang)
+        way = next(w for w in told["moves"]["13"] if w["to"] == 10)
+        waiting = told["walk"][way["next"]]["action_line"]
+        assert waiting != told["action_line"]  # one die left now
+        assert await page.locator("#caption").inner_text() == waiting
         assert await page.locator("[data-action=undo]").count() == 1
         assert (await service.storage.get_game(game_id)).version == record.version
         await shot(page, "walked-13-10.png")

@@ -178,7 +178,10 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
     if my_turn:
         turn = game.current_turn
         if game.phase is Phase.MOVE and turn is not None:
-            walk = turn_walk(turn, lang)
+            # The game's current turn is the one walked: each board's line is its own.
+            walk = turn_walk(
+                turn, lang, waiting_for=lambda: translate(action_line(game, names), lang)
+            )
             moves, stuck = walk[0]["moves"], walk[0].pop("stuck")
             legal = {source: unique(m["to"] for m in ms) for source, ms in moves.items()}
         codes = [

@@ -17,6 +17,7 @@ to walk on from the answer.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from bot.i18n import translate
@@ -113,7 +114,12 @@ def stuck_reasons(turn: Turn, lang: str) -> dict[str, str]:
     return reasons
 
 
-def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, Any]]:
+def turn_walk(
+    turn: Turn,
+    lang: str,
+    most: int = MOST_NODES,
+    waiting_for: Callable[[], str] | None = None,
+) -> list[dict[str, Any]]:
     """The boards a page may walk to from ``turn`` as it stands (node 0) before the turn is
     played out, nearest first, at most ``most`` of them.
 
@@ -125,7 +131,8 @@ def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, A
     ``stuck``
     (:func:`stuck_reasons`): a page that taps a checker that cannot move elsewhere sends the
     steps walked and shows the answer's reason (core's reasons for every board would cost as
-    much as the rest of the walk)."""
+    much as the rest of the walk). ``waiting_for``: what the game waits for, put into words
+    with ``turn`` as it stands (each node's ``action_line``: "… Dice left: 2")."""
     start = list(turn.done)
     nodes: list[dict[str, Any]] = []
     index: dict[Any, int] = {}
@@ -135,11 +142,14 @@ def turn_walk(turn: Turn, lang: str, most: int = MOST_NODES) -> list[dict[str, A
         return turn.position, tuple(turn.remaining_dice)
 
     def visit() -> dict[str, Any]:
-        return {
+        node = {
             "moves": checker_moves(turn, written=not nodes),
             "dice_used": list(dice_used_flags(turn)),
             "pips": [pip_count(turn.position.mover), pip_count(turn.position.opponent)],
         }
+        if waiting_for is not None:
+            node["action_line"] = waiting_for()
+        return node
 
     index[key()] = 0
     nodes.append(visit())

@@ -520,6 +520,7 @@
       board.dice_used = node.dice_used;
       board.pips = { [me]: node.pips[0], [them]: node.pips[1] };
       state.moves = node.moves;
+      if (node.action_line) state.action_line = node.action_line;
       state.legal = Object.fromEntries(Object.entries(node.moves).map(([from, ways]) => [from, [...new Set(ways.map((w) => w.to))]]));
     }
     return state;
