@@ -30,8 +30,11 @@ from tests.test_web_browser import (
     centre,
     launch_fragment,
     serving,
+    tap,
     until,
     wait_version,
+    walk_legal,
+    walk_step,
 )
 from tests.test_web_moves import START, other, side
 from tests.web_helpers import ALI, GROUP, VELI, accept_of, seats, set_position
@@ -70,13 +73,13 @@ async def phone_page(url: str):
 
 
 @contextlib.asynccontextmanager
-async def playing(tmp_path, opponent: list[int]):
-    """Seat 0 to play 3-2 from the opening position against ``opponent``'s side, on its
-    phone (its moves wait for Confirm): ``(service, game id, record, page)``."""
+async def playing(tmp_path, opponent: list[int], dice: tuple[int, int] = (3, 2)):
+    """Seat 0 to play ``dice`` (3-2) from the opening position against ``opponent``'s side,
+    on its phone (its moves wait for Confirm): ``(service, game id, record, page)``."""
     async with serving(tmp_path) as (_board, service, signer, base, game_id):
         record = await service.storage.get_game(game_id)
         await service.storage.set_user_prefs(record.seats[0], PlayerPrefs(auto_confirm="never"))
-        await set_position(service, game_id, [START, opponent], turn=0, dice=(3, 2))
+        await set_position(service, game_id, [START, opponent], turn=0, dice=dice)
         record = await service.storage.get_game(game_id)
         url = seat_url(base, signer, game_id, 0, record.seats[0]) + "&lang=en"
         async with phone_page(url) as page:
@@ -150,6 +153,35 @@ async def test_the_checkers_of_a_turn_move_on_the_page_and_go_in_one_action(tmp_
         assert points[22]["count"] == 1
         assert points[13]["count"] == 4
         assert points[24]["count"] == 1
+        await page.locator('[data-action="confirm"]').wait_for()
+
+
+async def test_a_double_past_the_boards_told_goes_in_parts_and_the_page_walks_on(tmp_path):
+    """1-1 from the opening reaches more boards than a state tells (MOST_NODES): the page
+    walks the boards it was told, sends the steps made when a move leads past them, and
+    walks on from the answer; the four steps are made as shown, in two actions at most."""
+    async with playing(tmp_path, START, dice=(1, 1)) as (service, game_id, record, page):
+        walked = {"node": 0, "steps": 0}
+        sent = 0
+        fresh = record
+        made: list[tuple[int, int]] = []
+        while True:
+            mine = game_state(fresh, 0, "en")
+            legal = walk_legal(mine, walked)
+            if not legal:
+                break
+            source = min(int(s) for s in legal)  # the home board's checkers, one by one
+            dest = legal[str(source)][0]
+            await tap(page, source, dest)
+            made.append((source, dest))
+            if await walk_step(page, mine, walked, source, dest) is None:
+                sent += 1
+                fresh = await service.storage.get_game(game_id)
+        assert sent == fresh.version - record.version
+        assert sent == 2  # the first move from node 0 past the boards told, then the rest
+        assert len(made) <= 4
+        board = game_state(fresh, 0, "en")["board"]
+        assert sum(board["dice_used"]) == 4
         await page.locator('[data-action="confirm"]').wait_for()
 
 
