@@ -174,3 +174,44 @@ async def test_puzzles_take_turns_over_games_and_groups(env) -> None:
 
 
 GROUP_CHAT = ("test", "-1")
+
+
+async def test_a_reply_to_the_puzzle_is_an_answer_and_other_talk_is_not_answered(env) -> None:
+    """Only a play in reply to the group's puzzle of the day is an answer: a remark on it, a
+    reply to another message and a play sent without a reply are the group's talk (not
+    answered); a play it cannot take, or /move with one, is told why and spends no try."""
+    from bot.service.views import MessageRef
+    from core.learn.puzzles import Puzzle
+    from tests.test_puzzle_typed import not_offered
+
+    service, clock = env
+    await service.press(ADMIN, GROUP, setting("p1"))
+    clock.now += HOUR  # 09:00, the puzzle's hour
+    (posted,) = puzzles_in(await service.tick())
+    here = MessageRef(4242, chat_id="-1")
+    await posted.posted(here)
+    pid = A.decode(posted.buttons[0][0].action).game_id
+    puzzle = Puzzle.from_dict((await service.storage.puzzles.get(pid)).data)
+    best = puzzle.best.text
+    for text, replied_to in (
+        ("what a puzzle", here),
+        (best, MessageRef(4243, chat_id="-1")),  # another message of the bot
+        (best, None),
+    ):
+        assert await service.text(VELI, GROUP, text, replied_to=replied_to) == []
+    scope = f"daily:test:-1:{day_and_hour(clock.now)[0]}"
+    assert await service.storage.puzzles.attempts(scope) == []
+    (told,) = await service.command(VELI, GROUP, "move", "hello", replied_to=here)
+    assert told.notice
+    assert "To answer the puzzle of the day, press one of its plays" in text_of([told])
+    (told,) = await service.text(VELI, GROUP, not_offered(puzzle), replied_to=here)
+    assert "is not one of this puzzle's choices" in text_of([told])
+    assert "Чтобы ответить на задачу дня" in text_of([told], "ru")
+    assert "Günün bulmacasını cevaplamak için" in text_of([told], "tr")
+    assert await service.storage.puzzles.attempts(scope) == []
+    (said,) = await service.text(VELI, GROUP, best, replied_to=here)
+    assert said.notice
+    assert f"Your answer is in: {best}." in text_of([said])
+    assert [
+        (chosen, solved) for _, chosen, solved in await service.storage.puzzles.attempts(scope)
+    ] == [(puzzle.answer, True)]

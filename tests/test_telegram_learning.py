@@ -219,22 +219,12 @@ async def test_a_groups_puzzle_of_the_day_in_telegram(fake, bot) -> None:
     from bot.telegram import TelegramAdapter
     from tests.test_telegram import TOKEN
 
-    group_id = -100800
     clock = [1_800_000_000.0]  # 08:00 UTC
     bot.service.clock = lambda: clock[0]
     ali = fake.user(11, "Ali", username="ali")
     veli = fake.user(22, "Veli", username="veli")
-    group = fake.group(group_id, "Kahvehane")
-    fake.admins[group_id] = {11}
-    await fake.send_text(ali, group, "/settings")
-    shown = await fake.wait_for(
-        lambda: newest(fake, group, lambda m: "Puzzle of the day" in m.get("text", "")), 10
-    )
-    switch = next(d for d in buttons(shown) if d.endswith("gp1"))
-    refused = await press(fake, veli, group, shown, switch)
-    assert "administrators" in refused["text"]
-    await press(fake, ali, group, shown, switch)
-    assert "Puzzle of the day: ✅" in now(fake, group, shown)["text"]
+    group = fake.group(-100800, "Kahvehane")
+    await puzzle_of_the_day_on(fake, group, ali, veli)
 
     runner = DeadlineRunner(bot.service)
     async with Client(TOKEN, base_url=fake.base_url, base_file_url=fake.base_file_url) as client:
@@ -262,6 +252,21 @@ async def test_a_groups_puzzle_of_the_day_in_telegram(fake, bot) -> None:
         assert said["reply_to_message"]["message_id"] == posted["message_id"]  # in reply
         assert "Found by Ali (1 of 1)" in said["text"]
         assert "1. Ali — 1" in said["text"]
+
+
+async def puzzle_of_the_day_on(fake, group, admin, other) -> None:
+    """``admin`` (made the group's administrator) turns the puzzle of the day on in the
+    group's /settings; ``other``'s press on the switch is refused."""
+    fake.admins[group.id] = {admin.id}
+    await fake.send_text(admin, group, "/settings")
+    shown = await fake.wait_for(
+        lambda: newest(fake, group, lambda m: "Puzzle of the day" in m.get("text", "")), 10
+    )
+    switch = next(d for d in buttons(shown) if d.endswith("gp1"))
+    refused = await press(fake, other, group, shown, switch)
+    assert "administrators" in refused["text"]
+    await press(fake, admin, group, shown, switch)
+    assert "Puzzle of the day: ✅" in now(fake, group, shown)["text"]
 
 
 async def test_a_whole_guided_first_game_in_telegram(fake, bot) -> None:

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from bot.i18n import Text, t
 from bot.storage.base import Chat, DailyPuzzle, Storage, StoredPuzzle, User
 from core.dice import larger_first
+from core.errors import NotationError, TavlaError
 from core.learn.puzzles import Puzzle
 
 from . import actions as A
-from .errors import UserFacingError
+from .errors import UserFacingError, error_text
 from .lang import language, notice
 from .puzzles import TITLES, Puzzles, signed
 from .views import Button, MessageRef, View
@@ -35,6 +36,8 @@ EAST = 14 * 3600
 
 #: How many of the group's solvers the leaderboard shows.
 LEADERS = 5
+
+CLOSED = t("This puzzle is closed; its answer is posted here.")
 
 
 def scope_of(platform: str, chat_id: str, day: str) -> str:
@@ -140,23 +143,72 @@ class DailyPuzzles:
     async def press(self, user: User, chat: Chat, action: A.Action) -> list[View]:
         """A candidate pressed under the group's puzzle: the one answer kept, acknowledged
         to the person alone."""
+        daily = await self.storage.puzzles.daily(chat.platform, chat.chat_id, self._today(chat))
+        if daily is None or daily.puzzle_id != action.game_id:
+            raise UserFacingError(CLOSED)
+        puzzle = await self._puzzle(daily)
+        if not action.arg.isdigit() or not 0 <= int(action.arg) < len(puzzle.candidates):
+            raise UserFacingError(t("That button is not one of mine."))
+        return await self._answer(user, chat, daily, puzzle, int(action.arg))
+
+    async def posted_as(self, chat: Chat, message: MessageRef) -> DailyPuzzle | None:
+        """The chat's puzzle of the day that ``message`` is (a message replied to), or None."""
+        return await self.storage.puzzles.daily_posted_as(chat.platform, chat.chat_id, message)
+
+    async def typed(
+        self, user: User, chat: Chat, daily: DailyPuzzle, text: str, *, quiet: bool
+    ) -> list[View]:
+        """A play typed in reply to the group's puzzle ``daily`` (or ``/move`` in reply to
+        it): the one answer kept, as its button's press keeps it. ``quiet``: a reply that is
+        no move at all is not answered (a remark on the puzzle, in the group's talk); a play
+        that is not legal or not among the choices spends no try and says how to answer."""
+        puzzle = await self._puzzle(daily)
+        refusal: Text | None = None
+        chosen: int | None = None
+        try:
+            chosen = puzzle.typed(text)
+        except NotationError as error:
+            if quiet:
+                return []
+            refusal = error_text(error)
+        except TavlaError as error:
+            refusal = error_text(error)
+        if daily.revealed or daily.day != self._today(chat):
+            raise UserFacingError(CLOSED)
+        if chosen is not None:
+            return await self._answer(user, chat, daily, puzzle, chosen)
+        lines: list[Text | str] = [
+            refusal or t("{play} is not one of this puzzle's choices.", play=text.strip()),
+            t(
+                "To answer the puzzle of the day, press one of its plays or reply to it with "
+                "the play as its button writes it."
+            ),
+        ]
+        return [View(lines, lang=language(user, chat), notice=True)]
+
+    def _today(self, chat: Chat) -> str:
         day, _ = day_and_hour(self.clock(), chat.prefs.timezone)
-        daily = await self.storage.puzzles.daily(chat.platform, chat.chat_id, day)
-        if daily is None or daily.puzzle_id != action.game_id or daily.revealed:
-            raise UserFacingError(t("This puzzle is closed; its answer is posted here."))
+        return day
+
+    async def _puzzle(self, daily: DailyPuzzle) -> Puzzle:
         stored = await self.storage.puzzles.get(daily.puzzle_id)
         if stored is None:
             raise UserFacingError(t("That puzzle is no longer here."))
-        puzzle = Puzzle.from_dict(stored.data)
-        if not action.arg.isdigit() or not 0 <= int(action.arg) < len(puzzle.candidates):
-            raise UserFacingError(t("That button is not one of mine."))
-        chosen = int(action.arg)
+        return Puzzle.from_dict(stored.data)
+
+    async def _answer(
+        self, user: User, chat: Chat, daily: DailyPuzzle, puzzle: Puzzle, chosen: int
+    ) -> list[View]:
+        """The person's one answer to the day's puzzle (pressed or typed), kept unless the
+        puzzle is answered or they answered before; acknowledged to them alone."""
+        if daily.revealed:
+            raise UserFacingError(CLOSED)
         kept = await self.storage.puzzles.attempt(
             user.id,
-            stored.id,
+            daily.puzzle_id,
             chosen,
             chosen == puzzle.answer,
-            scope_of(chat.platform, chat.chat_id, day),
+            scope_of(chat.platform, chat.chat_id, daily.day),
             self.clock(),
         )
         if kept is None:

@@ -239,8 +239,11 @@ class GameService:
         *,
         mentions: list[Actor] | None = None,
         reply_to_game: int | None = None,
+        replied_to: MessageRef | None = None,
     ) -> list[View]:
-        """A slash command (without the slash), with its argument text."""
+        """A slash command (without the slash), with its argument text; ``reply_to_game``:
+        the game whose board it replies to, ``replied_to``: the bot's message it replies to
+        (a group's puzzle of the day takes ``/move`` in reply to it)."""
         spec = find_command(name)
         metrics.COMMANDS.labels(spec.name if spec is not None else "unknown").inc()
         handler = self.handlers[spec.name] if spec is not None else None
@@ -266,6 +269,7 @@ class GameService:
                 args=args,
                 mentions=mentions or [],
                 reply_to_game=reply_to_game,
+                replied_to=replied_to,
                 actor=actor,
             ),
         )
@@ -408,28 +412,53 @@ class GameService:
         return await self.play.press(user, chat, record, action, message)
 
     async def text(
-        self, actor: Actor, place: Place, text: str, *, reply_to_game: int | None = None
+        self,
+        actor: Actor,
+        place: Place,
+        text: str,
+        *,
+        reply_to_game: int | None = None,
+        replied_to: MessageRef | None = None,
     ) -> list[View]:
-        """A plain message: a typed move in a private chat or in reply to a board."""
+        """A plain message: a typed move in a private chat or in reply to a board, or a play
+        in reply to a group's puzzle of the day (``replied_to``: the bot's message replied
+        to). Other messages in a group are the group's talk: not answered."""
         user = await self.people.user(actor)
         chat = await self.people.chat(place, user)
+        daily = None
         if not place.private and reply_to_game is None:
-            return []
+            daily = await self.daily.posted_as(chat, replied_to) if replied_to else None
+            if daily is None:
+                return []
         if self._flooding(user):
             return [self._slow_down(user, chat)]
-        views = await guarded(
-            user, chat, self._typed_move(user, chat, text, reply_to_game, quiet=not place.private)
-        )
+        if daily is not None:
+            work = self.daily.typed(user, chat, daily, text, quiet=True)
+        else:
+            work = self._typed_move(user, chat, text, reply_to_game, quiet=not place.private)
+        views = await guarded(user, chat, work)
         return await self._answered(user, place, views)
 
     async def _move_command(
-        self, *, user: User, chat: Chat, args: str, reply_to_game: int | None, **_: Any
+        self,
+        *,
+        user: User,
+        chat: Chat,
+        args: str,
+        reply_to_game: int | None,
+        replied_to: MessageRef | None,
+        **_: Any,
     ) -> list[View]:
-        """``/move 13/8 6/5``: a typed move, to the open puzzle or the game (_typed_move)."""
+        """``/move 13/8 6/5``: a typed move, to the open puzzle or the game (_typed_move), or
+        in reply to a group's puzzle of the day, its answer."""
         if not args.strip():
             return await self.play.move_command(
                 user=user, chat=chat, args=args, reply_to_game=reply_to_game
             )
+        if not chat.private and reply_to_game is None and replied_to is not None:
+            daily = await self.daily.posted_as(chat, replied_to)
+            if daily is not None:
+                return await self.daily.typed(user, chat, daily, args, quiet=False)
         return await self._typed_move(user, chat, args, reply_to_game, quiet=False)
 
     async def _typed_move(

@@ -645,6 +645,10 @@ class PuzzleRecords(Protocol):
 
     async def daily(self, platform: str, chat_id: str, day: str) -> DailyPuzzle | None: ...
 
+    async def daily_posted_as(
+        self, platform: str, chat_id: str, message: MessageRef
+    ) -> DailyPuzzle | None: ...
+
     async def set_daily_message(
         self, platform: str, chat_id: str, day: str, message: MessageRef | None
     ) -> None: ...

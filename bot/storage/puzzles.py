@@ -318,6 +318,23 @@ class PuzzleStorage:
             )
         return None if row is None else daily_from_row(row)
 
+    async def daily_posted_as(
+        self, platform: str, chat_id: str, message: MessageRef
+    ) -> DailyPuzzle | None:
+        """The chat's puzzle of the day posted as ``message`` (a reply to it), or None."""
+        async with self._reading() as db:
+            rows = await db.fetch(
+                "SELECT * FROM daily_puzzles WHERE platform = ? AND chat_id = ? "
+                "AND message IS NOT NULL ORDER BY day DESC",
+                platform,
+                chat_id,
+            )
+        for row in rows:
+            daily = daily_from_row(row)
+            if daily.message is not None and daily.message.same_message(message):
+                return daily
+        return None
+
     async def set_daily_message(
         self, platform: str, chat_id: str, day: str, message: MessageRef | None
     ) -> None:

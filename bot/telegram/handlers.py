@@ -21,6 +21,7 @@ from telegram.ext import ContextTypes
 from bot.i18n import normalize_language, t, translate
 from bot.service.chat_settings import is_chat_setting
 from bot.service.commands import find_command
+from bot.service.views import MessageRef
 
 from .api import answer_press
 from .convert import PLATFORM, _text, actor_id, actor_of, place_of, reference
@@ -45,7 +46,8 @@ class TelegramAdapter(Delivery):
             for entity in message.entities
             if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None
         ]
-        game_id = await self._replied_game(message)
+        replied = self._replied(message)
+        game_id = await self._replied_game(replied)
         actor = actor_of(update.effective_user)
         spec = find_command(name)
         if spec is not None and spec.asks_admin and message.chat.type != "private":
@@ -59,6 +61,7 @@ class TelegramAdapter(Delivery):
             args.strip(),
             mentions=mentions,
             reply_to_game=game_id,
+            replied_to=replied,
         )
         self.hand_over(views, context, chat_id=message.chat_id, reply_to=message, update=update)
 
@@ -66,12 +69,13 @@ class TelegramAdapter(Delivery):
         message = update.effective_message
         if message is None or message.text is None or update.effective_user is None:
             return
-        game_id = await self._replied_game(message)
+        replied = self._replied(message)
         views = await self.service.text(
             actor_of(update.effective_user),
             place_of(message.chat),
             message.text,
-            reply_to_game=game_id,
+            reply_to_game=await self._replied_game(replied),
+            replied_to=replied,
         )
         self.hand_over(views, context, chat_id=message.chat_id, reply_to=message, update=update)
 
@@ -198,10 +202,16 @@ class TelegramAdapter(Delivery):
         else:
             await self.apologise(update, context.bot)
 
-    async def _replied_game(self, message: Message) -> int | None:
+    @staticmethod
+    def _replied(message: Message) -> MessageRef | None:
+        """The bot's message that ``message`` replies to (None: no reply, or to a person)."""
         replied = message.reply_to_message
         if replied is None or replied.from_user is None or not replied.from_user.is_bot:
             return None
-        return await self.service.game_of_message(
-            PLATFORM, reference(replied.chat_id, replied.message_id)
-        )
+        return reference(replied.chat_id, replied.message_id)
+
+    async def _replied_game(self, replied: MessageRef | None) -> int | None:
+        """The game whose board is the message replied to."""
+        if replied is None:
+            return None
+        return await self.service.game_of_message(PLATFORM, replied)
