@@ -117,22 +117,58 @@ async def test_the_puzzle_open_in_each_chat(storage: Storage) -> None:
     game = await game_of(storage, ali.id, veli.id)
     a = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
     b = await storage.puzzles.add("k2", "tavla", data(2), "game", game, NOW)
-    assert await storage.puzzles.opened(ali.id, "telegram", "1") is None
+    later = NOW + 10
+    assert await storage.puzzles.opened(ali.id, "telegram", "1", later) is None
     await storage.puzzles.open(ali.id, "telegram", "1", a, NOW)
     await storage.puzzles.open(ali.id, "telegram", "1", b, NOW + 5)
     await storage.puzzles.open(ali.id, "discord", "9", a, NOW + 6)
     await storage.puzzles.open(veli.id, "telegram", "2", a, NOW + 7)
-    assert await storage.puzzles.opened(ali.id, "telegram", "1") == (b, NOW + 5)
-    assert await storage.puzzles.opened(ali.id, "discord", "9") == (a, NOW + 6)
+    assert await storage.puzzles.opened(ali.id, "telegram", "1", later) == b
+    assert await storage.puzzles.opened(ali.id, "discord", "9", later) == a
     await storage.puzzles.close(ali.id, a)
-    assert await storage.puzzles.opened(ali.id, "discord", "9") is None
-    assert await storage.puzzles.opened(veli.id, "telegram", "2") == (a, NOW + 7)
+    assert await storage.puzzles.opened(ali.id, "discord", "9", later) is None
+    assert await storage.puzzles.opened(veli.id, "telegram", "2", later) == a
     await storage.puzzles.remove_games_of(veli.id)  # puzzle b goes, and with it its opening
-    assert await storage.puzzles.opened(ali.id, "telegram", "1") is None
+    assert await storage.puzzles.opened(ali.id, "telegram", "1", later) is None
     ayse = await storage.get_or_create_user("telegram", "3", "Ayşe")
     await storage.puzzles.open(ayse.id, "telegram", "3", a, NOW)
     assert await storage.forget_user(ayse.id, "Forgotten", NOW) is None
-    assert await storage.puzzles.opened(ayse.id, "telegram", "3") is None
+    assert await storage.puzzles.opened(ayse.id, "telegram", "3", later) is None
+
+
+async def test_an_open_puzzle_closes_with_time_and_with_a_game_in_its_chat(
+    storage: Storage,
+) -> None:
+    """An open puzzle answers typed plays for OPEN_FOR seconds after it was shown, and only
+    until one of the player's games in that chat (started there, or with the player's seat
+    played there) starts or changes; past its time the deadline rounds delete it."""
+    from bot.storage.base import SeatChat
+    from bot.storage.puzzles import OPEN_FOR
+
+    ali = await storage.get_or_create_user("telegram", "1", "Ali")
+    veli = await storage.get_or_create_user("telegram", "2", "Veli")
+    pid = await storage.puzzles.add("k1", "tavla", data(1), "selfplay", None, NOW)
+    await storage.puzzles.open(ali.id, "telegram", "1", pid, NOW)
+    await storage.puzzles.open(veli.id, "telegram", "2", pid, NOW)
+    assert await storage.puzzles.opened(ali.id, "telegram", "1", NOW + OPEN_FOR - 1) == pid
+    assert await storage.puzzles.opened(ali.id, "telegram", "1", NOW + OPEN_FOR) is None
+    # A game of Ali's elsewhere, or one changed before the puzzle was shown, keeps it open.
+    await insert(storage, new_game(ali.id, veli.id, created=NOW + 1, updated=NOW + 1))
+    await insert(storage, new_game(ali.id, None, chat_id="1", created=NOW - 9, updated=NOW))
+    assert await storage.puzzles.opened(ali.id, "telegram", "1", NOW + 2) == pid
+    # A game started in the chat after it closes it.
+    await insert(storage, new_game(ali.id, None, chat_id="1", created=NOW + 3, updated=NOW + 3))
+    assert await storage.puzzles.opened(ali.id, "telegram", "1", NOW + 4) is None
+    # A game of two chats (the pool's) with Veli's seat in his private chat closes his.
+    pool = await insert(storage, new_game(ali.id, veli.id, created=NOW + 3, updated=NOW + 3))
+    assert await storage.puzzles.opened(veli.id, "telegram", "2", NOW + 4) == pid
+    async with storage.transaction() as tx:
+        await tx.pool.add_seat_chats([SeatChat(pool.id, 1, veli.id, "telegram", "2")])
+    assert await storage.puzzles.opened(veli.id, "telegram", "2", NOW + 4) is None
+    # Past its time it is deleted (it would not answer even at a time before that).
+    assert await storage.puzzles.close_stale(NOW + OPEN_FOR - 1) == 0
+    assert await storage.puzzles.close_stale(NOW + OPEN_FOR) == 2
+    assert await storage.puzzles.opened(veli.id, "telegram", "2", NOW) is None
 
 
 async def test_the_chats_with_a_daily_puzzle_and_their_next_puzzle(storage: Storage) -> None:

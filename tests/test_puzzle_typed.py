@@ -111,3 +111,56 @@ async def test_the_game_here_takes_typed_moves_once_it_is_the_newer(env):
     said = text_of(await service.text(ALI, HERE, "hello"))
     assert "To answer puzzle" not in said
     assert "can't read that move" in said
+
+
+async def test_an_unanswered_puzzle_closes_after_its_time(env):
+    """A puzzle left unanswered takes typed plays for half an hour (OPEN_FOR); after that a
+    typed play is what it is without a game ("13/8" days later was taken as its answer),
+    and the deadline rounds forget the open puzzle."""
+    from bot.storage.puzzles import OPEN_FOR
+
+    service, clock = env
+    shown = clock.now
+    _, puzzle = await open_puzzle(service)
+    clock.now += OPEN_FOR - 1
+    assert "To answer puzzle" in text_of(await service.text(ALI, HERE, "hello"))
+    clock.now += 1
+    said = text_of(await service.text(ALI, HERE, puzzle.best.text))
+    assert "no game here" in said, said
+    assert await attempts(service) == 0
+    for lang, words in (("ru", "нет партии"), ("tr", "oyunun yok")):
+        assert words in text_of(await service.text(ALI, HERE, puzzle.best.text), lang)
+    user = await service.storage.find_user("test", ALI.user_id)
+    assert await service.storage.puzzles.opened(user.id, "test", ALI.user_id, shown) is not None
+    await service.tick()
+    assert await service.storage.puzzles.opened(user.id, "test", ALI.user_id, shown) is None
+
+
+async def test_a_game_started_in_the_chat_closes_the_puzzle(env):
+    """/puzzle, then a game against the computer started in the same chat and called off:
+    a typed play is no longer the puzzle's answer (the game on the screen came after it)."""
+    service, clock = env
+    _, puzzle = await open_puzzle(service)
+    clock.now += 10
+    await service.command(ALI, HERE, "bot", "")
+    said = text_of(await service.command(ALI, HERE, "abort", ""))
+    assert "no game here" not in said, said
+    said = text_of(await service.text(ALI, HERE, puzzle.best.text))
+    assert "no game here" in said, said
+    assert await attempts(service) == 0
+
+
+async def test_another_puzzle_shown_closes_the_one_before(env):
+    """A play typed after a second puzzle is shown answers the second: the first stays
+    untried (its button still takes its one try)."""
+    service, _ = env
+    first, before = await open_puzzle(service, "tavla")
+    second, after = await open_puzzle(service, "uzun")
+    assert first != second
+    said = text_of(await service.text(ALI, HERE, before.best.text))
+    assert f"To answer puzzle {second}" in said, said
+    assert await attempts(service) == 0
+    assert "✅ Right" in text_of(await service.text(ALI, HERE, after.best.text))
+    pressed = await service.press(ALI, HERE, A.encode(first, 0, A.PUZZLE, before.answer))
+    assert "✅ Right" in text_of(pressed)
+    assert await attempts(service) == 2

@@ -234,10 +234,6 @@ class Play:
             raise
         return await self.contests.commit(ctx, chat, user)
 
-    async def game_here(self, user: User, chat: Chat) -> GameRecord | None:
-        """The player's game going on in this chat that a typed move would be played in."""
-        return await self._find_game(user, chat, None)
-
     async def _find_game(self, user: User, chat: Chat, game_id: int | None) -> GameRecord | None:
         if game_id is not None:
             record = await self.storage.get_game(game_id)

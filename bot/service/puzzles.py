@@ -10,11 +10,12 @@ here too (never naming who played), taken out when a player keeps their games ou
 from __future__ import annotations
 
 import json
+import logging
 from importlib import resources
 from typing import Any
 
 from bot.i18n import Text, t
-from bot.storage.base import Chat, PuzzlePlayer, Storage, StoredPuzzle, User
+from bot.storage.base import Chat, PuzzlePlayer, Storage, StorageError, StoredPuzzle, User
 from core.dice import larger_first
 from core.errors import TavlaError
 from core.learn.puzzles import Puzzle
@@ -29,6 +30,8 @@ from .lang import language
 from .presenter import picture_labels
 from .settings import ServiceSettings
 from .views import Button, View
+
+log = logging.getLogger(__name__)
 
 #: The candidate's argument of the "next puzzle" button.
 NEXT = "n"
@@ -175,11 +178,20 @@ class Puzzles:
             raise UserFacingError(t("That button is not one of mine."))
         return await self.answer(user, chat, stored, puzzle, chosen)
 
-    async def open_here(self, user: User, chat: Chat) -> tuple[int, float] | None:
-        """The puzzle the player has open in this private chat and when it was shown."""
+    async def open_here(self, user: User, chat: Chat) -> int | None:
+        """The puzzle a play the player types in this private chat answers, if any (while
+        it is the thing on their screen: see :meth:`PuzzleStorage.opened`)."""
         if not chat.private:
             return None
-        return await self.storage.puzzles.opened(user.id, chat.platform, chat.chat_id)
+        return await self.storage.puzzles.opened(user.id, chat.platform, chat.chat_id, self.clock())
+
+    async def tidy(self) -> None:
+        """Forget the open puzzles no typed play answers any more (the deadline rounds; a
+        database that does not answer now is tidied at a later round)."""
+        try:
+            await self.storage.puzzles.close_stale(self.clock())
+        except StorageError:
+            log.warning("tick: storage unavailable for open puzzles", exc_info=True)
 
     async def typed(self, user: User, chat: Chat, text: str, puzzle_id: int) -> list[View] | None:
         """A move typed as the answer to the open puzzle ``puzzle_id``: the answer pressing

@@ -464,26 +464,24 @@ class GameService:
     async def _typed_move(
         self, user: User, chat: Chat, text: str, reply_to_game: int | None, *, quiet: bool
     ) -> list[View]:
-        """A typed move: the answer to the puzzle open in this private chat, when it was
-        shown after the player's game here last changed (it is what they were last asked:
-        /puzzle, then "24/18 13/11"), else a move in the game."""
-        opened = await self.puzzles.open_here(user, chat) if reply_to_game is None else None
-        if opened is not None:
-            puzzle_id, shown = opened
-            game = await self.play.game_here(user, chat)
-            if game is None or game.updated <= shown:
-                answered = await self.puzzles.typed(user, chat, text, puzzle_id)
-                if answered is not None:
-                    return answered
+        """A typed move: the answer to the puzzle open in this private chat while it is the
+        thing on the player's screen (/puzzle, then "24/18 13/11"; see Puzzles.open_here),
+        else a move in the game."""
+        puzzle_id = await self.puzzles.open_here(user, chat) if reply_to_game is None else None
+        if puzzle_id is not None:
+            answered = await self.puzzles.typed(user, chat, text, puzzle_id)
+            if answered is not None:
+                return answered
         return await self.play.move(user, chat, text, reply_to_game, quiet=quiet)
 
     async def tick(self, platforms: Collection[str] | None = None) -> list[View]:
         """The deadline rounds (:meth:`bot.service.deadlines.Deadlines.tick`): expired
-        challenges, reminders, claims offered, lagging boards redrawn, tournaments' clocks.
-        Run often, and once at start-up (bot/service/runner.py does). Then the groups'
-        daily puzzles and their answers due."""
+        challenges, reminders, claims offered, lagging boards redrawn, tournaments' clocks;
+        open puzzles past their time forgotten. Run often, and once at start-up
+        (bot/service/runner.py does). Then the groups' daily puzzles and their answers due."""
         views = await self.deadlines.tick(platforms)
         views.extend(await self.pool.tick(platforms))
+        await self.puzzles.tidy()
         return await self.seats.addressed(views) + await self.daily.tick(platforms)
 
     async def chat_unreachable(self, platform: str, chat_id: str) -> None:

@@ -23,6 +23,12 @@ _PLAYER = "user_id, rating, deviation, volatility, streak, best_streak, solved, 
 _PUZZLE = "id, variant, data, source, rating, deviation, volatility"
 
 
+#: Seconds a puzzle shown stays open for typed plays (see :meth:`PuzzleStorage.opened`). A
+#: puzzle is solved in a minute or a few; half an hour later the player has moved on, and a
+#: play typed then ("13/8" days later) is meant for something else, not a try at a puzzle
+#: that has long scrolled away.
+OPEN_FOR = 30 * 60.0
+
 #: The order the games take turns in a group's puzzle of the day, from its first.
 _GAMES = {"tavla": 0, "turkish": 1, "uzun": 2}
 
@@ -251,17 +257,33 @@ class PuzzleStorage:
                 float(now),
             )
 
-    async def opened(self, user_id: int, platform: str, chat_id: str) -> tuple[int, float] | None:
-        """The puzzle the player has open in this chat and when it was shown, or None."""
+    async def opened(self, user_id: int, platform: str, chat_id: str, now: float) -> int | None:
+        """The puzzle a play the player types in this chat answers, while it is the thing on
+        their screen there: shown here (a newer one shown replaces it, an answer closes it)
+        less than :data:`OPEN_FOR` ago, and none of their games played in this chat started
+        or changed since. None otherwise: a typed play is then what it is without a puzzle."""
         async with self._reading() as db:
-            row = await db.fetchrow(
-                "SELECT puzzle_id, shown FROM open_puzzles WHERE user_id = ? AND platform = ? "
-                "AND chat_id = ?",
+            value = await db.fetchval(
+                "SELECT o.puzzle_id FROM open_puzzles o WHERE o.user_id = ? AND o.platform = ? "
+                "AND o.chat_id = ? AND o.shown > ? AND NOT EXISTS (SELECT 1 FROM games g "
+                "WHERE (g.seat0 = o.user_id OR g.seat1 = o.user_id) AND g.updated > o.shown "
+                "AND (g.platform = o.platform AND g.chat_id = o.chat_id OR g.id IN (SELECT "
+                "s.game_id FROM seat_chats s WHERE s.platform = o.platform "
+                "AND s.chat_id = o.chat_id)))",
                 user_id,
                 platform,
                 chat_id,
+                float(now) - OPEN_FOR,
             )
-        return None if row is None else (int(row["puzzle_id"]), float(row["shown"]))
+        return None if value is None else int(value)
+
+    async def close_stale(self, now: float) -> int:
+        """Delete the open puzzles shown :data:`OPEN_FOR` ago or more (no typed play answers
+        them any more); how many."""
+        async with self._writing() as db:
+            return await db.execute(
+                "DELETE FROM open_puzzles WHERE shown <= ?", float(now) - OPEN_FOR
+            )
 
     async def close(self, user_id: int, puzzle_id: int) -> None:
         """The player answered ``puzzle_id``: it is open in none of their chats."""
