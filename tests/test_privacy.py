@@ -240,3 +240,64 @@ async def test_forget_through_telegram_replaces_the_question_with_the_answer(tmp
             assert await bot.storage.find_user("telegram", "ali") is None
         finally:
             await bot.stop()
+
+
+async def test_privacy_tells_of_the_puzzle_tries_and_open_puzzles(env):
+    """/privacy says what the puzzles keep (each try, and the puzzle open in a chat for typed
+    plays), why and for how long, in each language."""
+    from bot.storage.puzzles import OPEN_FOR
+
+    service, _ = env
+    (view,) = await service.command(VELI, private(VELI), "privacy", "")
+    minutes = f"{round(OPEN_FOR / 60)}"
+    for lang, tries, opened in (
+        ("en", "Your puzzle tries", f"{minutes} minutes at most"),
+        ("tr", "Bulmaca denemelerin", f"en çok {minutes} dakika"),
+        ("ru", "Ваши попытки решить задачи", f"не дольше {minutes} минут"),
+    ):
+        said = translate_lines(view.lines, lang)
+        assert tries in said, said
+        assert opened in said, said
+    english = translate_lines(view.lines, "en")
+    assert "the play you chose, whether it was right, and when" in english
+    assert "so that a play you type there answers it" in english
+    assert "/forget deletes what identifies you, your ratings, your puzzle tries" in english
+
+
+async def test_forget_deletes_the_puzzle_tries_and_open_puzzles(env):
+    """/forget takes a player's puzzle tries (private and in a group's puzzle of the day),
+    their puzzle rating and the puzzle they have open; the others' tries stay."""
+    from dataclasses import replace
+
+    from bot.service.daily import scope_of
+    from bot.service.zones import day_and_hour
+
+    service, clock = env
+    storage = service.storage
+    await service.press(replace(ALI, admin=True), GROUP, A.encode(0, 0, A.SETTING, "gp1"))
+    clock.now += 3600  # the puzzle of the day's hour
+    (posted,) = [v for v in await service.tick() if v.buttons]
+    daily = A.decode(posted.buttons[0][0].action).game_id
+    for actor in (ALI, VELI):
+        (ack,) = await service.press(actor, GROUP, A.encode(daily, 0, A.PUZZLE, 0))
+        assert ack.notice
+    here = private(ALI)
+    (shown,) = await service.command(ALI, here, "puzzle", "")
+    pid = A.decode(shown.buttons[0][0].action).game_id
+    await service.press(ALI, here, A.encode(pid, 0, A.PUZZLE, 0))
+    await service.command(ALI, here, "puzzle", "")  # left open
+    ali = await storage.find_user("telegram", "11")
+    veli = await storage.find_user("telegram", "22")
+    scope = scope_of("telegram", GROUP.chat_id, day_and_hour(clock.now)[0])
+    assert (await storage.puzzles.player(ali.id)).attempts == 1
+    assert ali.id in {u for u, _, _ in await storage.puzzles.attempts("")}
+    assert {u for u, _, _ in await storage.puzzles.attempts(scope)} == {ali.id, veli.id}
+    assert await storage.puzzles.opened(ali.id, "telegram", here.chat_id, clock.now) is not None
+
+    buttons = await confirmation(service, ALI)
+    (done,) = await service.press(ALI, here, buttons["yes"])
+    assert translate_lines(done.lines, "en").startswith("Done: I have forgotten you.")
+    assert (await storage.puzzles.player(ali.id)).attempts == 0
+    assert ali.id not in {u for u, _, _ in await storage.puzzles.attempts("")}
+    assert {u for u, _, _ in await storage.puzzles.attempts(scope)} == {veli.id}
+    assert await storage.puzzles.opened(ali.id, "telegram", here.chat_id, clock.now) is None

@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.i18n import Text, t
 from bot.storage.base import Chat, Storage, User
+from bot.storage.puzzles import OPEN_FOR
 
 from .errors import UserFacingError
 from .lang import language
@@ -53,6 +54,17 @@ PRIVACY_LINES: tuple[Text, ...] = (
     ),
     t("• Your results and ratings (for /stats and the leaderboards)."),
     t(
+        "• Your puzzle tries: the puzzle, the play you chose, whether it was right, and when "
+        "(one try each; for your puzzle rating and streak, and for a group's puzzle of the "
+        "day: who found it and the group's puzzle leaderboard). Kept as your results are."
+    ),
+    t(
+        "• The puzzle you have open in a chat and when it was shown, so that a play you type "
+        "there answers it: until you answer it or another puzzle is shown there, and "
+        "{minutes} minutes at most.",
+        minutes=round(OPEN_FOR / 60),
+    ),
+    t(
         "• Nothing else: not your other messages, contacts or phone number. The bot passes "
         "none of it on; whoever runs this bot can read what it stores."
     ),
@@ -61,15 +73,17 @@ PRIVACY_LINES: tuple[Text, ...] = (
         "backups are kept as its operator decides."
     ),
     t(
-        "/forget deletes what identifies you and your ratings. Games you played with others "
-        "stay, their moves under the name 'Deleted player', so that their statistics and "
-        "ratings do not change."
+        "/forget deletes what identifies you, your ratings, your puzzle tries and open "
+        "puzzles, and the puzzles made from your games. Games you played with others stay, "
+        "their moves under the name 'Deleted player', so that their statistics and ratings "
+        "do not change."
     ),
 )
 
 ASK = t(
-    "Delete your data? Your name, ids, settings and ratings are deleted; games you played "
-    "with others keep their moves under the name 'Deleted player'. This can't be undone."
+    "Delete your data? Your name, ids, settings, ratings and puzzle tries are deleted; games "
+    "you played with others keep their moves under the name 'Deleted player'. This can't be "
+    "undone."
 )
 YES = t("Delete my data")
 NO = t("Cancel")
