@@ -115,8 +115,8 @@ async def test_the_game_here_takes_typed_moves_once_it_is_the_newer(env):
 
 async def test_an_unanswered_puzzle_closes_after_its_time(env):
     """A puzzle left unanswered takes typed plays for half an hour (OPEN_FOR); after that a
-    typed play is what it is without a game ("13/8" days later was taken as its answer),
-    and the deadline rounds forget the open puzzle."""
+    typed play is what it is without a game (not a try at a puzzle long gone), and the
+    deadline rounds forget the open puzzle."""
     from bot.storage.puzzles import OPEN_FOR
 
     service, clock = env

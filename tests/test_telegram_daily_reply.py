@@ -1,7 +1,7 @@
 """A group's puzzle of the day answered by a reply through python-telegram-bot against the
 fake Bot API: a play typed in reply to the puzzle (or ``/move`` in reply to it) is that
-player's one answer, as a press on its button is (replies were ignored). Replies are
-answered in the replier's language; a remark on the puzzle is not answered."""
+player's one answer, as a press on its button is. Replies are answered in the replier's
+language; a remark on the puzzle is not answered."""
 
 from __future__ import annotations
 
