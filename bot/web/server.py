@@ -160,8 +160,11 @@ class WebBoard:
         self._pages: Counter[tuple[int, int]] = Counter()
         # Every page of a game wakes at the same change: one read and one state for them all.
         self._loading: dict[int, asyncio.Future[GameRecord | None]] = {}
-        self._states: OrderedDict[StateKey, dict[str, Any]] = OrderedDict()
+        # Each state's JSON, and the moves of the states of a player to move: a whole state
+        # kept as Python objects (its walk, its lines) is garbage the collector scans again
+        # and again in its older generations (pauses of 100-400 ms with 1,000 games).
         self._encoded: OrderedDict[StateKey, bytes] = OrderedDict()
+        self._moves: OrderedDict[StateKey, dict[str, Any]] = OrderedDict()
         self.app = web.Application(middlewares=[self._rate_limit], client_max_size=MAX_BODY)
         self.app.router.add_get("/", self.index)
         self.app.router.add_get("/static/{name}", self.static)
@@ -402,7 +405,7 @@ class WebBoard:
             steps = list(body.move)
             if len(steps) == 1:
                 # The page's state of this version, when worked out here, has its moves.
-                known = self._states.get((record.id, record.version, who.seat, who.lang))
+                known = self._moves.get((record.id, record.version, who.seat, who.lang))
                 steps = run_to(record, who.seat, *steps[0], known=known)
             code, arg = A.MOVE, ".".join(f"{a}-{b}" for a, b in steps)
         elif name in ACTION_CODES:
@@ -590,25 +593,19 @@ class WebBoard:
         await response.write(b"".join((b"event: state\ndata: ", state, b"\n\n")))
 
     def _encoded_state(self, record: GameRecord, seat: int | None, lang: str) -> bytes:
-        """:meth:`_state_of` as JSON (one line), encoded once for the pages and the answer
-        that show it."""
+        """The game's state for ``seat`` in ``lang`` as JSON (one line), worked out and
+        encoded once for the pages and the answer that show it (it is not changed once
+        made); the moves of a player to move are kept for a move named by its two points."""
         key = (record.id or 0, record.version, seat, lang)
         encoded = self._encoded.get(key)
         if encoded is None:
-            state = self._state_of(record, seat, lang)
+            state = game_state(record, seat, lang)
             encoded = json.dumps(state, ensure_ascii=False).encode()
             _keep(self._encoded, key, encoded)
+            if state.get("my_turn"):
+                known = {"version": state["version"], "my_turn": True, "moves": state["moves"]}
+                _keep(self._moves, key, known)
         return encoded
-
-    def _state_of(self, record: GameRecord, seat: int | None, lang: str) -> dict[str, Any]:
-        """The game's state for ``seat`` in ``lang``, worked out once: the answer to an
-        action and the actor's own page share it (it is not changed once made)."""
-        key = (record.id or 0, record.version, seat, lang)
-        state = self._states.get(key)
-        if state is None:
-            state = game_state(record, seat, lang)
-            _keep(self._states, key, state)
-        return state
 
 
 def _keep(cache: OrderedDict[StateKey, Any], key: StateKey, value: Any) -> None:
