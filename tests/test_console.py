@@ -420,3 +420,21 @@ async def test_a_puzzle_shows_its_board_as_text_and_takes_a_typed_play(tmp_path)
         assert "✅ Right" in out.getvalue()
     finally:
         await storage.close()
+
+
+async def test_a_puzzle_after_a_game_ended_takes_a_typed_play(tmp_path):
+    """A play typed after a game ended on screen (/bot, /abort, then /puzzle) answers the
+    puzzle: it was taken as a move in the ended game ("You have no game here")."""
+    storage, _, console, out = await make(tmp_path)
+    try:
+        await console.handle("/bot")
+        await console.handle("/abort")
+        await console.handle("/puzzle")
+        pid = A.decode(console.buttons[0].action).game_id
+        data = (await storage.puzzles.get(pid)).data
+        best = data["candidates"][data["answer"]]["text"]
+        await console.handle(best)
+        assert "✅ Right" in out.getvalue()
+        assert "You have no game here" not in out.getvalue()
+    finally:
+        await storage.close()

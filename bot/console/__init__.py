@@ -147,7 +147,10 @@ class ConsoleAdapter:
                 if spec is not None and spec.name == "abort":
                     views += await self._other_agrees(actor)
         else:
-            views = await self.service.text(actor, PLACE, line, reply_to_game=self.game_id)
+            # Typed text goes to the game on screen while it goes on (a move), else to what
+            # the service finds: a puzzle shown since, or the player's game still going.
+            on_screen = await self._on_screen()
+            views = await self.service.text(actor, PLACE, line, reply_to_game=on_screen)
             if not views:
                 self.tell(t("Nothing to do with that. Type /help."), await self.language(actor))
         await self.show(views)
