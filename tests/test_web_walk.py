@@ -37,7 +37,7 @@ def check(variant: Variant, position, first: bool, dice, rng: random.Random) -> 
         step, _ = rng.choice(steps)
         make_steps_on_turn(turn, [(step.source, step.dest)])
     made_before = list(turn.done)
-    walk = turn_walk(turn, "en")
+    walk = turn_walk(turn)
     assert list(turn.done) == made_before  # the turn is left as it was
     assert 1 <= len(walk) <= MOST_NODES
     # Each node from every path to it: replay the steps on a fresh turn, as the service does.
@@ -121,7 +121,7 @@ def test_a_run_over_both_dice_leads_to_a_finished_turn_T3() -> None:
     no node: the page sends the turn at once."""
     variant = Tavla()
     turn = Turn(variant, variant.start_position(), (6, 1))
-    walk = turn_walk(turn, "en")
+    walk = turn_walk(turn)
     runs = [w for w in walk[0]["moves"]["13"] if w["to"] == 6]
     assert runs
     assert all(w["next"] is None for w in runs)
@@ -136,7 +136,7 @@ def test_a_double_is_given_in_part_and_the_rest_from_where_the_page_sends() -> N
     goes on from there)."""
     variant = Tavla()
     turn = Turn(variant, variant.start_position(), (1, 1))
-    walk = turn_walk(turn, "en", most=4)
+    walk = turn_walk(turn, most=4)
     assert len(walk) == 4
     beyond = [w for node in walk for ws in node["moves"].values() for w in ws if w["next"] is None]
     assert beyond

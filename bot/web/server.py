@@ -164,7 +164,7 @@ class WebBoard:
         # kept as Python objects (its walk, its lines) is garbage the collector scans again
         # and again in its older generations (pauses of 100-400 ms with 1,000 games).
         self._encoded: OrderedDict[StateKey, bytes] = OrderedDict()
-        self._moves: OrderedDict[StateKey, dict[str, Any]] = OrderedDict()
+        self._moves: OrderedDict[StateKey, dict[str, list[dict[str, Any]]]] = OrderedDict()
         self.app = web.Application(middlewares=[self._rate_limit], client_max_size=MAX_BODY)
         self.app.router.add_get("/", self.index)
         self.app.router.add_get("/static/{name}", self.static)
@@ -603,8 +603,7 @@ class WebBoard:
             encoded = json.dumps(state, ensure_ascii=False).encode()
             _keep(self._encoded, key, encoded)
             if state.get("my_turn"):
-                known = {"version": state["version"], "my_turn": True, "moves": state["moves"]}
-                _keep(self._moves, key, known)
+                _keep(self._moves, key, state["moves"])
         return encoded
 
 

@@ -30,7 +30,7 @@ from core.match import Match
 from core.notation import format_steps
 from core.position import BAR, OFF
 
-from .walk import checker_moves, turn_walk, unique
+from .walk import checker_moves, stuck_reasons, turn_walk, unique
 
 #: The action codes of the chat's buttons the page offers as its own buttons, by name.
 BUTTON_NAMES = {
@@ -63,18 +63,18 @@ def run_to(
     seat: int,
     source: int,
     dest: int,
-    known: dict[str, Any] | None = None,
+    known: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[tuple[int, int]]:
     """The steps that take the checker on ``source`` to ``dest`` this turn (a page or a
     client that names only the two points): core's move there over one die or several, the
     first listed when two ways lead there; just the two points when no move leads there
-    (the service then says why) or it is not ``seat``'s move. ``known``: the state of
-    ``record`` already worked out for ``seat`` (:func:`game_state`), whose moves are these."""
+    (the service then says why) or it is not ``seat``'s move. ``known``: the ``moves`` of
+    ``record``'s state already worked out for ``seat`` on its move (:func:`game_state`)."""
     pair = [(source, dest)]
     if record.match is None or record.status is not GameStatus.ACTIVE:
         return pair
-    if known is not None and known.get("version") == record.version and known["my_turn"]:
-        moves = known["moves"]
+    if known is not None:
+        moves = known
     else:
         game = Match.from_dict(record.match).game
         turn = game.current_turn if game is not None else None
@@ -179,11 +179,10 @@ def game_state(record: GameRecord, seat: int | None, lang: str) -> dict[str, Any
         turn = game.current_turn
         if game.phase is Phase.MOVE and turn is not None:
             # The game's current turn is the one walked: each board's line is its own.
-            walk = turn_walk(
-                turn, lang, waiting_for=lambda: translate(action_line(game, names), lang)
-            )
-            moves, stuck = walk[0]["moves"], walk[0].pop("stuck")
+            walk = turn_walk(turn, waiting_for=lambda: translate(action_line(game, names), lang))
+            moves = walk[0]["moves"]
             legal = {source: unique(m["to"] for m in ms) for source, ms in moves.items()}
+            stuck = stuck_reasons(turn, lang)
         codes = [
             A.decode(b.action).code  # type: ignore[union-attr]
             for row in game_buttons(record.id or 0, record.version, game, moves=False)

@@ -116,7 +116,6 @@ def stuck_reasons(turn: Turn, lang: str) -> dict[str, str]:
 
 def turn_walk(
     turn: Turn,
-    lang: str,
     most: int = MOST_NODES,
     waiting_for: Callable[[], str] | None = None,
 ) -> list[dict[str, Any]]:
@@ -127,12 +126,12 @@ def turn_walk(
     None when it plays the turn out, or leads past the nodes given: the page then sends the
     steps), ``dice_used`` (the flags of the dice the board shows) and ``pips`` (the mover's
     and the opponent's). A move after which one way only finishes the turn leads to no node:
-    the service makes that rest by itself, as after a chat button's move. Node 0 also has
-    ``stuck``
-    (:func:`stuck_reasons`): a page that taps a checker that cannot move elsewhere sends the
-    steps walked and shows the answer's reason (core's reasons for every board would cost as
-    much as the rest of the walk). ``waiting_for``: what the game waits for, put into words
-    with ``turn`` as it stands (each node's ``action_line``: "… Dice left: 2")."""
+    the service makes that rest by itself, as after a chat button's move. No node tells why
+    a checker cannot move (:func:`stuck_reasons`, the state's, for the start): a page that
+    taps such a checker past the start sends the steps walked and shows the answer's reason
+    (core's reasons for every board would cost as much as the rest of the walk).
+    ``waiting_for``: what the game waits for, put into words with ``turn`` as it stands
+    (each node's ``action_line``: "… Dice left: 2")."""
     start = list(turn.done)
     nodes: list[dict[str, Any]] = []
     index: dict[Any, int] = {}
@@ -153,7 +152,6 @@ def turn_walk(
 
     index[key()] = 0
     nodes.append(visit())
-    nodes[0]["stuck"] = stuck_reasons(turn, lang)
     paths.append((0, []))
     try:
         while paths:
