@@ -8,7 +8,7 @@ import pytest
 from telegram import Bot as PtbBot
 from telegram.error import BadRequest
 
-from bot.i18n import translate_lines
+from bot.i18n import translate, translate_lines
 from bot.service import actions as A
 from bot.service.privacy import CONFIRM_WITHIN, FORGOTTEN_NAME, PRIVACY_LINES
 from bot.service.service import Actor, Place
@@ -262,6 +262,25 @@ async def test_privacy_tells_of_the_puzzle_tries_and_open_puzzles(env):
     assert "the play you chose, whether it was right, and when" in english
     assert "so that a play you type there answers it" in english
     assert "/forget deletes what identifies you, your ratings, your puzzle tries" in english
+
+
+@pytest.mark.parametrize(
+    ("n", "en", "ru"),
+    [
+        (1, "1 minute at most", "не дольше 1 минуты."),
+        (21, "21 minutes at most", "не дольше 21 минуты."),
+        (3, "3 minutes at most", "не дольше 3 минут."),
+        (30, "30 minutes at most", "не дольше 30 минут."),
+    ],
+)
+def test_the_open_puzzles_time_takes_each_languages_plural(n, en, ru):
+    """The open puzzle's longest life is said with the number's plural form in each
+    language, whatever the number is set to (Russian: 1 and 21 минуты, 3 and 30 минут)."""
+    line = next(text for text in PRIVACY_LINES if text.plural and "puzzle" in text.msgid)
+    told = line.with_args({"n": n})
+    assert en in translate(told, "en")
+    assert ru in translate(told, "ru")
+    assert f"en çok {n} dakika" in translate(told, "tr")
 
 
 async def test_forget_deletes_the_puzzle_tries_and_open_puzzles(env):

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.i18n import Text, t
+from bot.i18n import Text, t, tn
 from bot.storage.base import Chat, Storage, User
 from bot.storage.puzzles import OPEN_FOR
 
@@ -58,11 +58,14 @@ PRIVACY_LINES: tuple[Text, ...] = (
         "(one try each; for your puzzle rating and streak, and for a group's puzzle of the "
         "day: who found it and the group's puzzle leaderboard). Kept as your results are."
     ),
-    t(
+    tn(
         "• The puzzle you have open in a chat and when it was shown, so that a play you type "
         "there answers it: until you answer it or another puzzle is shown there, and "
-        "{minutes} minutes at most.",
-        minutes=round(OPEN_FOR / 60),
+        "{n} minute at most.",
+        "• The puzzle you have open in a chat and when it was shown, so that a play you type "
+        "there answers it: until you answer it or another puzzle is shown there, and "
+        "{n} minutes at most.",
+        round(OPEN_FOR / 60),
     ),
     t(
         "• Nothing else: not your other messages, contacts or phone number. The bot passes "
