@@ -27,7 +27,8 @@ labelling again. Chunk ``k`` uses the seed
 ``seed * 1000003 + k`` and is written to ``DIR/chunk_1_<teacher stem>_<seed>_<k>.npz`` in
 ``distill_gnubg.py``'s format (positions uint8, labels float32, plies 1, the teacher and
 the number of games); the games and 1-ply labels of a seed do not depend on ``--deep``;
-a rerun skips chunks already written, so the command resumes.
+a rerun skips chunks already written, so the command resumes; ``--part I/N`` makes only
+the chunks ``k`` with ``k % N == I``, so that N processes (one a core) fill one folder.
 """
 
 from __future__ import annotations
@@ -239,7 +240,15 @@ def main(argv: list[str] | None = None) -> int:
         help="share of the positions also labelled two rolls deep (labels2)",
     )
     parser.add_argument("--log", type=Path, default=None)
+    parser.add_argument(
+        "--part",
+        default="0/1",
+        help="I/N: make only the chunks k with k %% N == I (N processes share one --dir)",
+    )
     args = parser.parse_args(argv)
+    part, parts = (int(x) for x in args.part.split("/"))
+    if not 0 <= part < parts:
+        parser.error("--part wants I/N with 0 <= I < N")
     if not args.chunks and not args.minutes:
         parser.error("give --chunks or --minutes")
     args.dir.mkdir(parents=True, exist_ok=True)
@@ -251,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.chunks and k >= args.chunks:
             break
         path = args.dir / f"chunk_1_{args.teacher.stem}_{args.seed}_{k:05d}.npz"
-        if path.exists():
+        if path.exists() or k % parts != part:
             k += 1
             continue
         t0, cpu0 = time.time(), time.process_time()
