@@ -321,3 +321,26 @@ def test_fourth_round_net_says_how_it_was_made() -> None:
     assert net.meta["init"] == "core/ai/weights/uzun-round3.npz"
     assert net.meta["deep_labels"] is True
     assert net.meta["label_games"] == 2499
+
+
+def test_parts_fill_one_folder_with_the_chunks_of_one_process(tools, tmp_path) -> None:
+    """``--part 0/2`` and ``--part 1/2`` make every other chunk each, and together the same
+    chunks, with the same positions, as one process; a bad part is refused."""
+    distill_lookahead, _ = tools
+    init = tmp_path / "init.npz"
+    _teacher().net.save(init)
+
+    def label(folder: Path, *extra: str) -> list[str]:
+        args = ["--teacher", str(init), "--dir", str(folder), "--chunk", "6"]
+        assert distill_lookahead.main([*args, "--chunks", "3", "--seed", "4", *extra]) == 0
+        return sorted(p.name for p in folder.glob("chunk_*.npz"))
+
+    whole = label(tmp_path / "one")
+    assert label(tmp_path / "parts", "--part", "1/2") == [whole[1]]
+    assert label(tmp_path / "parts", "--part", "0/2") == whole
+    for name in whole:
+        with np.load(tmp_path / "one" / name) as a, np.load(tmp_path / "parts" / name) as b:
+            assert np.array_equal(a["positions"], b["positions"])
+            assert np.array_equal(a["labels"], b["labels"])
+    with pytest.raises(SystemExit):
+        distill_lookahead.main(["--dir", str(tmp_path / "bad"), "--chunks", "1", "--part", "2/2"])
