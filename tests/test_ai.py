@@ -515,6 +515,39 @@ def test_td_self_play_game_learns_and_resumes(tmp_path: Path) -> None:
     assert Network.load(tmp_path / "u.npz").meta["games"] == 2
 
 
+def test_td_from_a_given_net_starts_a_new_file_and_keeps_its_making(tmp_path: Path) -> None:
+    """``train_td.py --init`` trains a copy of another net by self-play: the new file names
+    its start and keeps the start's metadata; the same seed and games give the same weights;
+    it refuses to start over a file it would otherwise train on, or a net of another game."""
+    start = Network.fresh("uzun", 8, seed=3)
+    start.meta = {"teacher": "made for the test"}
+    start.save(tmp_path / "start.npz")
+
+    def run(out: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        args = ["--variant", "uzun", "--games", "2", "--alpha", "0.05", "--seed", "6", *extra]
+        return subprocess.run(
+            [sys.executable, "tools/train_td.py", *args, "--out", str(tmp_path / out)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+
+    assert run("a.npz", "--init", str(tmp_path / "start.npz")).returncode == 0
+    assert run("b.npz", "--init", str(tmp_path / "start.npz")).returncode == 0
+    a, b = Network.load(tmp_path / "a.npz"), Network.load(tmp_path / "b.npz")
+    assert a.meta["init"] == str(tmp_path / "start.npz")
+    assert a.meta["init_meta"]["teacher"] == "made for the test"
+    assert a.meta["trained_by"] == "tools/train_td.py"
+    assert a.meta["games"] == 2
+    assert a.meta["seed"] == 6
+    assert np.array_equal(a.w1, b.w1)
+    assert not np.array_equal(a.w1, start.w1.astype(np.float32))
+    again = run("a.npz", "--init", str(tmp_path / "start.npz"))
+    assert again.returncode != 0
+    assert "exists" in again.stderr
+    assert run("c.npz", "--variant", "tavla", "--init", str(tmp_path / "start.npz")).returncode != 0
+
+
 def _strength_line(*args: str) -> dict[str, str]:
     """The name=value pairs of ``bench/ai_strength.py``'s last line, run with ``args``."""
     out = subprocess.run(

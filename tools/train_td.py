@@ -7,7 +7,13 @@ The weights live in ``core/ai/weights/<tavla|uzun>.npz`` with their metadata (ga
 seconds, hyper-parameters); a run resumes from that file when it exists, so repeating the
 command continues training. Checkpoints are written atomically every ``--checkpoint``
 minutes and at the end; progress goes to stdout (and ``--log``). The dice of game ``g`` are
-seeded with ``seed + g``, so a run can be reproduced from its metadata.
+seeded with ``seed * 1000003 + g``, so a run can be reproduced from its metadata.
+
+``--init NET.npz`` starts a new ``--out`` file from another net's weights (a net fitted to a
+teacher, trained on by self-play), its metadata kept as ``init_meta``:
+
+    .venv/bin/python tools/train_td.py --variant uzun --init core/ai/weights/uzun-round4.npz \
+        --seed 4 --games 18673 --alpha 0.01 --out core/ai/weights/uzun-round4-td.npz
 """
 
 from __future__ import annotations
@@ -45,12 +51,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--log", type=Path, default=None)
     parser.add_argument("--fresh", action="store_true", help="ignore an existing weights file")
+    parser.add_argument("--init", type=Path, default=None, help="start from this net's weights")
     args = parser.parse_args(argv)
     if not args.games and not args.minutes:
         parser.error("give --games or --minutes")
 
     out = args.out or WEIGHTS_DIR / f"{args.variant}.npz"
-    if out.exists() and not args.fresh:
+    if args.init and out.exists() and not args.fresh:
+        parser.error(f"{out} exists: it would be trained on, not started from --init")
+    if args.init:
+        net = Network.load(args.init)
+        if net.kind != args.variant:
+            parser.error(f"{args.init} is a {net.kind} net, not {args.variant}")
+        net.meta = {
+            "trained_by": "tools/train_td.py",
+            "games": 0,
+            "seconds": 0.0,
+            "seed": args.seed,
+            "runs": [],
+            "hidden": int(net.w1.shape[0]),
+            "init": str(args.init),
+            "init_meta": net.meta,
+        }
+    elif out.exists() and not args.fresh:
         net = Network.load(out)
     else:
         net = Network.fresh(args.variant, args.hidden or HIDDEN[args.variant], seed=args.seed)
