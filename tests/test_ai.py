@@ -244,18 +244,18 @@ def test_player_for_levels() -> None:
 
 def test_uzun_levels_play_their_rounds_nets() -> None:
     """Uzun's beginner plays ``uzun-round1``, club, expert and master the stronger
-    ``uzun-round4``, the analysis the game's net; a given net replaces each."""
+    ``uzun-round4-td``, the analysis the game's net; a given net replaces each."""
     from core.ai.network import shipped_network
 
     game_net = shipped_network("uzun")
-    round1, round4 = shipped_network("uzun-round1"), shipped_network("uzun-round4")
-    if game_net is None or round1 is None or round4 is None:
+    round1, strong = shipped_network("uzun-round1"), shipped_network("uzun-round4-td")
+    if game_net is None or round1 is None or strong is None:
         pytest.skip("no shipped weights")
-    assert len({id(game_net), id(round1), id(round4)}) == 3
-    assert player_for("uzun", "club").net.net is round4
+    assert len({id(game_net), id(round1), id(strong)}) == 3
+    assert player_for("uzun", "club").net.net is strong
     assert player_for("uzun", "beginner").net is round1
     for level in ("expert", "master"):
-        assert player_for("uzun", level).net.net is round4
+        assert player_for("uzun", level).net.net is strong
     from core.analysis.evaluators import evaluator_for
     from core.variants import variant_by_name
 

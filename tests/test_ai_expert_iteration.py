@@ -323,6 +323,24 @@ def test_fourth_round_net_says_how_it_was_made() -> None:
     assert net.meta["label_games"] == 2499
 
 
+def test_self_play_net_says_how_it_was_made() -> None:
+    """``uzun-round4-td.npz`` (Uzun's club, expert and master) is the fourth round's net
+    trained on by 18,673 games of TD(lambda) self-play at a small step (docs/computer.md),
+    with the fourth round's making kept."""
+    from core.ai.network import WEIGHTS_DIR
+
+    net = Network.load(WEIGHTS_DIR / "uzun-round4-td.npz")
+    round4 = Network.load(WEIGHTS_DIR / "uzun-round4.npz")
+    assert net.kind == "uzun"
+    assert net.w1.shape == round4.w1.shape
+    assert net.meta["trained_by"] == "tools/train_td.py"
+    assert net.meta["init"] == "core/ai/weights/uzun-round4.npz"
+    assert net.meta["init_meta"] == round4.meta
+    assert net.meta["runs"] == [{"from": 0, "to": 18673, "alpha": 0.01, "lambda": 0.7}]
+    assert net.meta["seed"] == 4
+    assert not np.array_equal(net.w1, round4.w1)
+
+
 def test_parts_fill_one_folder_with_the_chunks_of_one_process(tools, tmp_path) -> None:
     """``--part 0/2`` and ``--part 1/2`` make every other chunk each, and together the same
     chunks, with the same positions, as one process; a bad part is refused."""
