@@ -9,11 +9,12 @@ command continues training. Checkpoints are written atomically every ``--checkpo
 minutes and at the end; progress goes to stdout (and ``--log``). The dice of game ``g`` are
 seeded with ``seed * 1000003 + g``, so a run can be reproduced from its metadata.
 
-``--init NET.npz`` starts a new ``--out`` file from another net's weights (a net fitted to a
-teacher, trained on by self-play), its metadata kept as ``init_meta``:
+``--init NET.npz`` starts a new ``--out`` file (``--fresh`` to replace one) from another
+net's weights (a net fitted to a teacher, trained on by self-play), its metadata kept as
+``init_meta``; the same seed and games give the same weights:
 
     .venv/bin/python tools/train_td.py --variant uzun --init core/ai/weights/uzun-round4.npz \
-        --seed 4 --games 18673 --alpha 0.01 --out core/ai/weights/uzun-round4-td.npz
+        --seed 4 --games 18673 --alpha 0.01 --fresh --out core/ai/weights/uzun-round4-td.npz
 """
 
 from __future__ import annotations
