@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give --games or --minutes")
 
     out = args.out or WEIGHTS_DIR / f"{args.variant}.npz"
+    untrained = {"games": 0, "seconds": 0.0, "seed": args.seed, "runs": []}
     if args.init and out.exists() and not args.fresh:
         parser.error(f"{out} exists: it would be trained on, not started from --init")
     if args.init:
@@ -66,10 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{args.init} is a {net.kind} net, not {args.variant}")
         net.meta = {
             "trained_by": "tools/train_td.py",
-            "games": 0,
-            "seconds": 0.0,
-            "seed": args.seed,
-            "runs": [],
+            **untrained,
             "hidden": int(net.w1.shape[0]),
             "init": str(args.init),
             "init_meta": net.meta,
@@ -78,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         net = Network.load(out)
     else:
         net = Network.fresh(args.variant, args.hidden or HIDDEN[args.variant], seed=args.seed)
-        net.meta = {"games": 0, "seconds": 0.0, "seed": args.seed, "runs": []}
+        net.meta = dict(untrained)
     variant = variant_by_name(args.variant)
     trainer = TDTrainer(net, alpha=args.alpha, lam=args.lam)
     log_file = args.log.open("a") if args.log else None

@@ -85,9 +85,8 @@ MASTER_FILTER: dict[str, LookFilter] = {
 #: trained on by self-play, the strongest (the fourth round, fitted to 2-ply labels where it
 #: had them: at 0-ply +0.09 a game against the third round's and +0.12 against the
 #: second's; the self-play on it +0.06 against it at 0-ply); ``beginner`` keeps the first
-#: round's. The analysis, hints and puzzles
-#: keep the game's net (``uzun.npz``, the second round's): the shipped puzzles were checked
-#: with it. Tavla's own ``master`` (without gnubg) plays the wider net fitted to twice the
+#: round's. The analysis, hints and puzzles keep the game's net (``uzun.npz``, the second
+#: round's): the shipped puzzles were checked with it. Tavla's own ``master`` (without gnubg) plays the wider net fitted to twice the
 #: gnubg-labelled data (``tavla-256``); its other levels, Turkish tavla, the cube and the
 #: analysis keep ``tavla.npz``.
 LEVEL_NETS: dict[tuple[str, str], str] = {
