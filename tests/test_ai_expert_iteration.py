@@ -341,7 +341,7 @@ def test_self_play_net_says_how_it_was_made() -> None:
     assert not np.array_equal(net.w1, round4.w1)
 
 
-def test_parts_fill_one_folder_with_the_chunks_of_one_process(tools, tmp_path) -> None:
+def test_parts_fill_one_folder_with_the_chunks_of_one_process(tools, tmp_path, capsys) -> None:
     """``--part 0/2`` and ``--part 1/2`` make every other chunk each, and together the same
     chunks, with the same positions, as one process; a bad part is refused."""
     distill_lookahead, _ = tools
@@ -360,5 +360,9 @@ def test_parts_fill_one_folder_with_the_chunks_of_one_process(tools, tmp_path) -
         with np.load(tmp_path / "one" / name) as a, np.load(tmp_path / "parts" / name) as b:
             assert np.array_equal(a["positions"], b["positions"])
             assert np.array_equal(a["labels"], b["labels"])
-    with pytest.raises(SystemExit):
-        distill_lookahead.main(["--dir", str(tmp_path / "bad"), "--chunks", "1", "--part", "2/2"])
+    for bad in ("2/2", "1", "a/2", "-1/2", "1/0"):
+        with pytest.raises(SystemExit):
+            distill_lookahead.main(
+                ["--dir", str(tmp_path / "bad"), "--chunks", "1", f"--part={bad}"]
+            )
+        assert "want I/N" in capsys.readouterr().err

@@ -222,6 +222,14 @@ def label_chunk(
     return {k: np.concatenate(v) for k, v in parts.items()}, games
 
 
+def part_of(text: str) -> tuple[int, int]:
+    """``I/N`` as ``(I, N)``; argparse turns the ValueError into its usage message."""
+    i, sep, n = text.partition("/")
+    if not sep or not i.isdigit() or not n.isdigit() or not 0 <= int(i) < int(n):
+        raise argparse.ArgumentTypeError(f"{text!r}: want I/N with 0 <= I < N, e.g. 0/2")
+    return int(i), int(n)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--teacher", type=Path, default=WEIGHTS_DIR / "uzun.npz")
@@ -242,13 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, default=None)
     parser.add_argument(
         "--part",
-        default="0/1",
+        type=part_of,
+        default=(0, 1),
         help="I/N: make only the chunks k with k %% N == I (N processes share one --dir)",
     )
     args = parser.parse_args(argv)
-    part, parts = (int(x) for x in args.part.split("/"))
-    if not 0 <= part < parts:
-        parser.error("--part wants I/N with 0 <= I < N")
+    part, parts = args.part
     if not args.chunks and not args.minutes:
         parser.error("give --chunks or --minutes")
     args.dir.mkdir(parents=True, exist_ok=True)
