@@ -30,7 +30,8 @@ COPY bot /src/bot
 RUN if [ -z "$PIP_CERT" ]; then unset PIP_CERT; fi; \
     /opt/tavla/bin/pip install --no-deps /src \
     && /opt/tavla/bin/pip check \
-    && /opt/tavla/bin/python -m compileall -q /opt/tavla/lib
+    && /opt/tavla/bin/python -m compileall -q /opt/tavla/lib \
+    && /opt/tavla/bin/python -m core compile
 
 # --- the image: Python, the virtual environment and a user of its own.
 FROM ${BASE}

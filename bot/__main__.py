@@ -40,6 +40,8 @@ async def run(config: Config) -> None:
         game_puzzles=True,
     )
     service = GameService(storage, settings)
+    # The computer's compiled move search, ready before the first game needs it.
+    warming = asyncio.create_task(asyncio.to_thread(_warm_up))
     # /healthz, /readyz and /metrics: the database here, each adapter when it starts.
     health = Health()
     health.add_check("database", service.ready)
@@ -115,8 +117,21 @@ async def run(config: Config) -> None:
             stop.set()
             await web
     finally:
+        await warming
         service.close()
         await storage.close()
+
+
+def _warm_up() -> None:
+    from core.ai.warm import warm_up
+
+    try:
+        seconds = warm_up()
+    except Exception:  # the first game would meet it again: say so now, keep running
+        log.exception("compiling the computer's move search failed")
+        return
+    if seconds:
+        log.info("the computer's move search is compiled (%.1f s)", seconds)
 
 
 #: Seconds after SIGTERM by which the adapters have stopped (what runs then is cancelled).

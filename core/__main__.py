@@ -22,6 +22,9 @@ each of the best ``--plays`` plays of that roll (by the network; the level's own
 always among them, marked ``*``) is rolled out on the same dice. ``--json`` prints one
 JSON object instead.
 
+``python -m core compile`` compiles the move search and the Uzun inputs (Numba) and caches
+them, so that the first decision of a new installation does not wait for it.
+
 ``python -m core analyse --variant V FILE.mat [--level L]`` scores every decision of a match
 (see :mod:`core.analysis.cli`).
 """
@@ -252,11 +255,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     roll.add_argument("--no-luck", action="store_true", help="plain averages only")
     roll.add_argument("--block-needs-home", action="store_true", help="Uzun option (U-6)")
     roll.add_argument("--json", action="store_true", help="one JSON object")
+    commands.add_parser(
+        "compile", help="compile the move search and the Uzun inputs now (Numba caches them)"
+    )
     from .analysis import cli as analysis_cli
 
     analysis_cli.add_parser(commands)
     args = parser.parse_args(argv)
 
+    if args.command == "compile":
+        from .ai.warm import warm_up
+
+        seconds = warm_up()
+        print(f"compiled in {seconds:.1f} s" if seconds else "Numba is not installed")
+        return 0
     if args.command == "analyse":
         return analysis_cli.run(args)
     if args.command == "rollout":

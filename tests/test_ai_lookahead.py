@@ -215,3 +215,18 @@ def test_tuning_tool_replays_the_experts_filter() -> None:
     assert tune_lookahead.choose(record, (3, 0.16, 3, 0.16, 2500)) == (2, 2300)
     # A budget for one look only: the 1-ply choice.
     assert tune_lookahead.choose(record, (3, 0.16, 3, 0.16, 1500)) == (1, 300)
+
+
+def test_compile_command_readies_the_compiled_search(capsys) -> None:
+    """``python -m core compile`` compiles (or loads from Numba's cache) the move search
+    and the Uzun inputs, and says how long it took; without Numba it says so."""
+    from core import boards_after
+    from core.__main__ import main
+
+    assert main(["compile"]) == 0
+    said = capsys.readouterr().out
+    if boards_after.COMPILED:
+        assert said.startswith("compiled in ")
+        assert said.rstrip().endswith(" s")
+    else:
+        assert "Numba is not installed" in said

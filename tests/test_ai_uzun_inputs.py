@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.ai import network
 from core.ai.network import encode_uzun, positions_array
 from core.position import Position, side_from_points
 from core.variants import variant_by_name
@@ -27,6 +28,20 @@ def test_uzun_inputs_match_the_reference_encoding(drawn) -> None:
     assert fast.shape == (len(positions), 210)
     assert np.allclose(fast, encode_uzun_reference(arr), atol=1e-6)
     assert np.array_equal(encode_uzun(arr.astype(np.uint8)), fast)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(uzun_positions(), min_size=1, max_size=8))
+def test_compiled_uzun_inputs_equal_numpys_bit_for_bit(drawn) -> None:
+    """The compiled encoder (Numba) gives the NumPy encoder's float32 inputs exactly, so
+    a net plays the same with either."""
+    if not network.COMPILED:
+        pytest.skip("Numba is not installed")
+    positions = [p for _v, p, _f in drawn] + [p.swapped() for _v, p, _f in drawn]
+    arr = positions_array(positions)
+    numpy_made = np.empty((len(positions), 210), dtype=np.float32)
+    network._uzun_base(arr, numpy_made)
+    assert encode_uzun(arr).tobytes() == numpy_made.tobytes()  # -0.0 included
 
 
 def _uzun2_extra(position: Position) -> np.ndarray:

@@ -9,18 +9,36 @@ order, for every roll.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.boards_after import boards_after
+import core.boards_after as boards_after_module
+from core.ai.lookahead import ROLLS
+from core.boards_after import boards_after, boards_after_rolls
 from core.movegen import legal_plays
 from core.position import Position
 from core.variants import Turkish, Uzun, Variant
 from tests.reference import reference_results
 from tests.strategies import ALL_ROLLS, reachable, tavla_positions, uzun_positions
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=120,
+    deadline=None,
+    # The search fixture is set once a test, the same for each example.
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+# The compiled search (Numba) and the Python one: each must give the boards of legal_plays.
+SEARCHES = [boards_after_module._CompiledSearch, boards_after_module._Search]
+
+
+@pytest.fixture(autouse=True, params=SEARCHES, ids=["compiled", "python"])
+def search(request, monkeypatch) -> None:
+    """Every test here runs with each search."""
+    if request.param is boards_after_module._CompiledSearch and not boards_after_module.COMPILED:
+        pytest.skip("Numba is not installed")
+    monkeypatch.setattr(boards_after_module, "SEARCH", request.param)
 
 
 def _expected(variant: Variant, position: Position, roll, first_turn: bool) -> list[tuple]:
@@ -57,7 +75,11 @@ def test_uzun_boards_match_legal_plays_in_order(drawn) -> None:
     _check_every_roll(*drawn)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.one_of(tavla_positions(), uzun_positions()))
 def test_boards_match_the_reference(drawn) -> None:
     """Against the brute-force reference, independent of movegen's search."""
@@ -109,3 +131,67 @@ def test_uzun_six_block_positions(needs_home: bool, mover: dict, opponent: dict)
     order: the same boards as legal_plays for every roll."""
     variant = Uzun(block_needs_home=needs_home)
     _check_every_roll(variant, _uzun_board(variant, mover, opponent), False)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.one_of(tavla_positions(), uzun_positions(), reachable(Turkish(), 60)))
+def test_all_rolls_at_once_are_each_rolls_boards(drawn) -> None:
+    """boards_after_rolls, the look-ahead's one call for many rolls, stacks each roll's
+    boards_after in the order of the rolls given (U-5's first turn included)."""
+    variant, position, first_turn = drawn
+    for rolls in (ROLLS, ROLLS[1::3], ((6, 5), (5, 6), (2, 2))):
+        rows, offsets = boards_after_rolls(variant, position, rolls, first_turn)
+        assert rows.dtype == np.uint8
+        assert rows.shape == (offsets[-1], 52)
+        for k, roll in enumerate(rolls):
+            got = [row.tobytes() for row in rows[offsets[k] : offsets[k + 1]]]
+            assert got == boards_after(variant, position, roll, first_turn), (position, roll)
+
+
+def test_bad_dice_are_refused_by_both_entry_points() -> None:
+    uzun = Uzun()
+    with pytest.raises(ValueError, match=r"dice must be 1\.\.6"):
+        boards_after(uzun, uzun.start_position(), (0, 3))
+    with pytest.raises(ValueError, match=r"dice must be 1\.\.6"):
+        boards_after_rolls(uzun, uzun.start_position(), ((1, 2), (3, 7)))
+
+
+def test_without_numba_the_python_search_and_encoding_give_the_same(tmp_path) -> None:
+    """Where Numba cannot be installed the bot still plays, the same plays: the Python
+    search and the NumPy encoding stand in (run in a process that cannot import Numba)."""
+    script = """
+import sys
+sys.modules["numba"] = None  # an import of numba now fails
+import hashlib
+import core.boards_after as ba
+from core.ai import network
+from core.ai.lookahead import ROLLS
+from core.variants import Uzun, Turkish
+assert not ba.COMPILED and not network.COMPILED
+digest = hashlib.sha256()
+for variant in (Uzun(), Turkish()):
+    rows, offsets = ba.boards_after_rolls(variant, variant.start_position(), ROLLS, True)
+    digest.update(rows.tobytes() + offsets.tobytes())
+    digest.update(network.encode_uzun(rows.reshape(-1, 2, 26)).tobytes())
+print(digest.hexdigest())
+"""
+    import hashlib
+    import subprocess
+    import sys
+
+    from core.ai import network
+    from core.variants import Uzun
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    digest = hashlib.sha256()
+    for variant in (Uzun(), Turkish()):
+        rows, offsets = boards_after_rolls(variant, variant.start_position(), ROLLS, True)
+        digest.update(rows.tobytes() + offsets.tobytes())
+        digest.update(network.encode_uzun(rows.reshape(-1, 2, 26)).tobytes())
+    assert done.stdout.strip() == digest.hexdigest()

@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from core.boards_after import boards_after
+from core.boards_after import boards_after, boards_after_rolls
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
@@ -25,6 +25,8 @@ ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 # Each roll's weight within its third (rolls k, k + 3, ...: see two_ply_values).
 _THIRD_WEIGHTS = ROLL_WEIGHTS / np.array([ROLL_WEIGHTS[i % 3 :: 3].sum() for i in range(21)])
+_ALL_ROLLS = ROLLS
+_THIRDS = tuple(ROLLS[t::3] for t in range(3))
 
 
 class Evaluates(Protocol):
@@ -58,6 +60,59 @@ def roll_leaves(
     return won
 
 
+class Leaves:
+    """What :func:`rolls_leaves` finds: the boards of all the rolls, stacked."""
+
+    __slots__ = ("offsets", "rows", "won")
+
+    def __init__(self, rows: np.ndarray, offsets: np.ndarray, won: list[list[int]]) -> None:
+        #: (M, 52) uint8: the boards to evaluate, the other side on roll.
+        self.rows = rows
+        #: (R + 1,): roll r's boards are rows[offsets[r]:offsets[r + 1]].
+        self.offsets = offsets
+        #: Per roll: the points of each play that bears off the roller's last checker.
+        self.won = won
+
+
+def rolls_leaves(
+    variant: Variant, side: Position, rolls: Sequence[tuple[int, int]], first: bool
+) -> Leaves:
+    """:func:`roll_leaves` of each roll of ``rolls``, in one search: per roll the boards
+    the side on roll of ``side`` may reach (the other side on roll), or ``side`` unchanged
+    where the roll can't be played, and the points of the plays that end the game."""
+    found, offsets = boards_after_rolls(variant, side, rolls, first)
+    counts = np.diff(offsets)
+    ended = found[:, 26 + OFF] == CHECKERS  # the roller bore off its last checker
+    if counts.all() and not ended.any():
+        return Leaves(found, offsets, [[] for _ in rolls])
+    unchanged = np.array(side.opponent + side.mover, dtype=np.uint8).reshape(1, 52)
+    pieces: list[np.ndarray] = []
+    won: list[list[int]] = []
+    ends = [0]
+    for r in range(len(rolls)):
+        part = found[offsets[r] : offsets[r + 1]]
+        points: list[int] = []
+        if not len(part):
+            part = unchanged
+        else:
+            over = ended[offsets[r] : offsets[r + 1]]
+            if over.any():
+                points = [
+                    result_points(variant, Position(tuple(row[26:]), tuple(row[:26])))
+                    for row in part[over].tolist()
+                ]
+                part = part[~over]
+        pieces.append(part)
+        won.append(points)
+        ends.append(ends[-1] + len(part))
+    return Leaves(np.concatenate(pieces), np.array(ends, dtype=np.int64), won)
+
+
+def boards_array(rows: np.ndarray) -> np.ndarray:
+    """(N, 2, 26) float64 array of (N, 52) uint8 boards (side on roll first)."""
+    return rows.reshape(-1, 2, 26).astype(np.float64)
+
+
 class Replies:
     """The opponent's answers to one board after the mover's play: the 1-ply value and,
     for each of the 21 rolls, the answer worst for the mover by 0-ply.
@@ -84,23 +139,27 @@ def replies(
 ) -> list[Replies]:
     """:func:`one_ply` of each board of ``afters`` (in one network call), keeping the
     worst answer to each roll for a look two rolls deep (:func:`two_ply_values`)."""
-    rows: list[bytes] = []
+    pieces: list[np.ndarray] = []
+    total = 0
     # Per board, per roll: (first row, rows to evaluate, fixed values).
     plans: list[list[tuple[int, int, list[float]]]] = []
     for after in afters:
         theirs = after.swapped()
-        first = first_turn(variant, theirs)
+        # Only the boards matter here, seen from the mover again (boards_after's rows).
+        leaves = rolls_leaves(variant, theirs, ROLLS, first_turn(variant, theirs))
         plan: list[tuple[int, int, list[float]]] = []
-        for roll in ROLLS:
-            # Only the boards matter here, seen from the mover again (boards_after's rows).
-            at = len(rows)
-            fixed = [points(-won) for won in roll_leaves(variant, theirs, roll, first, rows)]
-            plan.append((at, len(rows) - at, fixed))
+        for i, won in enumerate(leaves.won):
+            at = int(leaves.offsets[i])
+            n = int(leaves.offsets[i + 1]) - at
+            plan.append((total + at, n, [points(-w) for w in won] if won else []))
+        pieces.append(leaves.rows)
+        total += len(leaves.rows)
         plans.append(plan)
-    mine = value(net.evaluate_array(rows_array(rows))) if rows else np.empty(0)
+    rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
+    mine = value(net.evaluate_array(boards_array(rows))) if total else np.empty(0)
     out: list[Replies] = []
     for plan in plans:
-        total = 0.0
+        value_sum = 0.0
         worst: list[bytes | float] = []
         count = 0
         for weight, (at, n, fixed) in zip(ROLL_WEIGHTS, plan, strict=True):
@@ -110,11 +169,11 @@ def replies(
                 j = int(np.argmin(mine[at : at + n]))
                 if mine[at + j] < low:  # a tie goes to the game-ending answer
                     low = float(mine[at + j])
-                    pick = rows[at + j]
+                    pick = rows[at + j].tobytes()
                 count += n
-            total += weight * low
+            value_sum += weight * low
             worst.append(pick)
-        out.append(Replies(total, worst, count))
+        out.append(Replies(value_sum, worst, count))
     return out
 
 
@@ -148,20 +207,25 @@ def best_answers(
     leaves the board as it is, the other side to roll. All the boards go to the
     evaluator in one call."""
     bgs = variant.backgammons
-    rows: list[bytes] = []
+    pieces: list[np.ndarray] = []
+    total = 0
     # Per position and roll: (first row, end of its rows, chances of the plays that win).
     plan: list[list[tuple[int, int, np.ndarray]]] = []
     for i, position in enumerate(positions):
-        first = first_turn(variant, position)
+        chosen = ROLLS if rolls is None else tuple(ROLLS[k] for k in rolls[i])
+        leaves = rolls_leaves(variant, position, chosen, first_turn(variant, position))
         entries: list[tuple[int, int, np.ndarray]] = []
-        for k in range(21) if rolls is None else rolls[i]:
-            start = len(rows)
-            won = roll_leaves(variant, position, ROLLS[k], first, rows)
+        for r, won in enumerate(leaves.won):
             done = np.array([outcome_vector(points) for points in won]).reshape(-1, N_OUT)
-            entries.append((start, len(rows), done))
+            entries.append(
+                (total + int(leaves.offsets[r]), total + int(leaves.offsets[r + 1]), done)
+            )
+        pieces.append(leaves.rows)
+        total += len(leaves.rows)
         plan.append(entries)
+    rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
     # Every row has the other side on roll: flip to the side that played.
-    outs = flip(evaluator.evaluate_array(rows_array(rows))) if rows else np.empty((0, N_OUT))
+    outs = flip(evaluator.evaluate_array(boards_array(rows))) if total else np.empty((0, N_OUT))
     eqs = equity(outs, True, bgs)
     answers: list[list[tuple[np.ndarray, bytes | None]]] = []
     for entries in plan:
@@ -173,7 +237,7 @@ def best_answers(
                 if j < 0 or equity(done[w], True, bgs) >= eqs[start + j]:
                     best.append((done[w], None))
                     continue
-            best.append((outs[start + j], rows[start + j]))
+            best.append((outs[start + j], rows[start + j].tobytes()))
         answers.append(best)
     return answers
 
@@ -208,42 +272,51 @@ def two_ply_values(
     reduced one); ``sizes``, if given, gets the number of boards evaluated for each answer
     valued.
     """
-    rows: list[bytes] = []
+    pieces: list[np.ndarray] = []
+    total = 0
     # Per board, per opponent roll: a fixed value, or per mover's roll (first row, rows
     # to evaluate, fixed values) with the roll's scaled weight.
     plans: list[list[float | list[tuple[float, int, int, list[float]]]]] = []
     for answer in answers:
-        start = len(rows)
+        start = total
+        kept = len(pieces)
         plan: list[float | list[tuple[float, int, int, list[float]]]] = []
         for k, worst in enumerate(answer.worst):
-            if limit is not None and len(rows) > limit:
+            if limit is not None and total > limit:
                 break
             if isinstance(worst, float):
                 plan.append(worst)
                 continue
             mine = Position(tuple(worst[:26]), tuple(worst[26:]))
-            first = first_turn(variant, mine)
+            picked = range(21) if full else range(k % 3, 21, 3)
+            leaves = rolls_leaves(
+                variant, mine, _ALL_ROLLS if full else _THIRDS[k % 3], first_turn(variant, mine)
+            )
             part: list[tuple[float, int, int, list[float]]] = []
-            for i in range(21) if full else range(k % 3, 21, 3):
-                at = len(rows)
+            for r, i in enumerate(picked):
                 weight = float(ROLL_WEIGHTS[i] if full else _THIRD_WEIGHTS[i])
-                won = roll_leaves(variant, mine, ROLLS[i], first, rows)
-                part.append((weight, at, len(rows) - at, [points(p) for p in won]))
+                at = int(leaves.offsets[r])
+                n = int(leaves.offsets[r + 1]) - at
+                part.append((weight, total + at, n, [points(p) for p in leaves.won[r]]))
+            pieces.append(leaves.rows)
+            total += len(leaves.rows)
             plan.append(part)
-        if limit is not None and len(rows) > limit:
-            del rows[start:]  # this board does not fit: it and those after are not valued
+        if limit is not None and total > limit:
+            del pieces[kept:]  # this board does not fit: it and those after are not valued
+            total = start
             break
         plans.append(plan)
         if sizes is not None:
-            sizes.append(len(rows) - start)
+            sizes.append(total - start)
+    rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
     # The rows have the opponent on roll: the mover's values from the flipped outputs.
-    theirs = value(flip(net.evaluate_array(rows_array(rows)))) if rows else np.empty(0)
+    theirs = value(flip(net.evaluate_array(boards_array(rows)))) if total else np.empty(0)
     out: list[float] = []
     for plan in plans:
-        total = 0.0
+        value_sum = 0.0
         for weight, entry in zip(ROLL_WEIGHTS, plan, strict=True):
             if isinstance(entry, float):
-                total += weight * entry
+                value_sum += weight * entry
                 continue
             inner = 0.0
             for w, at, n, fixed in entry:
@@ -251,8 +324,8 @@ def two_ply_values(
                 if n:
                     best = max(best, float(np.max(theirs[at : at + n])))
                 inner += w * best
-            total += weight * inner
-        out.append(total)
+            value_sum += weight * inner
+        out.append(value_sum)
     return out
 
 

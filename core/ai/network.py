@@ -23,6 +23,13 @@ import numpy as np
 
 from core.position import Position
 
+try:
+    from .encode_compiled import fill_uzun
+
+    COMPILED = True
+except ImportError:  # Numba missing: the NumPy encoding below, the same inputs
+    COMPILED = False
+
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 N_OUT = 5
 WIN, WIN_G, WIN_BG, LOSE_G, LOSE_BG = range(N_OUT)
@@ -33,7 +40,9 @@ FLIP_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0])
 FLIP_BIAS = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
 
 _PIP_WEIGHTS = np.arange(26, dtype=np.float64)
-_UZUN_OPP = np.array([(p + 11) % 24 + 1 for p in range(1, 25)])  # mover's p -> opponent's q
+_UZUN_OPP = np.array(
+    [(p + 11) % 24 + 1 for p in range(1, 25)], dtype=np.int64
+)  # mover's p -> opponent's q
 _UZUN_OPP_INV = np.empty(24, dtype=np.int64)  # opponent's q -> mover's p
 for _p, _q in enumerate(_UZUN_OPP, start=1):
     _UZUN_OPP_INV[_q - 1] = _p
@@ -154,7 +163,11 @@ def encode_uzun(arr: np.ndarray) -> np.ndarray:
     """Point units, head, home and passed counts, barriers, pips and race flag: 210
     (float32)."""
     out = np.empty((len(arr), UZUN_INPUTS), dtype=np.float32)
-    _uzun_base(arr, out)
+    if not COMPILED:
+        _uzun_base(arr, out)
+    else:
+        boards = np.ascontiguousarray(arr, dtype=np.uint8)
+        fill_uzun(boards, out, _UZUN_OPP, _UZUN_OPP_INV)
     return out
 
 
