@@ -49,6 +49,23 @@ def _mean_ci(values: list[int]) -> tuple[float, float]:
     return mean, 1.96 * math.sqrt(var / n)
 
 
+def _look_filter(text: str) -> dict[str, float]:
+    """``C,T,D,DT,BUDGET`` as NeuralPlayer's filter attributes."""
+    try:
+        c, t, d, dt, budget = text.split(",")
+        return {
+            "candidates": int(c),
+            "threshold": float(t),
+            "deep": int(d),
+            "deep_threshold": float(dt),
+            "budget": int(budget),
+        }
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: want C,T,D,DT,BUDGET, e.g. 3,0.16,3,0.16,12000"
+        ) from None
+
+
 def _play_games(
     args: argparse.Namespace, games: list[int]
 ) -> list[tuple[int, int, list[float], list[float]]]:
@@ -60,6 +77,10 @@ def _play_games(
     net_b = Network.load(args.b_weights) if args.b_weights else None
     a = player_for(args.variant, args.a, seed=args.seed, net=net_a, use_gnubg=not args.a_own)
     b = player_for(args.variant, args.b, seed=args.seed + 1, net=net_b)
+    for player, look in ((a, args.a_filter), (b, args.b_filter)):
+        if look is not None:
+            for name, value in look.items():
+                setattr(player, name, value)
     out = []
     for g in games:
         a_seat = g % 2
@@ -100,6 +121,11 @@ def _headline(
         f"a_p95_ms={1000 * _p95(times_a):.2f} "
         f"b_ms={1000 * sum(times_b) / max(1, len(times_b)):.2f} "
         f"b_p95_ms={1000 * _p95(times_b):.2f} clock={args.clock}"
+        + "".join(
+            f" {side}_filter=" + ",".join(str(v) for v in look.values())
+            for side, look in (("a", args.a_filter), ("b", args.b_filter))
+            if look is not None
+        )
     )
 
 
@@ -115,6 +141,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="A's Tavla master plays our own look-ahead even where GNU Backgammon is installed",
     )
+    for side in ("a", "b"):
+        parser.add_argument(
+            f"--{side}-filter",
+            type=_look_filter,
+            metavar="C,T,D,DT,BUDGET",
+            help=f"{side.upper()}'s look-ahead filter instead of its level's (expert, master): "
+            "1-ply candidates, threshold, 2-ply count, 2-ply threshold, budget of boards (0: none)",
+        )
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--progress", type=int, default=0, help="print every N games")

@@ -586,6 +586,21 @@ def test_bench_progress_lines_carry_the_decision_times() -> None:
     assert {"ppg", "ci95", "win", "a_ms", "a_p95_ms", "b_p95_ms"} <= set(pairs)
 
 
+def test_bench_filter_replaces_the_levels_look_ahead() -> None:
+    """--a-filter gives A's look-ahead the filter named: with one candidate the expert
+    plays its best 0-ply play, as club does, so the games are club's; the line says so."""
+
+    def figures(*args: str) -> dict[str, str]:
+        match = ["--variant", "uzun", "--b", "club", "--games", "4", "--seed", "3", *args]
+        return _strength_line(*match)
+
+    narrowed = figures("--a", "expert", "--a-filter", "1,0.16,0,0.16,0")
+    assert narrowed["a_filter"] == "1,0.16,0,0.16,0"
+    same = ("ppg", "win", "gammon_win", "gammon_loss")
+    club = figures("--a", "club")
+    assert {k: narrowed[k] for k in same} == {k: club[k] for k in same}
+
+
 def test_bench_jobs_play_the_same_games() -> None:
     """--jobs spreads the games over processes; the game numbers fix the dice and the
     seats, so deterministic players give the figures of one process."""
