@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.ai import EXPERT_FILTER, MASTER_FILTER, player_for
 from core.ai.lookahead import one_ply, replies, two_ply, two_ply_values
@@ -230,3 +232,21 @@ def test_compile_command_readies_the_compiled_search(capsys) -> None:
         assert said.rstrip().endswith(" s")
     else:
         assert "Numba is not installed" in said
+
+
+@given(
+    st.lists(
+        st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 1.0]), min_size=1, max_size=6),
+        max_size=8,
+    )
+)
+def test_each_rolls_worst_answer_is_found_as_by_argmin(runs) -> None:
+    """The look-ahead finds every roll's worst answer in one pass over the rows: the same
+    value and the same (first, on ties) answer as argmin over each roll's rows."""
+    from core.ai.lookahead import _first_minima
+
+    values = np.array([v for run in runs for v in run])
+    starts = list(np.cumsum([0] + [len(run) for run in runs])[:-1])
+    lows, where = _first_minima(values, [int(s) for s in starts])
+    assert lows == [min(run) for run in runs]
+    assert where == [int(s) + int(np.argmin(run)) for s, run in zip(starts, runs, strict=True)]

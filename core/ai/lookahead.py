@@ -157,24 +157,38 @@ def replies(
         plans.append(plan)
     rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
     mine = value(net.evaluate_array(boards_array(rows))) if total else np.empty(0)
+    lows, where = _first_minima(mine, [at for plan in plans for at, n, _f in plan if n])
+    found = iter(zip(lows, where, strict=True))
     out: list[Replies] = []
     for plan in plans:
         value_sum = 0.0
         worst: list[bytes | float] = []
         count = 0
-        for weight, (at, n, fixed) in zip(ROLL_WEIGHTS, plan, strict=True):
+        for weight, (_at, n, fixed) in zip(ROLL_WEIGHTS, plan, strict=True):
             low = min(fixed) if fixed else np.inf
             pick: bytes | float = low
             if n:
-                j = int(np.argmin(mine[at : at + n]))
-                if mine[at + j] < low:  # a tie goes to the game-ending answer
-                    low = float(mine[at + j])
-                    pick = rows[at + j].tobytes()
+                least, j = next(found)
+                if least < low:  # a tie goes to the game-ending answer
+                    low = least
+                    pick = rows[j].tobytes()
                 count += n
             value_sum += weight * low
             worst.append(pick)
         out.append(Replies(value_sum, worst, count))
     return out
+
+
+def _first_minima(values: np.ndarray, starts: list[int]) -> tuple[list[float], list[int]]:
+    """For the runs of ``values`` beginning at ``starts`` (each run up to the next start,
+    the last to the end): each run's least value and where it first occurs (as argmin)."""
+    if not starts:
+        return [], []
+    lows = np.minimum.reduceat(values, starts)
+    run = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(values))))
+    hits = np.flatnonzero(values == lows[run])
+    _runs, first = np.unique(run[hits], return_index=True)
+    return lows.tolist(), hits[first].tolist()
 
 
 def one_ply(
@@ -311,6 +325,16 @@ def two_ply_values(
     rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
     # The rows have the opponent on roll: the mover's values from the flipped outputs.
     theirs = value(flip(net.evaluate_array(boards_array(rows)))) if total else np.empty(0)
+    # Each roll's rows follow the last roll's: one reduction finds every roll's best.
+    starts = [
+        at
+        for plan in plans
+        for entry in plan
+        if not isinstance(entry, float)
+        for _w, at, n, _fixed in entry
+        if n
+    ]
+    maxima = iter(np.maximum.reduceat(theirs, starts).tolist() if starts else [])
     out: list[float] = []
     for plan in plans:
         value_sum = 0.0
@@ -319,10 +343,10 @@ def two_ply_values(
                 value_sum += weight * entry
                 continue
             inner = 0.0
-            for w, at, n, fixed in entry:
+            for w, _at, n, fixed in entry:
                 best = max(fixed) if fixed else -np.inf
                 if n:
-                    best = max(best, float(np.max(theirs[at : at + n])))
+                    best = max(best, next(maxima))
                 inner += w * best
             value_sum += weight * inner
         out.append(value_sum)
