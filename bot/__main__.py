@@ -40,7 +40,7 @@ async def run(config: Config) -> None:
         game_puzzles=True,
     )
     service = GameService(storage, settings)
-    # The computer's compiled move search, ready before the first game needs it.
+    # The computer's compiled move search: the Python one plays until it is ready.
     warming = asyncio.create_task(asyncio.to_thread(_warm_up))
     # /healthz, /readyz and /metrics: the database here, each adapter when it starts.
     health = Health()
@@ -123,12 +123,12 @@ async def run(config: Config) -> None:
 
 
 def _warm_up() -> None:
-    from core.ai.warm import warm_up
+    from core.ai.warm import play_python_until_compiled
 
     try:
-        seconds = warm_up()
-    except Exception:  # the first game would meet it again: say so now, keep running
-        log.exception("compiling the computer's move search failed")
+        seconds = play_python_until_compiled()
+    except Exception:  # the Python search goes on playing: slower, the same plays
+        log.exception("compiling the computer's move search failed; playing without it")
         return
     if seconds:
         log.info("the computer's move search is compiled (%.1f s)", seconds)

@@ -250,3 +250,36 @@ def test_each_rolls_worst_answer_is_found_as_by_argmin(runs) -> None:
     lows, where = _first_minima(values, [int(s) for s in starts])
     assert lows == [min(run) for run in runs]
     assert where == [int(s) + int(np.argmin(run)) for s, run in zip(starts, runs, strict=True)]
+
+
+def test_the_python_search_plays_while_the_compiled_one_compiles(monkeypatch) -> None:
+    """At the bot's start the computer plays at once with the Python search and NumPy
+    inputs (the same plays) while the compiled ones compile, then with the compiled ones;
+    if compiling fails, the Python ones go on playing."""
+    import core.boards_after as ba
+    from core.ai import network, warm
+
+    if not (ba.COMPILED and network.COMPILED):
+        pytest.skip("Numba is not installed")
+    monkeypatch.setattr(ba, "SEARCH", ba.SEARCH)  # restored after the test
+    monkeypatch.setattr(network, "USE_COMPILED", network.USE_COMPILED)
+    during: list[tuple[object, bool]] = []
+
+    def compiling() -> float:
+        during.append((ba.SEARCH, network.USE_COMPILED))
+        return 2.5
+
+    monkeypatch.setattr(warm, "warm_up", compiling)
+    assert warm.play_python_until_compiled() == 2.5
+    assert during == [(ba._Search, False)]
+    assert ba.SEARCH is ba._CompiledSearch
+    assert network.USE_COMPILED
+
+    def failing() -> float:
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(warm, "warm_up", failing)
+    with pytest.raises(RuntimeError):
+        warm.play_python_until_compiled()
+    assert ba.SEARCH is ba._Search
+    assert not network.USE_COMPILED

@@ -29,6 +29,8 @@ try:
     COMPILED = True
 except ImportError:  # Numba missing: the NumPy encoding below, the same inputs
     COMPILED = False
+#: Whether encode_uzun runs the compiled encoder (core.ai.warm turns it off while compiling).
+USE_COMPILED = COMPILED
 
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 N_OUT = 5
@@ -163,7 +165,7 @@ def encode_uzun(arr: np.ndarray) -> np.ndarray:
     """Point units, head, home and passed counts, barriers, pips and race flag: 210
     (float32)."""
     out = np.empty((len(arr), UZUN_INPUTS), dtype=np.float32)
-    if not COMPILED:
+    if not USE_COMPILED:
         _uzun_base(arr, out)
     else:
         boards = np.ascontiguousarray(arr, dtype=np.uint8)

@@ -2,31 +2,68 @@
 
 Numba compiles a kernel at its first call (about ten seconds of CPU for the move search
 and the Uzun inputs together) and caches the machine code on disk; later processes load
-it in about a second. The bot warms up at start, and the container image at build, so
-that no player waits for a compilation.
+it in about a second. The container image compiles at build (``python -m core compile``);
+the bot compiles at start in a thread of its own and plays with the Python search and the
+NumPy inputs (the same plays, 2-3 times slower) until it is done, so that no player waits
+for a compilation, not even on a new installation.
 """
 
 from __future__ import annotations
 
 import time
 
-from core.boards_after import COMPILED, boards_after
+import numpy as np
+
+import core.boards_after as boards_after
 from core.variants import VARIANTS
 
-from .lookahead import ROLLS, rolls_leaves
-from .network import encode_uzun
+from . import network
+from .lookahead import ROLLS
 
 
 def warm_up() -> float:
-    """Runs the compiled move search for every game and the Uzun inputs once (compiling
-    them, or loading them from Numba's cache); returns the seconds it took (0 without
-    Numba)."""
-    if not COMPILED:
+    """Runs the compiled move search for every game and the compiled Uzun inputs once
+    (compiling them, or loading them from Numba's cache); returns the seconds it took (0
+    without Numba)."""
+    if not boards_after.COMPILED or not network.COMPILED:
         return 0.0
+    from core.ai.encode_compiled import fill_uzun
+    from core.boards_compiled import ZOBRIST, search_rolls
+
     start = time.perf_counter()
-    for variant in VARIANTS.values():
-        position = variant().start_position()
-        leaves = rolls_leaves(variant(), position, ROLLS, True)
-        encode_uzun(leaves.rows.reshape(-1, 2, 26))
-        boards_after(variant(), position, (6, 5))
+    for cls in VARIANTS.values():
+        variant = cls()
+        position = variant.start_position()
+        search = boards_after._CompiledSearch(variant, position)
+        search.run(6, 5, 15)
+        rows, _offsets = search_rolls(
+            search.own,
+            search.opp,
+            search.opposite,
+            variant.hitting,
+            variant.block_rule,
+            getattr(variant, "block_needs_home", False),
+            search.opp_lowest,
+            ZOBRIST,
+            boards_after._rolls_array(ROLLS),
+            variant.head_rule,
+            True,
+        )
+        boards = rows.reshape(-1, 2, 26)
+        out = np.empty((len(boards), network.UZUN_INPUTS), dtype=np.float32)
+        fill_uzun(boards, out, network._UZUN_OPP, network._UZUN_OPP_INV)
     return time.perf_counter() - start
+
+
+def play_python_until_compiled() -> float:
+    """Plays with the Python search and the NumPy inputs while the kernels compile (in the
+    calling thread), then with the compiled ones; returns :func:`warm_up`'s seconds. If
+    compiling fails the Python code goes on playing and the error is raised."""
+    if not boards_after.COMPILED or not network.COMPILED:
+        return 0.0
+    boards_after.SEARCH = boards_after._Search
+    network.USE_COMPILED = False
+    seconds = warm_up()
+    boards_after.SEARCH = boards_after._CompiledSearch
+    network.USE_COMPILED = True
+    return seconds
