@@ -78,8 +78,19 @@ def boards_after_rolls(
     for a, b in rolls:
         if not (1 <= a <= 6 and 1 <= b <= 6):
             raise ValueError(f"dice must be 1..6, got {(a, b)}")
+    return compiled_rolls(variant, position, tuple(rolls), first_turn)
+
+
+def compiled_rolls(
+    variant: Variant,
+    position: Position,
+    rolls: tuple[tuple[int, int], ...],
+    first_turn: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`boards_after_rolls` by the compiled search, whatever :data:`SEARCH` says (the
+    dice unchecked)."""
     search = _CompiledSearch(variant, position)
-    return search_rolls(
+    found: tuple[np.ndarray, np.ndarray] = search_rolls(
         search.own,
         search.opp,
         search.opposite,
@@ -88,10 +99,11 @@ def boards_after_rolls(
         getattr(variant, "block_needs_home", False),
         search.opp_lowest,
         ZOBRIST,
-        _rolls_array(tuple(rolls)),
+        _rolls_array(rolls),
         variant.head_rule,
         bool(first_turn),
     )
+    return found
 
 
 @lru_cache(maxsize=64)
@@ -198,9 +210,7 @@ class _Search:
                         if block_rule and not own[dest]:
                             # Judge the board after the step: its source may leave the run.
                             own[source] -= 1
-                            blocked = forms_block(
-                                own, dest, opp_lowest, opposite, needs_home=needs_home
-                            )
+                            blocked = forms_block(own, dest, opp_lowest, opposite, needs_home)
                             own[source] += 1
                             if blocked:
                                 refused = True

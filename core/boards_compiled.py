@@ -13,40 +13,27 @@ so a process pays the compilation once per installation, not once per start.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
+from .movegen import forms_block
 from .position import BAR, HEAD, OFF
 
 _OPP_BAR = 26 + BAR
+# A step as kept for its undoing: source, destination, the opponent's point hit (or -1),
+# whether it brought the checker home, whether it left the head.
+_SRC, _DST, _HIT, _HOME, _HEAD = range(5)
 # Random weights of a checker on each of the 52 slots: a board's key is the sum over its
 # checkers, so a step updates it with two additions. 40 bits each keep any sum of 30
 # checkers' weights far from int64's limit; equal keys are confirmed slot by slot.
 ZOBRIST = np.random.default_rng(20261206).integers(1, 1 << 40, size=52, dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
-def _forms_block(
-    own: np.ndarray, dest: int, opp_lowest: int, opposite: np.ndarray, needs_home: bool
-) -> bool:
-    # U-6, as core.movegen.forms_block: would a checker newly on dest make a run of six
-    # that no opposing checker has passed?
-    if dest >= 13:
-        lo_limit, hi_limit = 13, 24
-    else:
-        lo_limit, hi_limit = 1, 12
-    lo = dest
-    while lo > lo_limit and own[lo - 1]:
-        lo -= 1
-    hi = dest
-    while hi < hi_limit and own[hi + 1]:
-        hi += 1
-    if hi - lo + 1 < 6:
-        return False
-    passed = opp_lowest < opposite[lo]
-    if needs_home:
-        passed = passed and opp_lowest <= 6
-    return not passed
+# U-6: the rule's one definition, compiled as it stands.
+# Called with arrays where the Python search passes lists (the types a Sequence names).
+_forms_block: Callable[..., bool] = njit(cache=True, nogil=True)(forms_block)
 
 
 @njit(cache=True, nogil=True)
@@ -103,17 +90,13 @@ def search_roll(
     order = np.empty(4, np.int64)
     # Per depth: the next source to try, the highest source allowed, whether a step was
     # made, whether the side entered from the bar, the key on arrival, and the step made
-    # (source, dest, the point hit or -1, went home, left the head).
+    # (_SRC, _DST, _HIT, _HOME, _HEAD).
     nxt = np.zeros(5, np.int64)
     top = np.zeros(5, np.int64)
     moved = np.zeros(5, np.bool_)
     from_bar = np.zeros(5, np.bool_)
     key_at = np.zeros(5, np.int64)
-    s_src = np.zeros(5, np.int64)
-    s_dst = np.zeros(5, np.int64)
-    s_hit = np.zeros(5, np.int64)
-    s_home = np.zeros(5, np.int64)
-    s_head = np.zeros(5, np.int64)
+    steps = np.zeros((5, 5), np.int64)
 
     base = 0
     for i in range(26):
@@ -157,19 +140,7 @@ def search_roll(
                     m = opp[q]
                     if m == 0 or (m == 1 and hitting):
                         stepped = True
-                        own[BAR] -= 1
-                        own[dest] += 1
-                        key2 = key_at[d] + zobrist[dest] - zobrist[BAR]
-                        s_src[d] = BAR
-                        s_dst[d] = dest
-                        s_home[d] = 0
-                        s_head[d] = 0
-                        s_hit[d] = -1
-                        if m:
-                            opp[q] = 0
-                            opp[BAR] += 1
-                            key2 += zobrist[_OPP_BAR] - zobrist[26 + q]
-                            s_hit[d] = q
+                        key2 = _make(own, opp, zobrist, key_at[d], steps[d], BAR, dest, q, m, 0)
             else:
                 first = nxt[d]
                 if top[d] < BAR and top[d] < first:
@@ -199,22 +170,11 @@ def search_roll(
                                 source -= 1
                                 continue
                         stepped = True
-                        home = 1 if source > 6 >= dest else 0
-                        own[source] -= 1
-                        own[dest] += 1
-                        outside -= home
+                        key2 = _make(
+                            own, opp, zobrist, key_at[d], steps[d], source, dest, q, m, head
+                        )
+                        outside -= steps[d, _HOME]
                         head_left += head
-                        key2 = key_at[d] + zobrist[dest] - zobrist[source]
-                        s_src[d] = source
-                        s_dst[d] = dest
-                        s_home[d] = home
-                        s_head[d] = head
-                        s_hit[d] = -1
-                        if m:
-                            opp[q] = 0
-                            opp[BAR] += 1
-                            key2 += zobrist[_OPP_BAR] - zobrist[26 + q]
-                            s_hit[d] = q
                     else:
                         # T-6, U-8: all checkers home; a larger die only from the highest.
                         if outside:
@@ -230,14 +190,7 @@ def search_roll(
                                 source -= 1
                                 continue
                         stepped = True
-                        own[source] -= 1
-                        own[OFF] += 1
-                        key2 = key_at[d] + zobrist[OFF] - zobrist[source]
-                        s_src[d] = source
-                        s_dst[d] = OFF
-                        s_home[d] = 0
-                        s_head[d] = 0
-                        s_hit[d] = -1
+                        key2 = _make(own, opp, zobrist, key_at[d], steps[d], source, OFF, 0, 0, 0)
                 nxt[d] = source - 1  # the next source to try at this depth
             if stepped:
                 moved[d] = True
@@ -245,7 +198,7 @@ def search_roll(
                     # Descend: the next die from this board.
                     d += 1
                     key_at[d] = key2
-                    top[d] = s_src[d - 1] if ordered else BAR
+                    top[d] = steps[d - 1, _SRC] if ordered else BAR
                     moved[d] = False
                     from_bar[d] = own[BAR] > 0
                     nxt[d] = BAR if from_bar[d] else 24
@@ -294,17 +247,17 @@ def search_roll(
                     table[slot] = n
                     n += 1
             if stepped:
-                _undo(own, opp, s_src[d], s_dst[d], s_hit[d])
-                outside += s_home[d]
-                head_left -= s_head[d]
+                _undo(own, opp, steps[d])
+                outside += steps[d, _HOME]
+                head_left -= steps[d, _HEAD]
                 continue
             # This depth is done: back to the step that led here.
             if d == 0:
                 break
             d -= 1
-            _undo(own, opp, s_src[d], s_dst[d], s_hit[d])
-            outside += s_home[d]
-            head_left -= s_head[d]
+            _undo(own, opp, steps[d])
+            outside += steps[d, _HOME]
+            head_left -= steps[d, _HEAD]
         p += 1
         if doubles and p == 1 and refused and ordered:
             # Steps in falling order reach every board unless the six-block rule refused
@@ -331,12 +284,43 @@ def search_roll(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _undo(own: np.ndarray, opp: np.ndarray, source: int, dest: int, hit: int) -> None:
-    if hit >= 0:
-        opp[hit] = 1
+def _make(
+    own: np.ndarray,
+    opp: np.ndarray,
+    zobrist: np.ndarray,
+    key: int,
+    step: np.ndarray,
+    source: int,
+    dest: int,
+    q: int,
+    hit: int,
+    head: int,
+) -> int:
+    # Moves a checker from source to dest (hitting the blot on the opponent's point q if
+    # hit), writes the step in step for _undo, and returns the board's new key.
+    own[source] -= 1
+    own[dest] += 1
+    key += zobrist[dest] - zobrist[source]
+    step[_SRC] = source
+    step[_DST] = dest
+    step[_HOME] = 1 if source > 6 >= dest else 0
+    step[_HEAD] = head
+    step[_HIT] = -1
+    if hit:
+        opp[q] = 0
+        opp[BAR] += 1
+        key += zobrist[_OPP_BAR] - zobrist[26 + q]
+        step[_HIT] = q
+    return key
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _undo(own: np.ndarray, opp: np.ndarray, step: np.ndarray) -> None:
+    if step[_HIT] >= 0:
+        opp[step[_HIT]] = 1
         opp[BAR] -= 1
-    own[dest] -= 1
-    own[source] += 1
+    own[step[_DST]] -= 1
+    own[step[_SRC]] += 1
 
 
 @njit(cache=True, nogil=True)

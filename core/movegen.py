@@ -14,7 +14,7 @@ step (U-6, with ``block_needs_home``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from .position import BAR, HEAD, OFF, Position
@@ -292,18 +292,17 @@ class MoveGenerator:
 
     def _forms_block(self, dest: int) -> bool:
         """U-6: would a checker newly on ``dest`` make a forbidden block of six?"""
-        return forms_block(
-            self.own, dest, self.opp_lowest, self.opposite, needs_home=self.needs_home
-        )
+        return forms_block(self.own, dest, self.opp_lowest, self.opposite, self.needs_home)
 
 
 def forms_block(
-    own: list[int], dest: int, opp_lowest: int, opposite: tuple[int, ...], *, needs_home: bool
+    own: Sequence[int], dest: int, opp_lowest: int, opposite: Sequence[int], needs_home: bool
 ) -> bool:
     """U-6: would a checker newly on ``dest`` of ``own`` make a forbidden block of six?
 
     ``opp_lowest`` is the opponent's lowest occupied point in its own numbering (0 once it
-    has borne off a checker); ``opposite`` maps the mover's points to the opponent's."""
+    has borne off a checker); ``opposite`` maps the mover's points to the opponent's.
+    :mod:`core.boards_compiled` compiles this same function (NumPy arrays for the lists)."""
     # A run may not join the mover's 12 and 13: they are the opponent's 24 and 1.
     lo_limit, hi_limit = (13, 24) if dest >= 13 else (1, 12)
     lo = dest

@@ -259,8 +259,9 @@ def test_the_python_search_plays_while_the_compiled_one_compiles(monkeypatch) ->
     import core.boards_after as ba
     from core.ai import network, warm
 
-    if not (ba.COMPILED and network.COMPILED):
-        pytest.skip("Numba is not installed")
+    pytest.importorskip("numba")
+    assert ba.COMPILED
+    assert network.COMPILED  # installed, so the compiled code must import
     monkeypatch.setattr(ba, "SEARCH", ba.SEARCH)  # restored after the test
     monkeypatch.setattr(network, "USE_COMPILED", network.USE_COMPILED)
     during: list[tuple[object, bool]] = []

@@ -35,8 +35,8 @@ def test_uzun_inputs_match_the_reference_encoding(drawn) -> None:
 def test_compiled_uzun_inputs_equal_numpys_bit_for_bit(drawn) -> None:
     """The compiled encoder (Numba) gives the NumPy encoder's float32 inputs exactly, so
     a net plays the same with either."""
-    if not network.COMPILED:
-        pytest.skip("Numba is not installed")
+    pytest.importorskip("numba")
+    assert network.COMPILED  # installed, so the compiled encoder must import
     positions = [p for _v, p, _f in drawn] + [p.swapped() for _v, p, _f in drawn]
     arr = positions_array(positions)
     numpy_made = np.empty((len(positions), 210), dtype=np.float32)

@@ -28,27 +28,13 @@ def warm_up() -> float:
     if not boards_after.COMPILED or not network.COMPILED:
         return 0.0
     from core.ai.encode_compiled import fill_uzun
-    from core.boards_compiled import ZOBRIST, search_rolls
 
     start = time.perf_counter()
     for cls in VARIANTS.values():
         variant = cls()
         position = variant.start_position()
-        search = boards_after._CompiledSearch(variant, position)
-        search.run(6, 5, 15)
-        rows, _offsets = search_rolls(
-            search.own,
-            search.opp,
-            search.opposite,
-            variant.hitting,
-            variant.block_rule,
-            getattr(variant, "block_needs_home", False),
-            search.opp_lowest,
-            ZOBRIST,
-            boards_after._rolls_array(ROLLS),
-            variant.head_rule,
-            True,
-        )
+        boards_after._CompiledSearch(variant, position).run(6, 5, 15)
+        rows, _offsets = boards_after.compiled_rolls(variant, position, ROLLS, True)
         boards = rows.reshape(-1, 2, 26)
         out = np.empty((len(boards), network.UZUN_INPUTS), dtype=np.float32)
         fill_uzun(boards, out, network._UZUN_OPP, network._UZUN_OPP_INV)
