@@ -324,7 +324,7 @@ def test_fourth_round_net_says_how_it_was_made() -> None:
 
 
 def test_self_play_net_says_how_it_was_made() -> None:
-    """``uzun-round4-td.npz`` (Uzun's club, expert and master) is the fourth round's net
+    """``uzun-round4-td.npz`` (the fifth round's teacher) is the fourth round's net
     trained on by 18,673 games of TD(lambda) self-play at a small step (docs/computer.md),
     with the fourth round's making kept."""
     from core.ai.network import WEIGHTS_DIR
@@ -339,6 +339,24 @@ def test_self_play_net_says_how_it_was_made() -> None:
     assert net.meta["runs"] == [{"from": 0, "to": 18673, "alpha": 0.01, "lambda": 0.7}]
     assert net.meta["seed"] == 4
     assert not np.array_equal(net.w1, round4.w1)
+
+
+def test_fifth_round_net_says_how_it_was_made() -> None:
+    """``uzun-round5.npz`` (Uzun's club, expert and master) was fitted, from the self-play
+    net, to that net's look-ahead of 2,544 games, two rolls deep where the chunk had it
+    (docs/computer.md), with the self-play net's making kept."""
+    from core.ai.network import WEIGHTS_DIR
+
+    net = Network.load(WEIGHTS_DIR / "uzun-round5.npz")
+    teacher = Network.load(WEIGHTS_DIR / "uzun-round4-td.npz")
+    assert net.kind == "uzun"
+    assert net.w1.shape == teacher.w1.shape
+    assert net.meta["teacher"] == "uzun-round4-td.npz 1-ply"
+    assert net.meta["init"] == "core/ai/weights/uzun-round4-td.npz"
+    assert net.meta["init_meta"] == teacher.meta
+    assert net.meta["deep_labels"] is True
+    assert net.meta["label_games"] == 2544
+    assert net.meta["data"] == ["chunk_1_uzun-round4-td_9"]
 
 
 def test_parts_fill_one_folder_with_the_chunks_of_one_process(tools, tmp_path, capsys) -> None:
