@@ -4,7 +4,9 @@ A look-ahead needs, for each of the opponent's 21 rolls, only the boards its leg
 lead to. :func:`core.movegen.legal_plays` also builds each play's steps, its path and a
 :class:`~core.position.Position`, and that bookkeeping was most of a 1-ply look-ahead's
 time; here the same depth-first search (same rules, same order) keeps only the boards.
-Tests check that both give the same boards in the same order, for every game.
+Where Numba is installed the search runs compiled (:mod:`core.boards_compiled`), several
+times faster; the Python search here is the same search and stands in without it. Tests
+check that all of them give the same boards in the same order, for every game.
 """
 
 from __future__ import annotations
@@ -111,6 +113,13 @@ def _rolls_array(rolls: tuple[tuple[int, int], ...]) -> np.ndarray:
     return np.array(rolls, dtype=np.int64).reshape(-1, 2)
 
 
+def lowest_opposing(position: Position) -> int:
+    """U-6: the lowest point (in the opponent's numbering) where an opposing checker stands;
+    0 once one has been borne off. The opponent does not move during the mover's turn."""
+    opponent = position.opponent
+    return 0 if opponent[OFF] else next((q for q in range(1, 25) if opponent[q]), 25)
+
+
 class _Search:
     """The depth-first search of :class:`core.movegen.MoveGenerator`, keeping boards only.
 
@@ -125,10 +134,7 @@ class _Search:
         self.opp = list(position.opponent)
         self.base = int.from_bytes(bytes(self.own + self.opp), "little")
         self.best = 0
-        # U-6: the lowest point (opponent's numbering) where an opposing checker stands; 0
-        # once one has been borne off. The opponent does not move during our turn.
-        opponent = position.opponent
-        self.opp_lowest = 0 if opponent[OFF] else next((q for q in range(1, 25) if opponent[q]), 25)
+        self.opp_lowest = lowest_opposing(position)
 
     def run(self, a: int, b: int, head_limit: int) -> list[Row]:
         """The boards of roll ``a``-``b`` with at most ``head_limit`` checkers off the head."""
@@ -286,8 +292,7 @@ class _CompiledSearch:
         self.opp = np.array(position.opponent, dtype=np.int64)
         self.variant = variant
         self.opposite = _opposite_array(variant.opposite)
-        opponent = position.opponent
-        self.opp_lowest = 0 if opponent[OFF] else next((q for q in range(1, 25) if opponent[q]), 25)
+        self.opp_lowest = lowest_opposing(position)
         self.best = 0
 
     def run(self, a: int, b: int, head_limit: int) -> list[Row]:
