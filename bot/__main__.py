@@ -8,6 +8,7 @@ import gc
 import logging
 import signal
 import sys
+import threading
 from typing import Any
 
 from bot.config import Config, ConfigError
@@ -40,8 +41,9 @@ async def run(config: Config) -> None:
         game_puzzles=True,
     )
     service = GameService(storage, settings)
-    # The computer's compiled move search: the Python one plays until it is ready.
-    warming = asyncio.create_task(asyncio.to_thread(_warm_up))
+    # The computer's compiled move search: the Python one plays until it is ready. A daemon
+    # thread: a stop does not wait for a first compilation (about 12 s of CPU) to end.
+    threading.Thread(target=_warm_up, name="tavla-compile", daemon=True).start()
     # /healthz, /readyz and /metrics: the database here, each adapter when it starts.
     health = Health()
     health.add_check("database", service.ready)
@@ -117,7 +119,6 @@ async def run(config: Config) -> None:
             stop.set()
             await web
     finally:
-        await warming
         service.close()
         await storage.close()
 

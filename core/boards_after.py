@@ -21,7 +21,7 @@ from .position import BAR, HEAD, OFF, Position
 from .variants import Variant
 
 try:
-    from .boards_compiled import ZOBRIST, search_roll, search_rolls
+    from .boards_compiled import ZOBRIST, search_rolls
 
     COMPILED = True
 except ImportError:  # Numba missing: the same search in Python
@@ -49,7 +49,10 @@ def boards_after(
     a, b = dice
     if not (1 <= a <= 6 and 1 <= b <= 6):
         raise ValueError(f"dice must be 1..6, got {dice}")
-    search = SEARCH(variant, position)
+    if USE_COMPILED:
+        data = compiled_rolls(variant, position, ((a, b),), first_turn)[0].tobytes()
+        return [data[i : i + 52] for i in range(0, len(data), 52)]
+    search = _Search(variant, position)
     if not variant.head_rule:
         return search.run(a, b, head_limit=15)
     boards = search.run(a, b, head_limit=1)
@@ -71,7 +74,7 @@ def boards_after_rolls(
     """:func:`boards_after` of each roll of ``rolls``, stacked: the rows as an (M, 52) uint8
     array and an (R + 1,) array of where each roll's rows begin (the last: M). One call for
     a look-ahead's 21 rolls, so that no Python object is made a board."""
-    if SEARCH is not _CompiledSearch:
+    if not USE_COMPILED:
         found = [boards_after(variant, position, roll, first_turn) for roll in rolls]
         offsets = np.zeros(len(rolls) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum([len(rows) for rows in found])
@@ -89,17 +92,16 @@ def compiled_rolls(
     rolls: tuple[tuple[int, int], ...],
     first_turn: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`boards_after_rolls` by the compiled search, whatever :data:`SEARCH` says (the
-    dice unchecked)."""
-    search = _CompiledSearch(variant, position)
+    """:func:`boards_after_rolls` by the compiled search, whatever :data:`USE_COMPILED` says
+    (the dice unchecked)."""
     found: tuple[np.ndarray, np.ndarray] = search_rolls(
-        search.own,
-        search.opp,
-        search.opposite,
+        np.array(position.mover, dtype=np.int64),
+        np.array(position.opponent, dtype=np.int64),
+        _opposite_array(variant.opposite),
         variant.hitting,
         variant.block_rule,
         getattr(variant, "block_needs_home", False),
-        search.opp_lowest,
+        lowest_opposing(position),
         ZOBRIST,
         _rolls_array(rolls),
         variant.head_rule,
@@ -283,42 +285,11 @@ class _Search:
         return list(found.values())
 
 
-class _CompiledSearch:
-    """:class:`_Search` run by :func:`core.boards_compiled.search_roll`: the same boards in
-    the same order, several times faster."""
-
-    def __init__(self, variant: Variant, position: Position) -> None:
-        self.own = np.array(position.mover, dtype=np.int64)
-        self.opp = np.array(position.opponent, dtype=np.int64)
-        self.variant = variant
-        self.opposite = _opposite_array(variant.opposite)
-        self.opp_lowest = lowest_opposing(position)
-        self.best = 0
-
-    def run(self, a: int, b: int, head_limit: int) -> list[Row]:
-        """The boards of roll ``a``-``b`` with at most ``head_limit`` checkers off the head."""
-        variant = self.variant
-        found, self.best = search_roll(
-            self.own,
-            self.opp,
-            self.opposite,
-            variant.hitting,
-            variant.block_rule,
-            getattr(variant, "block_needs_home", False),
-            self.opp_lowest,
-            ZOBRIST,
-            a,
-            b,
-            head_limit,
-        )
-        data = found.tobytes()
-        return [data[i : i + 52] for i in range(0, len(data), 52)]
-
-
 @lru_cache(maxsize=8)
 def _opposite_array(opposite: tuple[int, ...]) -> np.ndarray:
     return np.array(opposite, dtype=np.int64)
 
 
-#: The search :func:`boards_after` runs: the compiled one where Numba is installed.
-SEARCH: type[_Search] | type[_CompiledSearch] = _CompiledSearch if COMPILED else _Search
+#: Whether :func:`boards_after` and :func:`boards_after_rolls` run the compiled search (where
+#: Numba is installed; core.ai.warm turns it off while compiling) or the Python one.
+USE_COMPILED = COMPILED

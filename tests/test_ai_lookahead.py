@@ -262,18 +262,18 @@ def test_the_python_search_plays_while_the_compiled_one_compiles(monkeypatch) ->
     pytest.importorskip("numba")
     assert ba.COMPILED
     assert network.COMPILED  # installed, so the compiled code must import
-    monkeypatch.setattr(ba, "SEARCH", ba.SEARCH)  # restored after the test
+    monkeypatch.setattr(ba, "USE_COMPILED", ba.USE_COMPILED)  # restored after the test
     monkeypatch.setattr(network, "USE_COMPILED", network.USE_COMPILED)
     during: list[tuple[object, bool]] = []
 
     def compiling() -> float:
-        during.append((ba.SEARCH, network.USE_COMPILED))
+        during.append((ba.USE_COMPILED, network.USE_COMPILED))
         return 2.5
 
     monkeypatch.setattr(warm, "warm_up", compiling)
     assert warm.play_python_until_compiled() == 2.5
-    assert during == [(ba._Search, False)]
-    assert ba.SEARCH is ba._CompiledSearch
+    assert during == [(False, False)]
+    assert ba.USE_COMPILED
     assert network.USE_COMPILED
 
     def failing() -> float:
@@ -282,5 +282,5 @@ def test_the_python_search_plays_while_the_compiled_one_compiles(monkeypatch) ->
     monkeypatch.setattr(warm, "warm_up", failing)
     with pytest.raises(RuntimeError):
         warm.play_python_until_compiled()
-    assert ba.SEARCH is ba._Search
+    assert not ba.USE_COMPILED
     assert not network.USE_COMPILED

@@ -29,17 +29,16 @@ SETTINGS = settings(
     # The search fixture is set once a test, the same for each example.
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+
+
 # The compiled search (Numba) and the Python one: each must give the boards of legal_plays.
-SEARCHES = [boards_after_module._CompiledSearch, boards_after_module._Search]
-
-
-@pytest.fixture(autouse=True, params=SEARCHES, ids=["compiled", "python"])
+@pytest.fixture(autouse=True, params=[True, False], ids=["compiled", "python"])
 def search(request, monkeypatch) -> None:
     """Every test here runs with each search."""
-    if request.param is boards_after_module._CompiledSearch:
+    if request.param:
         pytest.importorskip("numba")
         assert boards_after_module.COMPILED  # installed, so the compiled search must import
-    monkeypatch.setattr(boards_after_module, "SEARCH", request.param)
+    monkeypatch.setattr(boards_after_module, "USE_COMPILED", request.param)
 
 
 def _expected(variant: Variant, position: Position, roll, first_turn: bool) -> list[tuple]:

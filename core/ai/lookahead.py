@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from core.boards_after import boards_after, boards_after_rolls
+from core.boards_after import boards_after_rolls
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
@@ -25,7 +25,6 @@ ROLLS = tuple((a, b) for a in range(1, 7) for b in range(a, 7))
 ROLL_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
 # Each roll's weight within its third (rolls k, k + 3, ...: see two_ply_values).
 _THIRD_WEIGHTS = ROLL_WEIGHTS / np.array([ROLL_WEIGHTS[i % 3 :: 3].sum() for i in range(21)])
-_ALL_ROLLS = ROLLS
 _THIRDS = tuple(ROLLS[t::3] for t in range(3))
 
 
@@ -47,17 +46,10 @@ def roll_leaves(
     (:func:`~core.boards_after.boards_after`'s rows, the other side on roll), or ``side``
     unchanged, the other side to roll, where the roll can't be played; returns the points
     of each play that bears off the roller's last checker (those boards are not added)."""
-    found = boards_after(variant, side, roll, first)
-    if not found:
-        rows.append(bytes(side.opponent + side.mover))
-        return []
-    won: list[int] = []
-    for row in found:
-        if row[26 + OFF] == CHECKERS:  # the roller bore off its last checker
-            won.append(result_points(variant, Position(tuple(row[26:]), tuple(row[:26]))))
-        else:
-            rows.append(row)
-    return won
+    leaves = rolls_leaves(variant, side, (roll,), first)
+    data = leaves.rows.tobytes()
+    rows.extend(data[i : i + 52] for i in range(0, len(data), 52))
+    return leaves.won[0]
 
 
 class Leaves:
@@ -304,7 +296,7 @@ def two_ply_values(
             mine = Position(tuple(worst[:26]), tuple(worst[26:]))
             picked = range(21) if full else range(k % 3, 21, 3)
             leaves = rolls_leaves(
-                variant, mine, _ALL_ROLLS if full else _THIRDS[k % 3], first_turn(variant, mine)
+                variant, mine, ROLLS if full else _THIRDS[k % 3], first_turn(variant, mine)
             )
             part: list[tuple[float, int, int, list[float]]] = []
             for r, i in enumerate(picked):
@@ -367,4 +359,4 @@ def two_ply(
 
 def rows_array(rows: Sequence[bytes]) -> np.ndarray:
     """(N, 2, 26) array of boards given as 52 bytes each (side on roll first)."""
-    return np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(-1, 2, 26).astype(np.float64)
+    return boards_array(np.frombuffer(b"".join(rows), dtype=np.uint8))

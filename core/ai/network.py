@@ -42,10 +42,9 @@ FLIP_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0])
 FLIP_BIAS = np.array([1.0, 0.0, 0.0, 0.0, 0.0])
 
 _PIP_WEIGHTS = np.arange(26, dtype=np.float64)
-_UZUN_OPP = np.array(
-    [(p + 11) % 24 + 1 for p in range(1, 25)], dtype=np.int64
-)  # mover's p -> opponent's q
-_UZUN_OPP_INV = np.empty(24, dtype=np.int64)  # opponent's q -> mover's p
+# The mover's point p -> the opponent's number q for it, and back.
+_UZUN_OPP = np.array([(p + 11) % 24 + 1 for p in range(1, 25)], dtype=np.int64)
+_UZUN_OPP_INV = np.empty(24, dtype=np.int64)
 for _p, _q in enumerate(_UZUN_OPP, start=1):
     _UZUN_OPP_INV[_q - 1] = _p
 

@@ -33,7 +33,6 @@ def warm_up() -> float:
     for cls in VARIANTS.values():
         variant = cls()
         position = variant.start_position()
-        boards_after._CompiledSearch(variant, position).run(6, 5, 15)
         rows, _offsets = boards_after.compiled_rolls(variant, position, ROLLS, True)
         boards = rows.reshape(-1, 2, 26)
         out = np.empty((len(boards), network.UZUN_INPUTS), dtype=np.float32)
@@ -47,9 +46,7 @@ def play_python_until_compiled() -> float:
     compiling fails the Python code goes on playing and the error is raised."""
     if not boards_after.COMPILED or not network.COMPILED:
         return 0.0
-    boards_after.SEARCH = boards_after._Search
-    network.USE_COMPILED = False
+    boards_after.USE_COMPILED = network.USE_COMPILED = False
     seconds = warm_up()
-    boards_after.SEARCH = boards_after._CompiledSearch
-    network.USE_COMPILED = True
+    boards_after.USE_COMPILED = network.USE_COMPILED = True
     return seconds
