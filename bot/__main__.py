@@ -14,8 +14,6 @@ from typing import Any
 from bot.config import Config, ConfigError
 from bot.health import Health, serve_health
 from bot.logs import configure
-from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
-from bot.service.service import GameService, ServiceSettings
 from bot.storage.base import StorageError
 from bot.storage.factory import open_when_reachable, postgres_dsn_from_url, storage_from_url
 
@@ -28,6 +26,11 @@ async def run(config: Config) -> None:
     This is the one place that builds the application: storage (wrapped for the web board's
     change hub when it is served), the service over it, and the adapters over the service.
     Adapters, the web board included, get the service and never see storage."""
+    # Imported here, after the configuration (and its .env file) is read: the game modules
+    # read settings of their own at import (TAVLA_NUMBA, core/jit.py).
+    from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
+    from bot.service.service import GameService, ServiceSettings
+
     storage = storage_from_url(config.database_url)
     await open_when_reachable(storage, config.database_wait)
     hub = None

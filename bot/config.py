@@ -110,6 +110,7 @@ class Config:
             or ("INFO" if get("TELEGRAM_TOKEN") or get("DISCORD_TOKEN") else "WARNING"),
             log_format=env.checked("LOG_FORMAT", check_log_format) or "text",
         )
+        env.checked("TAVLA_NUMBA", _numba_wanted)  # read by core itself, checked here
         if env.problems:
             raise ConfigError(env.problems)
         return config
@@ -191,6 +192,13 @@ def _number(text: str, whole: bool, low: float | None, high: float | None) -> An
     if high is not None and value > high:
         raise ValueError(f"{text} is above {high}")
     return value
+
+
+def _numba_wanted(text: str) -> bool:
+    # Imported here, after the .env file is loaded: core reads the setting at its import.
+    from core.jit import wanted
+
+    return wanted(text)
 
 
 def _shard_ids(text: str) -> tuple[int, ...] | None:

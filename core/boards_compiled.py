@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .movegen import forms_block
 from .position import BAR, HEAD, OFF
 

@@ -9,6 +9,8 @@ order, for every roll.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -160,18 +162,22 @@ def test_bad_dice_are_refused_by_both_entry_points() -> None:
         boards_after_rolls(uzun, uzun.start_position(), ((1, 2), (3, 7)))
 
 
-def test_without_numba_the_python_search_and_encoding_give_the_same(tmp_path) -> None:
-    """Where Numba cannot be installed the bot still plays, the same plays: the Python
-    search and the NumPy encoding stand in (run in a process that cannot import Numba)."""
+@pytest.mark.parametrize("without", ["not installed", "TAVLA_NUMBA=off"])
+def test_without_numba_the_python_search_and_encoding_give_the_same(without: str) -> None:
+    """Where Numba cannot be installed, or is turned off to save memory, the bot still
+    plays, the same plays: the Python search and the NumPy encoding stand in (run in a
+    process that cannot import Numba, or that is told not to)."""
     script = """
 import sys
-sys.modules["numba"] = None  # an import of numba now fails
+if sys.argv[1] == "not installed":
+    sys.modules["numba"] = None  # an import of numba now fails
 import hashlib
 import core.boards_after as ba
 from core.ai import network
 from core.ai.lookahead import ROLLS
 from core.variants import Uzun, Turkish
 assert not ba.COMPILED and not network.COMPILED
+assert sys.modules.get("numba") is None  # never loaded: its memory saved
 digest = hashlib.sha256()
 for variant in (Uzun(), Turkish()):
     rows, offsets = ba.boards_after_rolls(variant, variant.start_position(), ROLLS, True)
@@ -186,8 +192,14 @@ print(digest.hexdigest())
     from core.ai import network
     from core.variants import Uzun
 
+    env = {**os.environ, "TAVLA_NUMBA": "off" if without.startswith("TAVLA") else "on"}
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", script, without],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env=env,
     )
     digest = hashlib.sha256()
     for variant in (Uzun(), Turkish()):

@@ -36,6 +36,7 @@ SETTINGS = (
     "WEB_PORT",
     "LOG_LEVEL",
     "LOG_FORMAT",
+    "TAVLA_NUMBA",
 )
 
 
@@ -70,6 +71,7 @@ def test_check_names_each_problem_in_one_line(tmp_path):
         WEB_BASE_URL="http://board.example.org",
         LOG_LEVEL="loud",
         DATABASE_URL="mysql://db/tavla",
+        TAVLA_NUMBA="maybe",
     )
     assert done.returncode == 1
     lines = done.stderr.splitlines()
@@ -79,7 +81,9 @@ def test_check_names_each_problem_in_one_line(tmp_path):
         "WEB_BASE_URL",
         "WEB_PORT",
         "LOG_LEVEL",
+        "TAVLA_NUMBA",
     ]
+    assert lines[-1] == "TAVLA_NUMBA: 'maybe' is neither on nor off"
     assert "Traceback" not in done.stderr
     assert "123:ABC" not in done.stderr + done.stdout  # a secret is never echoed
 
@@ -96,6 +100,28 @@ def test_python_m_bot_refuses_a_bad_configuration_in_one_line(tmp_path):
     done = python_m_bot(tmp_path, LOG_FORMAT="xml")
     assert done.returncode == 2
     assert done.stderr.strip() == "LOG_FORMAT: 'xml' is not text or json"
+
+
+def test_numba_off_in_the_env_file_keeps_numba_out_of_the_bot(tmp_path):
+    """TAVLA_NUMBA=off in .env saves Numba's memory: the bot reads its configuration (and
+    .env) before it imports the game modules, which read the setting at their import."""
+    (tmp_path / ".env").write_text("TAVLA_NUMBA=off\n")
+    script = """
+import sys
+import bot.__main__ as entry
+assert "core.jit" not in sys.modules and "numba" not in sys.modules, "read before .env"
+entry.Config.from_env()
+from bot.service.service import GameService  # what entry.run imports
+import core.boards_after
+import core.ai.network
+print(core.boards_after.COMPILED, core.ai.network.COMPILED, "numba" in sys.modules)
+"""
+    done = run([sys.executable, "-c", script], tmp_path, 60, {})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "False"]
+    (tmp_path / ".env").write_text("TAVLA_NUMBA=on\n")
+    done = run([sys.executable, "-c", script], tmp_path, 60, {})
+    assert done.stdout.split() == ["True", "True", "True"], done.stderr
 
 
 def test_migrate_creates_the_schema(tmp_path):

@@ -8,7 +8,8 @@ arithmetic, so the inputs are equal bit for bit (tests compare the two).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from core.jit import njit
 
 _F15 = np.float32(1 / 15)
 
