@@ -244,11 +244,11 @@ def test_player_for_levels() -> None:
 
 def test_uzun_levels_play_their_rounds_nets() -> None:
     """Uzun's beginner plays ``uzun-round1``, club, expert and master the stronger
-    ``uzun-round5``, the analysis the game's net; a given net replaces each."""
+    ``uzun-round6``, the analysis the game's net; a given net replaces each."""
     from core.ai.network import shipped_network
 
     game_net = shipped_network("uzun")
-    round1, strong = shipped_network("uzun-round1"), shipped_network("uzun-round5")
+    round1, strong = shipped_network("uzun-round1"), shipped_network("uzun-round6")
     if game_net is None or round1 is None or strong is None:
         pytest.skip("no shipped weights")
     assert len({id(game_net), id(round1), id(strong)}) == 3

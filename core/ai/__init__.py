@@ -26,9 +26,10 @@ the self-play Tavla net it replaced is kept as ``weights/tavla-selfplay.npz`` fo
 comparison. The Uzun net (``weights/uzun.npz``) is fitted in two rounds to a net's own 1-ply
 look-ahead (``tools/distill_lookahead.py``), starting from the self-play net; both earlier
 nets ship as the teachers (``uzun-selfplay.npz``, ``uzun-round1.npz``); Uzun's ``beginner``
-plays the first round's, ``club``, ``expert`` and ``master`` the fifth round's
-(``uzun-round5.npz``, fitted to the look-ahead of ``uzun-round4-td.npz``: the fourth round's
-net ``uzun-round4.npz`` trained on by 18,673 games of TD(lambda); :data:`LEVEL_NETS`).
+plays the first round's, ``club``, ``expert`` and ``master`` the sixth round's
+(``uzun-round6.npz``, fitted to the look-ahead of ``uzun-round5.npz``, itself fitted to that
+of ``uzun-round4-td.npz``: the fourth round's net trained on by 18,673 games of
+TD(lambda); :data:`LEVEL_NETS`).
 Turkish tavla uses the Tavla net. Cube decisions (Tavla only) take an optional
 :class:`~core.ai.cube.CubeState` with the cube and the match score.
 """
@@ -81,7 +82,7 @@ MASTER_FILTER: dict[str, LookFilter] = {
     "uzun": {"candidates": 12, "threshold": 0.24, "deep": 5, "deep_threshold": 0.16},
 }
 #: Levels that play a shipped net other than their game's, by (variant, level).
-#: Uzun's ``club``, ``expert`` and ``master`` play the fifth distillation round's net, the
+#: Uzun's ``club``, ``expert`` and ``master`` play the sixth distillation round's net, the
 #: strongest (each round fitted to the last one's look-ahead, 2-ply labels where it had
 #: them, the fourth's also trained on by self-play; at 0-ply each gained +0.06 to +0.09 a
 #: game on the net before it); ``beginner`` keeps the first round's. The analysis, hints
@@ -91,9 +92,9 @@ MASTER_FILTER: dict[str, LookFilter] = {
 #: cube and the analysis keep ``tavla.npz``.
 LEVEL_NETS: dict[tuple[str, str], str] = {
     ("uzun", "beginner"): "uzun-round1",
-    ("uzun", "club"): "uzun-round5",
-    ("uzun", "expert"): "uzun-round5",
-    ("uzun", "master"): "uzun-round5",
+    ("uzun", "club"): "uzun-round6",
+    ("uzun", "expert"): "uzun-round6",
+    ("uzun", "master"): "uzun-round6",
     ("tavla", "master"): "tavla-256",
 }
 
