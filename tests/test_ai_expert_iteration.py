@@ -341,40 +341,31 @@ def test_self_play_net_says_how_it_was_made() -> None:
     assert not np.array_equal(net.w1, round4.w1)
 
 
-def test_fifth_round_net_says_how_it_was_made() -> None:
-    """``uzun-round5.npz`` (the sixth round's teacher) was fitted, from the self-play
-    net, to that net's look-ahead of 2,544 games, two rolls deep where the chunk had it
-    (docs/computer.md), with the self-play net's making kept."""
+@pytest.mark.parametrize(
+    ("net_name", "teacher_name", "games", "chunks"),
+    [
+        ("uzun-round5", "uzun-round4-td", 2544, "chunk_1_uzun-round4-td_9"),
+        ("uzun-round6", "uzun-round5", 2550, "chunk_1_uzun-round5_10"),
+    ],
+)
+def test_later_rounds_nets_say_how_they_were_made(
+    net_name: str, teacher_name: str, games: int, chunks: str
+) -> None:
+    """The fifth round's net (the sixth's teacher) and the sixth's (Uzun's club, expert and
+    master) were each fitted, from their teacher, to that net's look-ahead of their games,
+    two rolls deep where the chunk had it (docs/computer.md), the teacher's making kept."""
     from core.ai.network import WEIGHTS_DIR
 
-    net = Network.load(WEIGHTS_DIR / "uzun-round5.npz")
-    teacher = Network.load(WEIGHTS_DIR / "uzun-round4-td.npz")
+    net = Network.load(WEIGHTS_DIR / f"{net_name}.npz")
+    teacher = Network.load(WEIGHTS_DIR / f"{teacher_name}.npz")
     assert net.kind == "uzun"
     assert net.w1.shape == teacher.w1.shape
-    assert net.meta["teacher"] == "uzun-round4-td.npz 1-ply"
-    assert net.meta["init"] == "core/ai/weights/uzun-round4-td.npz"
+    assert net.meta["teacher"] == f"{teacher_name}.npz 1-ply"
+    assert net.meta["init"] == f"core/ai/weights/{teacher_name}.npz"
     assert net.meta["init_meta"] == teacher.meta
     assert net.meta["deep_labels"] is True
-    assert net.meta["label_games"] == 2544
-    assert net.meta["data"] == ["chunk_1_uzun-round4-td_9"]
-
-
-def test_sixth_round_net_says_how_it_was_made() -> None:
-    """``uzun-round6.npz`` (Uzun's club, expert and master) was fitted, from the fifth
-    round's net, to that net's look-ahead of 2,550 games, every position two rolls deep
-    (docs/computer.md), with the fifth round's making kept."""
-    from core.ai.network import WEIGHTS_DIR
-
-    net = Network.load(WEIGHTS_DIR / "uzun-round6.npz")
-    teacher = Network.load(WEIGHTS_DIR / "uzun-round5.npz")
-    assert net.kind == "uzun"
-    assert net.w1.shape == teacher.w1.shape
-    assert net.meta["teacher"] == "uzun-round5.npz 1-ply"
-    assert net.meta["init"] == "core/ai/weights/uzun-round5.npz"
-    assert net.meta["init_meta"] == teacher.meta
-    assert net.meta["deep_labels"] is True
-    assert net.meta["label_games"] == 2550
-    assert net.meta["data"] == ["chunk_1_uzun-round5_10"]
+    assert net.meta["label_games"] == games
+    assert net.meta["data"] == [chunks]
 
 
 def test_parts_fill_one_folder_with_the_chunks_of_one_process(tools, tmp_path, capsys) -> None:
