@@ -36,6 +36,12 @@ _OPP_BAR = _WEIGHT[26 + BAR]
 Row = bytes
 
 
+def rows_of(array: np.ndarray) -> list[Row]:
+    """The boards of an (M, 52) uint8 array as :data:`Row` values, in order."""
+    data = array.tobytes()
+    return [data[i : i + 52] for i in range(0, len(data), 52)]
+
+
 def boards_after(
     variant: Variant, position: Position, dice: tuple[int, int], first_turn: bool = False
 ) -> list[Row]:
@@ -50,8 +56,7 @@ def boards_after(
     if not (1 <= a <= 6 and 1 <= b <= 6):
         raise ValueError(f"dice must be 1..6, got {dice}")
     if USE_COMPILED:
-        data = compiled_rolls(variant, position, ((a, b),), first_turn)[0].tobytes()
-        return [data[i : i + 52] for i in range(0, len(data), 52)]
+        return rows_of(compiled_rolls(variant, position, ((a, b),), first_turn)[0])
     search = _Search(variant, position)
     if not variant.head_rule:
         return search.run(a, b, head_limit=15)

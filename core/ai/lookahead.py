@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from core.boards_after import boards_after_rolls
+from core.boards_after import boards_after_rolls, rows_of
 from core.position import CHECKERS, HEAD, OFF, Position
 from core.variants import Variant
 
@@ -47,8 +47,7 @@ def roll_leaves(
     unchanged, the other side to roll, where the roll can't be played; returns the points
     of each play that bears off the roller's last checker (those boards are not added)."""
     leaves = rolls_leaves(variant, side, (roll,), first)
-    data = leaves.rows.tobytes()
-    rows.extend(data[i : i + 52] for i in range(0, len(data), 52))
+    rows.extend(rows_of(leaves.rows))
     return leaves.won[0]
 
 
