@@ -99,6 +99,11 @@ def rolls_leaves(
     return Leaves(np.concatenate(pieces), np.array(ends, dtype=np.int64), won)
 
 
+def stacked(pieces: list[np.ndarray]) -> np.ndarray:
+    """The (M, 52) uint8 boards of ``pieces`` one after another (none: an empty array)."""
+    return np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
+
+
 def boards_array(rows: np.ndarray) -> np.ndarray:
     """(N, 2, 26) float64 array of (N, 52) uint8 boards (side on roll first)."""
     return rows.reshape(-1, 2, 26).astype(np.float64)
@@ -146,7 +151,7 @@ def replies(
         pieces.append(leaves.rows)
         total += len(leaves.rows)
         plans.append(plan)
-    rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
+    rows = stacked(pieces)
     mine = value(net.evaluate_array(boards_array(rows))) if total else np.empty(0)
     lows, where = _first_minima(mine, [at for plan in plans for at, n, _f in plan if n])
     found = iter(zip(lows, where, strict=True))
@@ -228,7 +233,7 @@ def best_answers(
         pieces.append(leaves.rows)
         total += len(leaves.rows)
         plan.append(entries)
-    rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
+    rows = stacked(pieces)
     # Every row has the other side on roll: flip to the side that played.
     outs = flip(evaluator.evaluate_array(boards_array(rows))) if total else np.empty((0, N_OUT))
     eqs = equity(outs, True, bgs)
@@ -313,7 +318,7 @@ def two_ply_values(
         plans.append(plan)
         if sizes is not None:
             sizes.append(total - start)
-    rows = np.concatenate(pieces) if pieces else np.empty((0, 52), np.uint8)
+    rows = stacked(pieces)
     # The rows have the opponent on roll: the mover's values from the flipped outputs.
     theirs = value(flip(net.evaluate_array(boards_array(rows)))) if total else np.empty(0)
     # Each roll's rows follow the last roll's: one reduction finds every roll's best.
