@@ -276,6 +276,17 @@ def test_the_python_search_plays_while_the_compiled_one_compiles(monkeypatch) ->
     assert ba.USE_COMPILED
     assert network.USE_COMPILED
 
+    # Compiled elsewhere first (the bot's child process), then loaded: Python plays meanwhile.
+    during.clear()
+
+    def elsewhere() -> None:
+        during.append(("elsewhere", ba.USE_COMPILED or network.USE_COMPILED))
+
+    assert warm.play_python_until_compiled(elsewhere) == 2.5
+    assert during == [("elsewhere", False), (False, False)]
+    assert ba.USE_COMPILED
+    assert network.USE_COMPILED
+
     def failing() -> float:
         raise RuntimeError("no compiler")
 

@@ -3,14 +3,16 @@
 Numba compiles a kernel at its first call (about ten seconds of CPU for the move search
 and the Uzun inputs together) and caches the machine code on disk; later processes load
 it in about a second. The container image compiles at build (``python -m core compile``);
-the bot compiles at start in a thread of its own and plays with the Python search and the
-NumPy inputs (the same plays, 2-3 times slower) until it is done, so that no player waits
-for a compilation, not even on a new installation.
+the bot compiles at start in a child process (so that the compiler does not hold the
+bot's interpreter lock while players wait for answers) and plays with the Python search and
+the NumPy inputs (the same plays, 2-3 times slower) until it is done, so that no player
+waits for a compilation, not even on a new installation.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -40,13 +42,18 @@ def warm_up() -> float:
     return time.perf_counter() - start
 
 
-def play_python_until_compiled() -> float:
-    """Plays with the Python search and the NumPy inputs while the kernels compile (in the
-    calling thread), then with the compiled ones; returns :func:`warm_up`'s seconds. If
-    compiling fails the Python code goes on playing and the error is raised."""
+def play_python_until_compiled(compile_elsewhere: Callable[[], object] | None = None) -> float:
+    """Plays with the Python search and the NumPy inputs while the kernels compile, then
+    with the compiled ones; returns :func:`warm_up`'s seconds. ``compile_elsewhere``, when
+    given, compiles them outside this interpreter first (a child process filling Numba's
+    cache), so that :func:`warm_up` only loads them; if it did not, :func:`warm_up`
+    compiles them in the calling thread. If compiling fails the Python code goes on
+    playing and the error is raised."""
     if not boards_after.COMPILED or not network.COMPILED:
         return 0.0
     boards_after.USE_COMPILED = network.USE_COMPILED = False
+    if compile_elsewhere is not None:
+        compile_elsewhere()
     seconds = warm_up()
     boards_after.USE_COMPILED = network.USE_COMPILED = True
     return seconds
