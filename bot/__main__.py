@@ -7,10 +7,7 @@ import contextlib
 import gc
 import logging
 import signal
-import subprocess
 import sys
-import threading
-from pathlib import Path
 from typing import Any
 
 from bot.config import Config, ConfigError
@@ -30,6 +27,7 @@ async def run(config: Config) -> None:
     Adapters, the web board included, get the service and never see storage."""
     # Imported here, after the configuration (and its .env file) is read: the game modules
     # read settings of their own at import (TAVLA_NUMBA, core/jit.py).
+    from bot.service.compiling import start_compiling
     from bot.service.runner import FIRST_ROUND_AFTER, ROUND_SECONDS, DeadlineRunner
     from bot.service.service import GameService, ServiceSettings
 
@@ -46,9 +44,10 @@ async def run(config: Config) -> None:
         game_puzzles=True,
     )
     service = GameService(storage, settings)
-    # The computer's compiled move search: the Python one plays until it is ready. A daemon
-    # thread: a stop does not wait for a first compilation (about 12 s of CPU) to end.
-    threading.Thread(target=_warm_up, name="tavla-compile", daemon=True).start()
+    # The computer's compiled move search: the Python one plays until it is ready.
+    start_compiling()
+    # The advice worker started now, so that no player's first verdict or hint waits for it.
+    service.advisor.warm()
     # /healthz, /readyz and /metrics: the database here, each adapter when it starts.
     health = Health()
     health.add_check("database", service.ready)
@@ -126,47 +125,6 @@ async def run(config: Config) -> None:
     finally:
         service.close()
         await storage.close()
-
-
-#: Seconds the compiling child may take before the bot's own thread compiles instead.
-COMPILE_CHILD_TIMEOUT = 600.0
-
-
-def compile_in_child(timeout: float = COMPILE_CHILD_TIMEOUT) -> bool:
-    """Runs ``python -m core compile`` in a child process and waits for it; True when it
-    compiled (the kernels are then in Numba's cache). Waiting holds no interpreter lock:
-    the bot goes on answering at full speed while the child compiles (about 12 s of CPU
-    on a new installation, a second when the cache is warm)."""
-    package_root = Path(__file__).resolve().parents[1]  # the directory holding core/
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "core", "compile"],
-            cwd=package_root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        log.warning("compiling in a child process failed (%s); compiling in the bot", exc)
-        return False
-    if done.returncode != 0:
-        last = done.stderr.decode(errors="replace").strip().splitlines()[-1:]
-        log.warning("compiling in a child process failed (%s); compiling in the bot", last)
-    return done.returncode == 0
-
-
-def _warm_up() -> None:
-    from core.ai.warm import play_python_until_compiled
-
-    try:
-        seconds = play_python_until_compiled(compile_in_child)
-    except Exception:  # the Python search goes on playing: slower, the same plays
-        log.exception("compiling the computer's move search failed; playing without it")
-        return
-    if seconds:
-        log.info("the computer's move search is compiled (%.1f s)", seconds)
 
 
 #: Seconds after SIGTERM by which the adapters have stopped (what runs then is cancelled).

@@ -312,32 +312,3 @@ def test_backup_refuses_to_overwrite_the_database(tmp_path):
     missing = tavla("backup", "x.db", cwd=tmp_path, DATABASE_URL="sqlite:///none.db")
     assert missing.returncode == 1
     assert missing.stderr.strip() == "backup: no database at none.db"
-
-
-def test_the_bot_compiles_the_computer_in_a_child_process(monkeypatch, caplog):
-    """The bot compiles the move search in a child process (``python -m core compile`` from
-    the directory that holds ``core/``), so that the compiler never holds the bot's
-    interpreter while players wait; when the child cannot run or fails, the bot says so in
-    its log and compiles in its own thread instead."""
-    import subprocess
-
-    import bot.__main__ as entry
-
-    # Numba off: the real child runs the real command at once ("Numba is not installed").
-    monkeypatch.setenv("TAVLA_NUMBA", "off")
-    assert entry.compile_in_child(timeout=60)
-
-    def missing(*args, **kwargs):
-        raise FileNotFoundError("no such interpreter")
-
-    monkeypatch.setattr(subprocess, "run", missing)
-    with caplog.at_level("WARNING", logger="bot"):
-        assert not entry.compile_in_child()
-    assert "compiling in the bot" in caplog.text
-
-    failed = subprocess.CompletedProcess([], 1, stdout=None, stderr=b"Traceback\nMemoryError")
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: failed)
-    caplog.clear()
-    with caplog.at_level("WARNING", logger="bot"):
-        assert not entry.compile_in_child()
-    assert "MemoryError" in caplog.text

@@ -17,8 +17,12 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from bot.storage.base import GameRecord
+from core.analysis.evaluators import evaluator_for
+from core.analysis.ranking import rank_plays
 from core.learn import Hint, hint_for
 from core.match import Match
+from core.movegen import legal_plays
+from core.variants import VARIANTS
 
 from .settings import POOL_SCOPE
 from .store import alone
@@ -71,6 +75,16 @@ def hint_button(record: GameRecord) -> bool:
     return solo_help(record) or (by_consent(record) and record.settings.hints != HINTS_OFF)
 
 
+def prepare() -> None:
+    """What a first hint or verdict needs, loaded in a new worker before anyone waits for
+    it: the analysis modules and each game's evaluator, its networks and databases."""
+    for cls in VARIANTS.values():
+        variant = cls()
+        start = variant.start_position()
+        plays = legal_plays(variant, start, (3, 1), True)
+        rank_plays(evaluator_for(variant), variant, start, (3, 1), plays)
+
+
 def match_hint(match: dict[str, Any]) -> Hint | None:
     """The hint for the decision the stored match's game waits for."""
     restored = Match.from_dict(match)
@@ -108,6 +122,12 @@ class Advisor:
         self.pending += 1
         future.add_done_callback(self._ended)
         return future
+
+    def warm(self) -> None:
+        """Starts the worker process now and has it :func:`prepare` (a process is slow to
+        start: a player's first verdict would wait for it); nothing with a thread."""
+        if self.processes > 0:
+            self._submit(prepare)
 
     def _ended(self, future: asyncio.Future[Any]) -> None:
         self.pending -= 1

@@ -47,6 +47,7 @@ from .numbers import parse_id
 from .settings import ServiceSettings
 from .store import GameStore, seat_names
 from .views import MessageRef, Place, View
+from .workers import exit_with_parent
 
 if TYPE_CHECKING:
     from multiprocessing.queues import SimpleQueue
@@ -145,9 +146,10 @@ Report = Callable[[int, int], None]
 
 
 def _worker_init(progress: SimpleQueue[tuple[int, int, int]]) -> None:
-    """In the analysis process: remember where progress goes."""
+    """In the analysis process: remember where progress goes; end with the bot."""
     global _worker_progress
     _worker_progress = progress
+    exit_with_parent()
 
 
 def _in_worker(

@@ -10,9 +10,7 @@ a lower priority (one contest at a time); a failure is logged and costs only tho
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,11 +22,9 @@ from core.match import Match
 
 from .advice import Advisor
 from .background import Background
+from .workers import background_worker
 
 log = logging.getLogger(__name__)
-
-#: How much lower the mining process runs than the bot (``nice``): presses come first.
-NICENESS = 10
 
 
 def contest_puzzles(match: dict[str, Any], core_events: list[dict[str, Any]]) -> list[Puzzle]:
@@ -39,12 +35,6 @@ def contest_puzzles(match: dict[str, Any], core_events: list[dict[str, Any]]) ->
     return puzzles_from_games(
         restored.variant, split_games(core_events), length=length, jacoby=jacoby
     )
-
-
-def lower_priority() -> None:
-    """In the mining process: yield the CPU to the bot's own work."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(NICENESS)
 
 
 def players(record: GameRecord) -> set[int]:
@@ -109,7 +99,7 @@ class Mining:
 
     def worker(self) -> Advisor:
         if self._worker is None:
-            self._worker = Advisor(self.processes, initializer=lower_priority)
+            self._worker = Advisor(self.processes, initializer=background_worker)
         return self._worker
 
     def close(self) -> None:

@@ -45,6 +45,7 @@ from .challenges import Challenges
 from .chat_settings import ChatSettings, is_chat_setting
 from .chats import Chats
 from .commands import clashing_arguments, find_command, unknown_argument
+from .compiling import start_worker
 from .contests import Contests
 from .daily import DailyPuzzles
 from .deadlines import Deadlines
@@ -54,7 +55,7 @@ from .info import Info
 from .lang import language, notice
 from .lessons import Lessons
 from .limits import RateLimiter, clean_name
-from .mining import Mining, lower_priority
+from .mining import Mining
 from .people import People, guarded
 from .play import Play
 from .pool import COMPUTER, Pool
@@ -135,7 +136,7 @@ class GameService:
         self.lessons = Lessons(storage, store, self.challenges.computer_game)
         # Below the bot's own work, as the mining's: the presses come first; the tutor's
         # verdicts, which nobody asked for, then wait and are skipped (Advisor.advisory).
-        self.advisor = Advisor(settings.advice_processes, initializer=lower_priority)
+        self.advisor = Advisor(settings.advice_processes, initializer=start_worker)
         self.tutor = Tutor(
             storage, store, self.advisor, settings.tutor_first_games, settings.tutor_wait
         )

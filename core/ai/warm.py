@@ -42,6 +42,15 @@ def warm_up() -> float:
     return time.perf_counter() - start
 
 
+def play_python() -> bool:
+    """The Python search and the NumPy inputs from now on (the same plays), until
+    :func:`play_python_until_compiled` has the compiled ones ready; False without Numba."""
+    if not boards_after.COMPILED or not network.COMPILED:
+        return False
+    boards_after.USE_COMPILED = network.USE_COMPILED = False
+    return True
+
+
 def play_python_until_compiled(compile_elsewhere: Callable[[], object] | None = None) -> float:
     """Plays with the Python search and the NumPy inputs while the kernels compile, then
     with the compiled ones; returns :func:`warm_up`'s seconds. ``compile_elsewhere``, when
@@ -49,9 +58,8 @@ def play_python_until_compiled(compile_elsewhere: Callable[[], object] | None = 
     cache), so that :func:`warm_up` only loads them; if it did not, :func:`warm_up`
     compiles them in the calling thread. If compiling fails the Python code goes on
     playing and the error is raised."""
-    if not boards_after.COMPILED or not network.COMPILED:
+    if not play_python():
         return 0.0
-    boards_after.USE_COMPILED = network.USE_COMPILED = False
     if compile_elsewhere is not None:
         compile_elsewhere()
     seconds = warm_up()
