@@ -132,3 +132,16 @@ async def test_warm_starts_the_worker_before_anyone_asks():
         assert await advisor.run(sum, [1, 2]) == 3
     finally:
         advisor.close()
+
+
+def test_without_a_usable_lock_file_the_child_still_compiles(monkeypatch, tmp_path):
+    """A lock file that cannot be opened (another user's, say) does not stop compiling."""
+    (tmp_path / compiling.LOCK_NAME).mkdir()  # a folder where the lock file would be
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    ran: list[str] = []
+    monkeypatch.setattr(
+        subprocess, "run", lambda *a, **k: ran.append("child") or subprocess.CompletedProcess([], 0)
+    )
+    compiling.wait_for_compiling()
+    assert compiling.compile_in_child()
+    assert ran == ["child"]

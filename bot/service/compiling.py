@@ -37,13 +37,16 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 @contextlib.contextmanager
 def _one_at_a_time() -> Iterator[None]:
-    """Holds the compile lock (or nothing where file locks do not exist)."""
+    """Holds the compile lock; without one (no file locks here, or a lock file another
+    user owns) the kernels are compiled twice at worst."""
     try:
         import fcntl
-    except ImportError:  # not on Linux: the bot compiles twice at worst
+
+        lock = open(Path(tempfile.gettempdir()) / LOCK_NAME, "a")  # noqa: SIM115
+    except (ImportError, OSError):
         yield
         return
-    with open(Path(tempfile.gettempdir()) / LOCK_NAME, "a") as lock:
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
