@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.ai.distill import SupervisedTrainer, cross_entropy, gnubg_targets
 from core.ai.network import WIN, WIN_G, Network, flip, positions_array
@@ -90,6 +92,56 @@ def test_tavla2_inputs_count_the_rolls_that_hit() -> None:
     assert ENCODERS["tavla2"](positions_array([position.swapped()]))[0, -4:-2] == pytest.approx(
         x[0, -3:-5:-1]
     )
+
+
+def test_tavla3_inputs_count_the_rolls_that_escape() -> None:
+    """The ``tavla3`` encoding adds to ``tavla2`` each side's escapes (the share of rolls
+    that carry its rearmost checker the whole roll onto an open point) and how well it is
+    contained (1 less the fewest escapes from its points 15..24)."""
+    from core.ai.network import ENCODERS
+
+    start = variant_by_name("tavla").start_position()
+    x = ENCODERS["tavla3"](positions_array([start]))
+    assert x.shape == (1, ENCODERS["tavla2"](positions_array([start])).shape[1] + 4)
+    # From the 24-point the other side's 6, 8 and 13 points stand 5, 7 and 12 pips ahead:
+    # the 4 rolls of 5, the 6 of 7, 5-5 and 6-6 are stopped; 24 escape.
+    assert x[0, -4] * 36 == pytest.approx(24)
+    assert x[0, -2] * 36 == pytest.approx(24)  # the same for the other side
+    assert x[0, -3] == pytest.approx(x[0, -1])
+    # No checker left behind: nothing to escape.
+    raced = Position(side_from_points({1: 15}), side_from_points({1: 15}))
+    assert ENCODERS["tavla3"](positions_array([raced]))[0, -4] == pytest.approx(1.0)
+
+
+def _escaping_rolls(back: int, made: set[int]) -> int:
+    """Ordered rolls carrying a checker on ``back`` the whole roll onto an open point, by
+    trying each die order (a double: two steps); points below 1 are open."""
+
+    def open_(point: int) -> bool:
+        return point not in made
+
+    count = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            steps = [(a, a)] if a == b else [(a, b), (b, a)]
+            count += any(open_(back - s) and open_(back - s - t) for s, t in steps)
+    return count
+
+
+@settings(max_examples=200, deadline=None)
+@given(back=st.integers(2, 25), made=st.sets(st.integers(1, 24), max_size=7))
+def test_tavla3_escapes_match_trying_every_roll(back: int, made: set[int]) -> None:
+    """Escapes agree with trying each of the 36 rolls on the board itself."""
+    from core.ai.network import ENCODERS
+
+    made.discard(back)
+    mover = {back: 1, 1: 14} if back < 25 else {1: 14}
+    other = {25 - p: 2 for p in made}  # the mover's point p is the other's 25 - p
+    position = Position(
+        side_from_points(mover, bar=1 if back == 25 else 0), side_from_points(other)
+    )
+    x = ENCODERS["tavla3"](positions_array([position]))
+    assert x[0, -4] * 36 == pytest.approx(_escaping_rolls(back, made))
 
 
 def test_play_in_float32_follows_the_trained_weights() -> None:

@@ -386,7 +386,10 @@ def main(argv: list[str] | None = None) -> int:
     tr = sub.add_parser("train", help="fit a network to the labelled chunks")
     tr.add_argument("--hidden", type=int, default=128)
     tr.add_argument(
-        "--kind", choices=["tavla", "tavla2", "uzun", "uzun2"], default="tavla2", help="inputs"
+        "--kind",
+        choices=["tavla", "tavla2", "tavla3", "uzun", "uzun2"],
+        default="tavla2",
+        help="inputs",
     )
     tr.add_argument("--extend", default="", help="give --init the inputs of this encoding")
     tr.add_argument("--also", type=Path, action="append", default=[], help="more data dirs")

@@ -239,6 +239,7 @@ def _hit_rolls() -> np.ndarray:
 
 
 _HIT_ROLLS = _hit_rolls()
+_HIT_ROLLS32 = _HIT_ROLLS.astype(np.float32)
 
 
 def _pair_rolls() -> np.ndarray:
@@ -258,10 +259,13 @@ def _shots(hitter: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Share of the 36 rolls with which ``hitter`` (in its own numbering, moving down to 1)
     could hit a blot of ``target`` (in the other numbering), blocks ignored; (N,)."""
     # The target's point q is the hitter's point 25 - q.
-    blots = (target[:, 24:0:-1] == 1).astype(np.float32)  # on the hitter's points 1..24
-    have = (hitter[:, 1:26] > 0).astype(np.float32)  # the hitter's points 1..24 and bar
-    pairs = (blots[:, :, None] * have[:, None, :]).reshape(len(hitter), -1)
-    return ((pairs @ _PAIR_ROLLS) > 0).mean(axis=1)
+    blots = target[:, 24:0:-1] == 1  # on the hitter's points 1..24
+    have = hitter[:, 1:26] > 0  # the hitter's points 1..24 and the bar
+    # Which distances d = 1..24 separate a hitter's checker from a blot in front of it.
+    distances = np.stack(
+        [(blots[:, : 25 - d] & have[:, d:]).any(axis=1) for d in range(1, 25)], axis=1
+    )
+    return ((distances.astype(np.float32) @ _HIT_ROLLS32[1:]) > 0).mean(axis=1)
 
 
 def _prime(side: np.ndarray) -> np.ndarray:
@@ -281,9 +285,61 @@ def encode_tavla2(arr: np.ndarray) -> np.ndarray:
     return np.concatenate([encode_tavla(arr), extra], axis=1)
 
 
+def _escape_table() -> np.ndarray:
+    """(4096,): for the made points of the other side on the 12 points in front of a
+    checker (bit i: the point i + 1 pips ahead), the share of the 36 rolls that carry it
+    the whole roll onto an open point (a double: two steps), as gnubg's escapes count."""
+    masks = np.arange(4096)
+
+    def blocked(d: int) -> np.ndarray:
+        return (masks >> (d - 1) & 1).astype(bool)
+
+    free = np.zeros(4096)
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if a == b:
+                free += ~blocked(a) & ~blocked(2 * a)
+            else:
+                free += ~blocked(a + b) & ~(blocked(a) & blocked(b))
+    return (free / 36.0).astype(np.float32)
+
+
+_ESCAPES = _escape_table()
+_WINDOW_BITS = (1 << np.arange(12)).astype(np.int64)
+_AHEAD = np.arange(12)
+#: The points of the other side's home and outer board a contained checker stands on.
+_CONTAIN_POINTS = np.arange(15, 25)
+
+
+def _escapes(side: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """(N, 2): the escapes of ``side``'s rearmost checker (1 with none left) and how well
+    ``other`` contains a checker of ``side`` (1 less the fewest escapes from ``side``'s
+    points 15..24)."""
+    n = len(side)
+    # Column p + 11 holds whether ``side``'s point p (-11..25) is made by ``other``: the
+    # points past 1 and the bar never are.
+    made = np.zeros((n, 37), dtype=np.int64)
+    made[:, 12:36] = other[:, 24:0:-1] >= 2  # other's point 25 - p is side's point p
+    back = ((side[:, 1:] > 0) * _PIP_WEIGHTS[1:]).max(axis=1).astype(np.int64)
+    cols = back[:, None] + 10 - _AHEAD
+    back_free = _ESCAPES[np.take_along_axis(made, cols, axis=1) @ _WINDOW_BITS]
+    back_free = np.where(back > 0, back_free, 1.0)
+    masks = made[:, _CONTAIN_POINTS[:, None] + 10 - _AHEAD] @ _WINDOW_BITS
+    contained = 1.0 - _ESCAPES[masks].min(axis=1)
+    return np.stack([back_free, contained], axis=1)
+
+
+def encode_tavla3(arr: np.ndarray) -> np.ndarray:
+    """:func:`encode_tavla2` plus gnubg-like escapes each way: the share of rolls with which
+    each side's rearmost checker escapes, and how well each side is contained: 210."""
+    me, opp = arr[:, 0, :], arr[:, 1, :]
+    return np.concatenate([encode_tavla2(arr), _escapes(me, opp), _escapes(opp, me)], axis=1)
+
+
 ENCODERS = {
     "tavla": encode_tavla,
     "tavla2": encode_tavla2,
+    "tavla3": encode_tavla3,
     "uzun": encode_uzun,
     "uzun2": encode_uzun2,
 }
