@@ -43,7 +43,7 @@ import numpy as np  # noqa: E402
 
 from core.ai.distill import SupervisedTrainer, cross_entropy  # noqa: E402
 from core.ai.gnubg_player import gnubg_boards  # noqa: E402
-from core.ai.network import Network, equity, flip, positions_array  # noqa: E402
+from core.ai.network import ENCODERS, Network, equity, flip, positions_array  # noqa: E402
 from core.ai.race import both_in_bearoff_array  # noqa: E402
 from core.ai.sim import opening  # noqa: E402
 from core.dice import RandomDice  # noqa: E402
@@ -387,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--hidden", type=int, default=128)
     tr.add_argument(
         "--kind",
-        choices=["tavla", "tavla2", "tavla3", "uzun", "uzun2"],
+        choices=sorted(ENCODERS),
         default="tavla2",
         help="inputs",
     )

@@ -10,6 +10,7 @@ no state of the games. ``processes=0`` computes in a thread instead (tests, the 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -28,6 +29,7 @@ from .settings import POOL_SCOPE
 from .store import alone
 
 R = TypeVar("R")
+log = logging.getLogger("bot")
 
 #: Advice nobody asked for (the tutor's verdicts) is not asked of a worker with this many
 #: pieces of work queued or under way: it would make the press that asks wait for them.
@@ -85,6 +87,11 @@ def prepare() -> None:
         rank_plays(evaluator_for(variant), variant, start, (3, 1), plays)
 
 
+def _log_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("preparing the advice process failed", exc_info=future.exception())
+
+
 def match_hint(match: dict[str, Any]) -> Hint | None:
     """The hint for the decision the stored match's game waits for."""
     restored = Match.from_dict(match)
@@ -125,9 +132,15 @@ class Advisor:
 
     def warm(self) -> None:
         """Starts the worker process now and has it :func:`prepare` (a process is slow to
-        start: a player's first verdict would wait for it); nothing with a thread."""
-        if self.processes > 0:
-            self._submit(prepare)
+        start: a player's first verdict would wait for it); nothing with a thread. A worker
+        that cannot start is logged here and started again at the first request."""
+        if self.processes <= 0:
+            return
+        try:
+            self._submit(prepare).add_done_callback(_log_failure)
+        except Exception:
+            log.exception("the advice process did not start; starting it at the first hint")
+            self._executor = None
 
     def _ended(self, future: asyncio.Future[Any]) -> None:
         self.pending -= 1

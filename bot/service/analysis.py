@@ -40,6 +40,7 @@ from renderers.analysis_card import render_analysis_card
 from renderers.analysis_text import analysis_text, mat_comments
 
 from .background import Background
+from .compiling import start_compiling, wait_for_compiling
 from .errors import UserFacingError
 from .export import export_match, record_file_name
 from .lang import language
@@ -146,10 +147,12 @@ Report = Callable[[int, int], None]
 
 
 def _worker_init(progress: SimpleQueue[tuple[int, int, int]]) -> None:
-    """In the analysis process: remember where progress goes; end with the bot."""
+    """In the analysis process: remember where progress goes; end with the bot; load the
+    compiled search once the bot's child has made it."""
     global _worker_progress
     _worker_progress = progress
     exit_with_parent()
+    start_compiling(wait_for_compiling)
 
 
 def _in_worker(

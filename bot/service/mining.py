@@ -22,7 +22,7 @@ from core.match import Match
 
 from .advice import Advisor
 from .background import Background
-from .workers import background_worker
+from .compiling import start_worker
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class Mining:
 
     def worker(self) -> Advisor:
         if self._worker is None:
-            self._worker = Advisor(self.processes, initializer=background_worker)
+            self._worker = Advisor(self.processes, initializer=start_worker)
         return self._worker
 
     def close(self) -> None:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import threading
-import time
 
 #: How much lower background workers run than the bot (``nice``): presses come first.
 NICENESS = 10
-#: Seconds between a worker's looks at whether the bot that started it is still there.
-PARENT_POLL = 2.0
 
 
 def lower_priority() -> None:
@@ -19,15 +17,17 @@ def lower_priority() -> None:
         os.nice(NICENESS)
 
 
-def exit_with_parent(poll: float = PARENT_POLL) -> threading.Thread:
+def exit_with_parent() -> threading.Thread | None:
     """Ends this worker process once the bot that started it is gone: a process pool's
     worker otherwise waits for work forever after the bot was killed (SIGKILL, the
-    out-of-memory killer), holding its memory. Returns the watching daemon thread."""
-    parent = os.getppid()
+    out-of-memory killer), holding its memory. Returns the watching daemon thread (None in
+    a process multiprocessing did not start)."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return None
 
     def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(poll)
+        parent.join()  # returns when the parent's end of the pipe closes: it has exited
         os._exit(0)  # nothing of the bot's is left to finish or flush here
 
     thread = threading.Thread(target=watch, name="tavla-parent-watch", daemon=True)

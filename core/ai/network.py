@@ -242,19 +242,6 @@ _HIT_ROLLS = _hit_rolls()
 _HIT_ROLLS32 = _HIT_ROLLS.astype(np.float32)
 
 
-def _pair_rolls() -> np.ndarray:
-    """(24 * 25, 36): for a blot on the hitter's point r (1..24) and a hitter's checker on
-    point p (1..24, 25 = the bar), which rolls move it the p - r pips onto the blot."""
-    table = np.zeros((24, 25, 36))
-    for r in range(1, 25):
-        for p in range(r + 1, 26):
-            table[r - 1, p - 1] = _HIT_ROLLS[p - r]
-    return table.reshape(24 * 25, 36)
-
-
-_PAIR_ROLLS = _pair_rolls().astype(np.float32)
-
-
 def _shots(hitter: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Share of the 36 rolls with which ``hitter`` (in its own numbering, moving down to 1)
     could hit a blot of ``target`` (in the other numbering), blocks ignored; (N,)."""
