@@ -46,8 +46,8 @@ async def run(config: Config) -> None:
     service = GameService(storage, settings)
     # The computer's compiled move search: the Python one plays until it is ready.
     start_compiling()
-    # The advice worker started now, so that no player's first verdict or hint waits for it.
-    service.advisor.warm()
+    # The drawing and the advice worker made ready now: no first player waits for them.
+    service.warm()
     # /healthz, /readyz and /metrics: the database here, each adapter when it starts.
     health = Health()
     health.add_check("database", service.ready)

@@ -185,11 +185,13 @@ def _receive(sock: socket.socket, size: int) -> bytes | None:
 
 
 def serve(fd: int) -> None:
-    """A drawing process: answer requests on socket ``fd`` until it closes."""
-    from renderers.picture import render_picture
+    """A drawing process: answer requests on socket ``fd`` until it closes; the fonts and
+    pieces are loaded first (the process starts with the bot, before anyone waits)."""
+    from renderers.picture import render_picture, warm_up
 
     # Ctrl-C in a console reaches the whole process group: the bot decides when we stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    warm_up()
     with socket.socket(fileno=fd) as sock:
         while (header := _receive(sock, _HEADER.size)) is not None:
             body = _receive(sock, _HEADER.unpack(header)[0])

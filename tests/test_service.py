@@ -669,6 +669,45 @@ async def test_without_drawing_processes_one_thread_draws_every_picture(tmp_path
         await storage.close()
 
 
+async def test_the_drawing_loads_its_fonts_before_the_first_board(tmp_path, monkeypatch):
+    """``warm``: the one drawing thread draws each game's starting board in the bot's theme
+    (fonts, pieces) before any player's board is asked for, and then draws the boards;
+    drawing processes do it as they start (nothing to ask of them)."""
+    warmed: list[tuple[str, threading.Thread]] = []
+    drew: list[threading.Thread] = []
+    real_warm, real_render = service_boards.warm_up, service_boards.render_picture
+
+    def warming(theme: str) -> None:
+        warmed.append((theme, threading.current_thread()))
+        real_warm(theme)
+
+    def drawing(view, fmt):
+        drew.append(threading.current_thread())
+        return real_render(view, fmt)
+
+    monkeypatch.setattr(service_boards, "warm_up", warming)
+    monkeypatch.setattr(service_boards, "render_picture", drawing)
+    storage = SqliteStorage(str(tmp_path / "warm.db"))
+    await storage.open()
+    service = make_service(storage, render_processes=0)
+    try:
+        started = service.boards.warm()
+        assert started is not None
+        started.result(timeout=120)
+        assert [theme for theme, _ in warmed] == [service.settings.theme]
+        await start_game(service)
+        assert drew
+        assert set(drew) == {warmed[0][1]}
+    finally:
+        service.close()
+        await storage.close()
+    pooled = make_service(storage, render_processes=1)
+    try:
+        assert pooled.boards.warm() is None
+    finally:
+        pooled.close()
+
+
 async def test_board_pictures_drawn_in_a_separate_process(tmp_path):
     storage = SqliteStorage(str(tmp_path / "pool.db"))
     await storage.open()

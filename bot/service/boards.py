@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import replace
 
 from bot import metrics
 from bot.drawing import DrawingPool
 from bot.storage.base import Chat, GameRecord, GameStatus
-from renderers.picture import PNG, PictureCache, picture_key, render_picture
+from renderers.picture import PNG, PictureCache, picture_key, render_picture, warm_up
 from renderers.view import BoardView
 
 from .advice import hint_button
@@ -73,6 +73,19 @@ class Boards:
             self._render_thread.shutdown(wait=False)
             self._render_thread = None
 
+    def _thread(self) -> ThreadPoolExecutor:
+        if self._render_thread is None:
+            self._render_thread = ThreadPoolExecutor(1, thread_name_prefix="tavla-draw")
+        return self._render_thread
+
+    def warm(self) -> Future[None] | None:
+        """Without drawing processes (which load their fonts as they start): the drawing
+        thread loads the fonts and pieces now, before a first player's board waits for
+        them; its future (None with drawing processes)."""
+        if self._render_pool is not None:
+            return None
+        return self._thread().submit(warm_up, self.settings.theme)
+
     async def render(self, view: BoardView, fmt: str = PNG) -> bytes:
         """The board picture as ``fmt``: from the cache, or drawn off the event loop."""
         key = picture_key(view, fmt)
@@ -80,10 +93,8 @@ class Boards:
         if image is None:
             started = time.perf_counter()
             if self._render_pool is None:
-                if self._render_thread is None:
-                    self._render_thread = ThreadPoolExecutor(1, thread_name_prefix="tavla-draw")
                 loop = asyncio.get_running_loop()
-                image = await loop.run_in_executor(self._render_thread, render_picture, view, fmt)
+                image = await loop.run_in_executor(self._thread(), render_picture, view, fmt)
             else:
                 image = await self._render_pool.draw(view, fmt)
             metrics.DRAWING_SECONDS.observe(time.perf_counter() - started)

@@ -222,6 +222,12 @@ class GameService:
         """Wait until the background work is done (tests, shutdown)."""
         await self.background.settle()
 
+    def warm(self) -> None:
+        """Start now what a first player would otherwise wait for: the drawing's fonts and
+        pieces, and the advice process (hints, the tutor's verdicts)."""
+        self.boards.warm()
+        self.advisor.warm()
+
     def close(self) -> None:
         """Stop the drawing processes or the drawing thread, and the advice and puzzle
         workers, if any."""
