@@ -68,6 +68,12 @@ def _longest_run(occupied: np.ndarray) -> np.ndarray:
     return (counts - at_gaps).max(axis=1).astype(np.float64)
 
 
+def _rearmost(side: np.ndarray) -> np.ndarray:
+    """The point of each board's rearmost checker of ``side`` (25: the bar; 0: none left
+    on the board), as floats."""
+    return ((side[:, 1:] > 0) * _PIP_WEIGHTS[1:]).max(axis=1)
+
+
 _TAVLA_COLUMNS = 2 * (4 * 24 + 2) + 6
 
 
@@ -92,9 +98,8 @@ def encode_tavla(arr: np.ndarray) -> np.ndarray:
     pip_opp = opp @ _PIP_WEIGHTS
     # Contact: my rearmost checker (bar = 25) against the opponent's rearmost, which
     # stands on my point 25 - q.
-    idx = _PIP_WEIGHTS[1:]
-    back_me = ((me[:, 1:] > 0) * idx).max(axis=1)
-    back_opp = ((opp[:, 1:] > 0) * idx).max(axis=1)
+    back_me = _rearmost(me)
+    back_opp = _rearmost(opp)
     contact = (back_me + back_opp > 25).astype(np.float64)
     out[:, 196] = pip_me / 100.0
     out[:, 197] = pip_opp / 100.0
@@ -307,7 +312,7 @@ def _escapes(side: np.ndarray, other: np.ndarray) -> np.ndarray:
     # points past 1 and the bar never are.
     made = np.zeros((n, 37), dtype=np.int64)
     made[:, 12:36] = other[:, 24:0:-1] >= 2  # other's point 25 - p is side's point p
-    back = ((side[:, 1:] > 0) * _PIP_WEIGHTS[1:]).max(axis=1).astype(np.int64)
+    back = _rearmost(side).astype(np.int64)
     cols = back[:, None] + 10 - _AHEAD
     back_free = _ESCAPES[np.take_along_axis(made, cols, axis=1) @ _WINDOW_BITS]
     back_free = np.where(back > 0, back_free, 1.0)
